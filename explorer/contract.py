@@ -1,0 +1,108 @@
+"""The public contract between a model and the explorer.
+
+A model is any object with ``init_states``, ``successors`` and ``properties``; ``within_bounds``
+and ``canonical`` are optional. The explorer never imports a concrete model: the Kafka replication
+model reaches it through the registry (``explorer.registry``) exactly as a user's own model file does.
+
+States are immutable, hashable, picklable values built from ints, strings, tuples and frozensets
+(no dicts, lists or floats), so that their identity does not depend on the process that built them.
+Actions are small frozen values whose ``repr`` reads like the protocol step they model.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeVar, runtime_checkable
+
+from explorer.errors import ContractError  # noqa: F401  (re-exported: part of the contract)
+
+S = TypeVar("S")
+A = TypeVar("A")
+
+
+class Kind(enum.Enum):
+    """What a property claims.
+
+    ALWAYS: the predicate holds in every reachable state (an invariant).
+    SOMETIMES: the predicate holds in at least one reachable state; a complete run that never
+        reaches one reports the property *vacuous* (the checker proved nothing interesting).
+    TRANSITION: the predicate holds on every explored step ``(state, action, next_state)``.
+    EVENTUALLY: reserved for liveness under fairness; declared so models can name it, and
+        rejected by the engines until they check it.
+    """
+
+    ALWAYS = "always"
+    SOMETIMES = "sometimes"
+    TRANSITION = "transition"
+    EVENTUALLY = "eventually"
+
+
+@dataclass(frozen=True)
+class Property:
+    """A named property of a model: plain data, as in Stateright.
+
+    ``predicate`` takes a state (ALWAYS, SOMETIMES, EVENTUALLY) or ``(state, action, next_state)``
+    (TRANSITION) and returns a bool. ``describe``, when given, turns a failing state (or step)
+    into a short text naming the values that failed it; traces print it under the last state.
+    """
+
+    name: str
+    kind: Kind
+    predicate: Callable[..., bool]
+    doc: str = ""
+    describe: Callable[..., str] | None = field(default=None, compare=False)
+
+    @classmethod
+    def always(cls, name: str, predicate: Callable[[Any], bool], doc: str = "", describe=None) -> Property:
+        return cls(name, Kind.ALWAYS, predicate, doc, describe)
+
+    @classmethod
+    def sometimes(cls, name: str, predicate: Callable[[Any], bool], doc: str = "", describe=None) -> Property:
+        return cls(name, Kind.SOMETIMES, predicate, doc, describe)
+
+    @classmethod
+    def transition(
+        cls, name: str, predicate: Callable[[Any, Any, Any], bool], doc: str = "", describe=None
+    ) -> Property:
+        return cls(name, Kind.TRANSITION, predicate, doc, describe)
+
+
+@runtime_checkable
+class Model(Protocol[S, A]):
+    """What the explorer needs from a model. Orders must be deterministic: the same model gives
+    the same initial states and the same successors in the same order in every process.
+
+    Optional methods, found by name: ``within_bounds(state) -> bool``, ``canonical(state) -> state``
+    (symmetry representative), ``state_view(state) -> dict`` (named fields for traces).
+    """
+
+    def init_states(self) -> Sequence[S]: ...
+
+    def successors(self, state: S) -> Iterable[tuple[A, S]]: ...
+
+    def properties(self) -> Sequence[Property]: ...
+
+
+def within_bounds(model: Any, state: Any) -> bool:
+    """The model's bound, or True. A state outside the bounds is kept (counted, checked) but not
+    expanded, like Stateright's boundary rather than TLC's CONSTRAINT (which discards the state)."""
+    fn = getattr(model, "within_bounds", None)
+    return True if fn is None else bool(fn(state))
+
+
+def state_view(model: Any, state: Any) -> dict[str, Any]:
+    """Named fields of a state for traces (diffs, ITF JSON): the model's ``state_view`` if it has
+    one, a NamedTuple's fields, or the whole state under one name."""
+    fn = getattr(model, "state_view", None)
+    if fn is not None:
+        return dict(fn(state))
+    if hasattr(state, "_asdict"):
+        return dict(state._asdict())
+    return {"state": state}
+
+
+def canonical_fn(model: Any) -> Callable[[Any], Any] | None:
+    """The model's symmetry representative function, or None when the model has none."""
+    return getattr(model, "canonical", None)

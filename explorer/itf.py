@@ -1,0 +1,98 @@
+"""Traces as JSON in the Informal Trace Format (ITF) that Apalache and Quint read and write.
+
+ITF has no slot for actions; like Quint's model-based-testing output we record the action taken
+into each state in its ``#meta`` (as the action's repr, which replay matches). The top-level
+``#meta`` names the model and its options, so ``isrcheck replay`` can rebuild the same model.
+Values: ints as JSON numbers (``{"#bigint": ...}`` beyond 2**53), lists as JSON arrays, tuples
+as ``{"#tup": ...}``, sets as ``{"#set": ...}``, string-keyed dicts as records, other dicts as
+``{"#map": [[k, v], ...]}``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from explorer.contract import state_view
+from explorer.errors import UserError
+from explorer.result import Trace
+
+_SAFE = 2**53 - 1
+
+
+def to_itf(value: Any) -> Any:
+    if isinstance(value, bool) or isinstance(value, str) or value is None:
+        return value
+    if isinstance(value, int):
+        return value if -_SAFE <= value <= _SAFE else {"#bigint": str(value)}
+    if isinstance(value, frozenset | set):
+        return {"#set": sorted((to_itf(v) for v in value), key=lambda v: json.dumps(v, sort_keys=True))}
+    if isinstance(value, tuple):
+        return {"#tup": [to_itf(v) for v in value]}
+    if isinstance(value, list):
+        return [to_itf(v) for v in value]
+    if isinstance(value, dict):
+        if all(isinstance(k, str) for k in value):
+            return {k: to_itf(v) for k, v in value.items()}
+        return {"#map": [[to_itf(k), to_itf(v)] for k, v in value.items()]}
+    return repr(value)
+
+
+def itf_state(model: Any, state: Any) -> dict[str, Any]:
+    return {str(k): to_itf(v) for k, v in state_view(model, state).items()}
+
+
+def trace_to_itf(model: Any, trace: Trace, meta: dict[str, Any]) -> dict[str, Any]:
+    states = []
+    for index, step in enumerate(trace.steps):
+        entry = {"#meta": {"index": index, "action": None if step.action is None else repr(step.action)}}
+        entry.update(itf_state(model, step.state))
+        states.append(entry)
+    return {
+        "#meta": {"format": "ITF", "format-description": "https://apalache-mc.org/docs/adr/015adr-trace.html",
+                  "source": "isrcheck", **meta},
+        "vars": list(states[0].keys() - {"#meta"}) if states else [],
+        "states": states,
+    }
+
+
+def write_json(path: str | os.PathLike, data: Any) -> None:
+    """Write atomically: a temporary file in the same folder, then rename, so an interrupt never
+    leaves a half-written trace where a complete one is expected."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w") as fh:
+            json.dump(data, fh, indent=1)
+            fh.write("\n")
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def read_itf(path: str | os.PathLike) -> dict[str, Any]:
+    """A trace file, checked for the fields replay needs."""
+    try:
+        data = json.loads(Path(path).read_text())
+    except FileNotFoundError:
+        raise UserError(f"trace file {str(path)!r} does not exist") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise UserError(f"trace file {str(path)!r} is not valid JSON ({exc}); was it cut short or edited?") from None
+    meta = data.get("#meta") if isinstance(data, dict) else None
+    states = data.get("states") if isinstance(data, dict) else None
+    if not isinstance(meta, dict) or not isinstance(states, list) or not states:
+        raise UserError(f"trace file {str(path)!r} is not an ITF trace: it needs '#meta' and a non-empty 'states' list")
+    if "model" not in meta:
+        raise UserError(
+            f"trace file {str(path)!r} does not say which model it belongs to ('#meta'.'model' is missing); "
+            "only traces written by isrcheck can be replayed"
+        )
+    for i, st in enumerate(states):
+        if not isinstance(st, dict) or not isinstance(st.get("#meta"), dict) or "action" not in st["#meta"]:
+            raise UserError(f"trace file {str(path)!r}: state {i} lacks '#meta'.'action'; the file is damaged")
+    return data

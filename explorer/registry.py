@@ -1,0 +1,140 @@
+"""Where models come from: the ``isrcheck.models`` entry-point group, or a user's own file.
+
+A model spec is either a registered name (``classic``) or ``path/to/file.py[:factory]`` (the
+factory defaults to ``make_model``). A factory is a function with keyword-only, typed, defaulted
+parameters; the command line builds its model options from that signature, so a user's model gets
+``--its-options`` without writing any CLI code. The explorer never imports ``model/`` itself: the
+Kafka model is found here exactly like a user's.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import Any, Literal, get_args, get_origin
+
+from explorer.errors import UserError
+
+GROUP = "isrcheck.models"
+
+
+@dataclass(frozen=True)
+class ModelOption:
+    """One keyword parameter of a model factory, as the CLI and trace files see it."""
+
+    name: str
+    type: type
+    default: Any
+    choices: tuple[Any, ...] | None = None
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+
+def registered() -> dict[str, str]:
+    """Registered model names and the ``module:function`` each points to."""
+    return {ep.name: ep.value for ep in entry_points(group=GROUP)}
+
+
+def is_file_spec(spec: str) -> bool:
+    return spec.split(":", 1)[0].endswith(".py") or "/" in spec
+
+
+def load_factory(spec: str) -> Callable[..., Any]:
+    """The factory function a model spec names."""
+    if is_file_spec(spec):
+        return _factory_from_file(spec)
+    eps = {ep.name: ep for ep in entry_points(group=GROUP)}
+    if spec not in eps:
+        known = ", ".join(sorted(eps)) or "(none registered; is isrcheck installed with pip install -e .?)"
+        raise UserError(
+            f"unknown model {spec!r}; registered models: {known}. To check a model of your own, pass "
+            "its file: path/to/model.py:make_model"
+        )
+    try:
+        return eps[spec].load()
+    except Exception as exc:
+        raise UserError(f"the registered model {spec!r} ({eps[spec].value}) failed to import: {exc!r}") from None
+
+
+def _factory_from_file(spec: str) -> Callable[..., Any]:
+    path_text, _, func = spec.partition(":")
+    func = func or "make_model"
+    path = Path(path_text)
+    if not path.is_file():
+        raise UserError(f"model file {path_text!r} does not exist; give a path to a .py file, e.g. models/mine.py")
+    module_name = f"isrcheck_user_model_{path.stem}"
+    module_spec = importlib.util.spec_from_file_location(module_name, path)
+    if module_spec is None or module_spec.loader is None:
+        raise UserError(f"model file {path_text!r} cannot be loaded as a Python module")
+    module = importlib.util.module_from_spec(module_spec)
+    # Registered under its name so pickling (Spark) and dataclass machinery can find it again.
+    sys.modules[module_name] = module
+    sys.path.insert(0, str(path.resolve().parent))
+    try:
+        module_spec.loader.exec_module(module)
+    except Exception as exc:
+        del sys.modules[module_name]
+        raise UserError(
+            f"model file {path_text!r} failed to load: {type(exc).__name__}: {exc}. Fix the file, or run "
+            f"python {path_text} to see the full traceback"
+        ) from None
+    finally:
+        sys.path.pop(0)
+    factory = getattr(module, func, None)
+    if not callable(factory):
+        names = [n for n, v in vars(module).items() if callable(v) and not n.startswith("_") and
+                 getattr(v, "__module__", None) == module_name]
+        raise UserError(
+            f"model file {path_text!r} has no function {func!r}; name the factory after a colon "
+            f"(e.g. {path_text}:make_model). Functions defined there: {', '.join(names) or '(none)'}"
+        )
+    return factory
+
+
+def model_options(factory: Callable[..., Any]) -> list[ModelOption]:
+    """The factory's keyword parameters with their types and defaults."""
+    options = []
+    try:
+        hints = inspect.get_annotations(factory, eval_str=True)
+    except Exception:
+        hints = {}
+    for param in inspect.signature(factory).parameters.values():
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            continue
+        if param.default is param.empty:
+            raise UserError(
+                f"model factory {factory.__name__} has a parameter {param.name!r} without a default; "
+                "give every parameter a default so the model can be built with no options"
+            )
+        kind = hints.get(param.name)
+        choices = None
+        if get_origin(kind) is Literal:  # generation: Literal["kip101", "kip320"] gives CLI choices
+            choices = get_args(kind)
+            kind = type(choices[0])
+        if kind not in (int, str, bool, float):
+            kind = type(param.default) if param.default is not None else str
+        options.append(ModelOption(param.name, kind, param.default, choices))
+    return options
+
+
+def build_model(spec: str, options: dict[str, Any] | None = None) -> Any:
+    """The model a spec and options describe; a bad option becomes a UserError naming it."""
+    factory = load_factory(spec)
+    known = {o.name for o in model_options(factory)}
+    unknown = sorted(set(options or {}) - known)
+    if unknown:
+        raise UserError(
+            f"model {spec!r} has no option {', '.join(unknown)}; its options are: {', '.join(sorted(known)) or '(none)'}"
+        )
+    try:
+        return factory(**(options or {}))
+    except (ValueError, TypeError) as exc:
+        raise UserError(f"model {spec!r} refused its options: {exc}") from None

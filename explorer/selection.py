@@ -1,0 +1,70 @@
+"""Choosing which of a model's properties a run checks, as a TLC configuration chooses invariants.
+
+Shared by every engine so that a name that does not exist is refused the same way everywhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from explorer.contract import Kind, Property
+from explorer.errors import ContractError, UserError
+
+
+@dataclass(frozen=True)
+class Selected:
+    always: tuple[Property, ...]
+    sometimes: tuple[Property, ...]
+    transition: tuple[Property, ...]
+
+    @property
+    def names(self) -> list[str]:
+        return [p.name for p in (*self.always, *self.sometimes, *self.transition)]
+
+
+def select_properties(model: Any, names: Sequence[str] | None = None) -> Selected:
+    """The model's properties named in ``names`` (all of them when ``names`` is None)."""
+    props = list(model.properties())
+    by_name: dict[str, Property] = {}
+    for p in props:
+        if not isinstance(p, Property):
+            raise ContractError(
+                f"properties() returned {p!r:.80}, which is not an explorer.Property; build properties "
+                "with Property.always(name, predicate), Property.sometimes(...) or Property.transition(...)"
+            )
+        if p.name in by_name:
+            raise ContractError(f"two properties are named {p.name!r}; property names must be unique")
+        by_name[p.name] = p
+    if names:
+        unknown = [n for n in names if n not in by_name]
+        if unknown:
+            raise UserError(
+                f"unknown property {', '.join(map(repr, unknown))}; this model has: "
+                f"{', '.join(by_name) or '(none)'}"
+            )
+        chosen = [by_name[n] for n in dict.fromkeys(names)]
+    else:
+        chosen = props
+    for p in chosen:
+        if p.kind is Kind.EVENTUALLY:
+            raise UserError(
+                f"property {p.name!r} is an 'eventually' (liveness) property, which the engines do not "
+                "check yet; leave it out with --property/--invariant"
+            )
+    return Selected(
+        always=tuple(p for p in chosen if p.kind is Kind.ALWAYS),
+        sometimes=tuple(p for p in chosen if p.kind is Kind.SOMETIMES),
+        transition=tuple(p for p in chosen if p.kind is Kind.TRANSITION),
+    )
+
+
+def describe_failure(prop: Property, *args: Any) -> str:
+    """The property's own account of why these values fail it, or an empty string."""
+    if prop.describe is None:
+        return ""
+    try:
+        return str(prop.describe(*args))
+    except Exception as exc:  # a broken describe must not hide the violation itself
+        return f"(describe failed: {exc!r})"

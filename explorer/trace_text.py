@@ -1,0 +1,64 @@
+"""Counterexamples as text a person reads: numbered states, the action at each step in the
+model's words, only what changed (the full state with ``full=True``), and the property that failed
+with the values that failed it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from explorer.result import CheckResult, Trace, Violation
+from explorer.views import changes, flatten, short, view
+
+
+def render_trace(model: Any, trace: Trace, *, full: bool = False) -> str:
+    lines = []
+    previous: dict[str, Any] | None = None
+    for index, step in enumerate(trace.steps, start=1):
+        current = view(model, step.state)
+        head = "initial state" if step.action is None else repr(step.action)
+        lines.append(f"State {index}: {head}")
+        if previous is None or full:
+            for path, value in flatten(current).items():
+                lines.append(f"    {path} = {short(value)}")
+        else:
+            diff = changes(previous, current)
+            for path, old, new in diff:
+                lines.append(f"    {path}: {short(old)} -> {short(new)}")
+            if not diff:
+                lines.append("    (no visible change)")
+        previous = current
+    return "\n".join(lines)
+
+
+def render_violation(model: Any, violation: Violation, *, full: bool = False) -> str:
+    what = {"always": "invariant", "transition": "transition property", "deadlock": "deadlock"}.get(
+        violation.kind, violation.kind)
+    title = f"{violation.property} ({what}) violated in a trace of {len(violation.trace)} states"
+    body = render_trace(model, violation.trace, full=full)
+    tail = f"\n=> {violation.property} fails here" + (f": {violation.detail}" if violation.detail else "")
+    return f"{title}\n{body}{tail}"
+
+
+def render_summary(result: CheckResult) -> str:
+    verdict = "no violation" if not result.violations else f"{len(result.violations)} violation(s)"
+    scope = "complete" if result.complete else ("interrupted" if result.interrupted else "incomplete")
+    lines = [
+        f"Model checking {scope}: {verdict}.",
+        f"{result.generated_states:,} states generated, {result.distinct_states:,} distinct states found, "
+        f"depth {result.depth}.",
+        f"{result.elapsed:.2f} s, {result.states_per_second:,.0f} distinct states/s ({result.engine} engine, "
+        f"{result.store} store).",
+    ]
+    if result.collision_probability is not None:
+        lines.append(f"Fingerprint collision probability (TLC's optimistic estimate): {result.collision_probability:.1e}")
+    if not result.complete and not result.interrupted and not result.violations:
+        lines.append(f"Not complete: stopped at depth {result.stats.get('max_depth')}; "
+                     f"{result.stats.get('frontier_left', 0):,} states were left unexpanded.")
+    if result.interrupted:
+        lines.append("Interrupted: the figures above are what was explored before the interrupt.")
+    for name in result.vacuous:
+        lines.append(f"Vacuous: 'sometimes' property {name} was never reached, so the run proved nothing about it.")
+    reached = [p for p in result.examples]
+    if reached:
+        lines.append(f"Reached (sometimes): {', '.join(reached)}.")
+    return "\n".join(lines)
