@@ -1,0 +1,161 @@
+"""The steps of the classic model, as small frozen values whose ``repr`` reads like the protocol.
+
+Replica fields hold user-facing replica ids (1..n, like the spec's ``r1, r2, ...``); epochs,
+offsets and record ids are as in the spec. Each class names the TLA+ action(s) it stands for; the
+generation decides which variant of the step's enabling condition applies (see ``model.classic``).
+
+Successor generation never builds an action: ``ActionTable`` creates every possible action of a
+configuration once, and the hot path indexes into it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class ControllerElectLeader:
+    """The controller elects ``leader`` from the quorum ISR and bumps the leader epoch to ``epoch``
+    (clean leader election after a failure or for rebalancing; ``ControllerElectLeader``)."""
+
+    leader: int
+    epoch: int
+
+
+@dataclass(frozen=True, slots=True)
+class ControllerShrinkIsr:
+    """The controller removes a failed ``replica`` from the quorum ISR, under a new ``epoch``; if it
+    was the leader the partition is left leaderless (``ControllerShrinkIsr``; ZooKeeper-era
+    controller reacting to a broker failure or controlled shutdown)."""
+
+    replica: int
+    epoch: int
+
+
+@dataclass(frozen=True, slots=True)
+class BecomeLeader:
+    """``replica`` receives a LeaderAndIsr request naming it leader at ``epoch`` (``BecomeLeader``)."""
+
+    replica: int
+    epoch: int
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderWrite:
+    """A producer write: a replica presuming leadership appends record ``record_id`` stamped with
+    its leader ``epoch`` at ``offset`` (``LeaderWrite``; acks semantics abstracted away)."""
+
+    leader: int
+    record_id: int
+    epoch: int
+    offset: int
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderExpandIsr:
+    """The true leader adds caught-up ``replica`` to the ISR in the quorum (``LeaderExpandIsr``;
+    KIP-320: ``FencedLeaderExpandIsr``; first try: ``LeaderExpandIsrBetterFencing``)."""
+
+    leader: int
+    replica: int
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderShrinkIsr:
+    """The true leader removes lagging ``replica`` from the ISR (``replica.lag.time.max.ms``;
+    ``LeaderShrinkIsr``, ``FencedLeaderShrinkIsr``, ``LeaderShrinkIsrBetterFencing``)."""
+
+    leader: int
+    replica: int
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderIncHighWatermark:
+    """A presumed leader advances its high watermark to ``hw`` once its ISR has the record
+    (``LeaderIncHighWatermark``, ``FencedLeaderIncHighWatermark``, ``ImprovedLeaderIncHighWatermark``)."""
+
+    leader: int
+    hw: int
+
+
+@dataclass(frozen=True, slots=True)
+class BecomeFollowerAndTruncate:
+    """``replica`` receives a LeaderAndIsr request naming ``leader`` at ``epoch``, becomes its
+    follower and truncates its log to ``truncate_to`` (pre-0.11: its HW; KIP-101: OffsetForLeaderEpoch;
+    KIP-279: walk back to the last matching entry; KIP-320: only against a leader of that epoch)."""
+
+    replica: int
+    leader: int
+    epoch: int
+    truncate_to: int
+
+
+@dataclass(frozen=True, slots=True)
+class BecomeFollower:
+    """``replica`` follows ``leader`` at ``epoch`` without truncating (rejected KIP-320 draft:
+    truncation is deferred to ``FollowerTruncate``; ``Kip320FirstTry!BecomeFollower``)."""
+
+    replica: int
+    leader: int
+    epoch: int
+
+
+@dataclass(frozen=True, slots=True)
+class FollowerReplicate:
+    """``follower`` fetches the record at ``offset`` from ``leader`` and takes the leader's HW,
+    capped at its own end offset (``FollowerReplicate``, ``FollowerFetch``, ``FencedFollowerFetch``)."""
+
+    follower: int
+    leader: int
+    offset: int
+
+
+@dataclass(frozen=True, slots=True)
+class FollowerTruncate:
+    """``follower`` finds its last entry's epoch differs from the leader's and truncates to
+    ``truncate_to`` (rejected KIP-320 draft: LOG_TRUNCATION error on fetch; ``FollowerTruncate``)."""
+
+    follower: int
+    leader: int
+    truncate_to: int
+
+
+ACTION_TYPES = (
+    ControllerElectLeader,
+    ControllerShrinkIsr,
+    BecomeLeader,
+    LeaderWrite,
+    LeaderExpandIsr,
+    LeaderShrinkIsr,
+    LeaderIncHighWatermark,
+    BecomeFollowerAndTruncate,
+    BecomeFollower,
+    FollowerReplicate,
+    FollowerTruncate,
+)
+
+
+class ActionTable:
+    """Every action of one configuration, created once; indexed by internal replica indices."""
+
+    def __init__(self, replicas: int, log_size: int, max_records: int, max_leader_epoch: int) -> None:
+        rs = range(replicas)
+        eps = range(max_leader_epoch + 1)
+        offs = range(log_size + 1)
+        self.elect = [[ControllerElectLeader(r + 1, e) for e in eps] for r in rs]
+        self.controller_shrink = [[ControllerShrinkIsr(r + 1, e) for e in eps] for r in rs]
+        self.become_leader = [[BecomeLeader(r + 1, e) for e in eps] for r in rs]
+        self.write = [
+            [[[LeaderWrite(r + 1, i, e, o) for o in offs] for e in eps] for i in range(max_records)]
+            for r in rs
+        ]
+        self.expand = [[LeaderExpandIsr(r + 1, f + 1) for f in rs] for r in rs]
+        self.shrink = [[LeaderShrinkIsr(r + 1, f + 1) for f in rs] for r in rs]
+        self.inc_hw = [[LeaderIncHighWatermark(r + 1, h) for h in offs] for r in rs]
+        self.follow_truncate = [
+            [[[BecomeFollowerAndTruncate(f + 1, r + 1, e, o) for o in offs] for e in eps] for r in rs]
+            for f in rs
+        ]
+        self.follow = [[[BecomeFollower(f + 1, r + 1, e) for e in eps] for r in rs] for f in rs]
+        self.replicate = [[[FollowerReplicate(f + 1, r + 1, o) for o in offs] for r in rs] for f in rs]
+        self.follower_truncate = [[[FollowerTruncate(f + 1, r + 1, o) for o in offs] for r in rs] for f in rs]

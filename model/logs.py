@@ -1,0 +1,126 @@
+"""Records and replica logs as small ints, with precomputed tables (``FiniteReplicatedLog.tla``).
+
+What is modelled: a replica's log is a sequence of at most ``LogSize`` records; a record is a
+unique producer id (``RecordSeq``) stamped with the leader epoch of the leader that appended it
+(the KIP-101 message-format field; pre-0.11 generations simply ignore the epoch, as the spec does).
+
+Encoding (pure function of the content, so identical in every process):
+
+- record ``rec = id * epochs + epoch`` with ``epochs = MaxLeaderEpoch + 1``;
+- log ``code = sum((rec_k + 1) * base**k)`` over its offsets k, ``base = records + 1``; the empty
+  log is 0 and a log's end offset is its number of nonzero digits.
+
+Appending record ``rec`` at end offset ``k`` is ``code + (rec + 1) * base**k``; truncating to end
+offset ``k`` is ``code % base**k``. Per-log facts (length, epochs by offset, ...) are lists indexed
+by code; facts about a pair of logs are memoised on demand.
+
+Abstracted away: record payloads, batches, segments, the on-disk leader-epoch cache (epochs are
+read straight off the records, as in the spec).
+"""
+
+from __future__ import annotations
+
+from .config import ClassicConfig
+
+
+class LogTables:
+    """Tables over every possible log of one configuration."""
+
+    def __init__(self, config: ClassicConfig) -> None:
+        self.epochs = config.max_leader_epoch + 1
+        self.record_kinds = config.max_records * self.epochs
+        self.base = self.record_kinds + 1
+        self.log_size = config.log_size
+        self.pow = tuple(self.base**k for k in range(config.log_size + 1))
+        size = self.pow[config.log_size]
+        self.size = size
+        # Unary tables, None for codes that are not logs (a zero digit below a nonzero one).
+        self.records: list[tuple[int, ...] | None] = [None] * size
+        self.length: list[int] = [-1] * size
+        self.epoch_at: list[tuple[int, ...] | None] = [None] * size
+        self.last_epoch: list[int] = [-2] * size
+        for code in range(size):
+            recs = self._decode(code)
+            if recs is None:
+                continue
+            self.records[code] = recs
+            self.length[code] = len(recs)
+            self.epoch_at[code] = tuple(r % self.epochs for r in recs)
+            self.last_epoch[code] = recs[-1] % self.epochs if recs else -1
+        self._first_mismatch: dict[int, int] = {}
+        self._kip101: dict[int, int] = {}
+
+    def _decode(self, code: int) -> tuple[int, ...] | None:
+        recs = []
+        while code:
+            code, digit = divmod(code, self.base)
+            if digit == 0:
+                return None
+            recs.append(digit - 1)
+        return tuple(recs)
+
+    # -- encoding helpers (not on the hot path) -------------------------------------------------
+
+    def record(self, record_id: int, epoch: int) -> int:
+        return record_id * self.epochs + epoch
+
+    def record_id(self, rec: int) -> int:
+        return rec // self.epochs
+
+    def record_epoch(self, rec: int) -> int:
+        return rec % self.epochs
+
+    def encode(self, recs: tuple[int, ...]) -> int:
+        if len(recs) > self.log_size:
+            raise ValueError(f"a log holds at most {self.log_size} records, got {len(recs)}")
+        return sum((rec + 1) * self.pow[k] for k, rec in enumerate(recs))
+
+    def is_log(self, code: object) -> bool:
+        return isinstance(code, int) and 0 <= code < self.size and self.records[code] is not None
+
+    # -- pairwise facts, memoised -----------------------------------------------------------------
+
+    def common_prefix(self, a: int, b: int) -> int:
+        """How many leading offsets hold the same record in logs ``a`` and ``b``."""
+        ra, rb = self.records[a], self.records[b]
+        k = 0
+        for x, y in zip(ra, rb, strict=False):
+            if x != y:
+                break
+            k += 1
+        return k
+
+    def first_mismatch_from_tail(self, leader: int, follower: int) -> int:
+        """KIP-279 ``FirstNonMatchingOffsetFromTail(leader, follower)``: 0 if the leader's log is
+        empty, else one past the largest offset where the follower holds the leader's record
+        (0 if there is none). Note it is the *largest* matching offset, not the common prefix."""
+        key = leader * self.size + follower
+        got = self._first_mismatch.get(key)
+        if got is None:
+            rl, rf = self.records[leader], self.records[follower]
+            got = 0
+            if rl:
+                for off in range(min(len(rl), len(rf)) - 1, -1, -1):
+                    if rl[off] == rf[off]:
+                        got = off + 1
+                        break
+            self._first_mismatch[key] = got
+        return got
+
+    def kip101_lookup(self, leader: int, epoch: int) -> int:
+        """KIP-101 ``LookupOffsetForEpoch(leader, follower, epoch)`` on the leader's log: the
+        leader's end offset if its last record has ``epoch``; else the first offset holding a
+        larger epoch; -1 where the spec falls back to the follower's high watermark (empty leader
+        log, or no larger epoch)."""
+        key = leader * self.epochs + epoch
+        got = self._kip101.get(key)
+        if got is None:
+            eps = self.epoch_at[leader]
+            if not eps:
+                got = -1
+            elif eps[-1] == epoch:
+                got = len(eps)
+            else:
+                got = next((off for off, e in enumerate(eps) if e > epoch), -1)
+            self._kip101[key] = got
+        return got
