@@ -230,5 +230,6 @@ def run_local(
         interrupted=interrupted,
         store=store,
         collision_probability=collision_probability(distinct, search.generated) if store == "fingerprint" else None,
-        stats={"frontier_left": len(frontier), "max_depth": max_depth, "symmetry": symmetry},
+        stats={"frontier_left": len(frontier), "max_depth": max_depth, "symmetry": symmetry,
+               "stopped_at_violation": search.stopped},
     )

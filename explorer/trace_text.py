@@ -41,7 +41,14 @@ def render_violation(model: Any, violation: Violation, *, full: bool = False) ->
 
 def render_summary(result: CheckResult) -> str:
     verdict = "no violation" if not result.violations else f"{len(result.violations)} violation(s)"
-    scope = "complete" if result.complete else ("interrupted" if result.interrupted else "incomplete")
+    if result.complete:
+        scope = "complete"
+    elif result.interrupted:
+        scope = "interrupted"
+    elif result.stats.get("stopped_at_violation"):
+        scope = "stopped at the first violation (--continue explores on)"
+    else:
+        scope = "incomplete"
     lines = [
         f"Model checking {scope}: {verdict}.",
         f"{result.generated_states:,} states generated, {result.distinct_states:,} distinct states found, "
