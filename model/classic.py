@@ -32,18 +32,26 @@ class ClassicModel:
     """A model for ``explorer.check``: ``init_states``, ``successors``, ``properties``,
     ``canonical`` (replica symmetry) and ``state_view``."""
 
-    def __init__(self, config: ClassicConfig, properties: Sequence[Property] = ()) -> None:
+    def __init__(self, config: ClassicConfig, invariants: str = "default") -> None:
+        import properties as catalogue  # the named properties of this model live in properties/
+
         self.config = config
+        self.invariants = invariants
+        names = catalogue.parse_selection(invariants)
         self.tables = ModelTables(config)
         self.layout = self.tables.layout
         self._steps = tuple(STEPS[config.generation](self.tables))
-        self._properties = tuple(properties)
+        self._properties = tuple(catalogue.build(self.tables, names))
         self._symmetry = Symmetry(self.tables)
         self._view = StateView(self.tables)
         self.successors = self._build_successors()
 
     def __repr__(self) -> str:
         return f"ClassicModel({self.config.describe()})"
+
+    def __reduce__(self):
+        # Tables and closures are rebuilt from the configuration, so pickling (Spark) stays cheap.
+        return (ClassicModel, (self.config, self.invariants))
 
     def _build_successors(self):
         steps = self._steps

@@ -1,0 +1,143 @@
+"""The invariants of ``KafkaReplication.tla``: WeakIsr, StrongIsr, LeaderInIsr.
+
+- ``WeakIsr``: every replica presuming leadership with HW > 0 holds, at every offset below its HW,
+  the same record as every member of its *own cached* ISR. Weak because leaders are elected from
+  the quorum ISR, which may differ from the cached one.
+- ``StrongIsr``: the same against every member of the *quorum* ISR: whatever a presumed leader
+  exposes to consumers (below its HW) is on every replica that can be elected. A violation is a
+  committed record that an election can lose.
+- ``LeaderInIsr`` (meaningful form): whenever the quorum names a leader, that leader is in the
+  quorum ISR.
+- ``LeaderInIsrLiteral``: the spec's text ``quorumState.leader \\in quorumState.isr``. It is false
+  in the initial state (no leader yet, ``None`` is never an ISR member) and after the controller
+  takes a failed leader out (leader ``None``), so TLC reports it violated at once; the meaningful
+  form exempts exactly the leaderless states.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from explorer.contract import Property
+from model.state import HW, ISR, LEADER, Q_ISR, Q_LEADER
+from model.tables import ModelTables
+
+
+def _isr_agreement(t: ModelTables, use_quorum_isr: bool) -> tuple[Callable, Callable]:
+    """Predicate and describer for Weak/StrongIsr; they differ only in whose ISR is checked."""
+    common = t.logs.common_prefix
+    size = t.logs.size
+    memo: dict[int, int] = {}
+    members = t.layout.members
+    blocks = tuple((r, t.layout.base[r]) for r in t.layout.replicas)
+    base = t.layout.base
+    q_isr = t.layout.g + Q_ISR
+
+    def prefix(a: int, b: int) -> int:
+        key = a * size + b
+        got = memo.get(key)
+        if got is None:
+            got = memo[key] = common(a, b)
+        return got
+
+    def failures(s: tuple):
+        for r, b in blocks:
+            if s[b + LEADER] != r:
+                continue
+            hw = s[b + HW]
+            if hw == 0:
+                continue
+            isr = s[q_isr] if use_quorum_isr else s[b + ISR]
+            for r2 in members[isr]:
+                if prefix(s[b], s[base[r2]]) < hw:
+                    yield r, b, hw, r2
+
+    def holds(s: tuple) -> bool:
+        for _ in failures(s):
+            return False
+        return True
+
+    def describe(s: tuple) -> str:
+        logs = t.logs
+        whose = "quorum ISR" if use_quorum_isr else "its cached ISR"
+        parts = []
+        for r, b, hw, r2 in failures(s):
+            la, lb = logs.records[s[b]], logs.records[s[base[r2]]]
+            off = prefix(s[b], s[base[r2]])
+
+            def show(recs: tuple, off: int = off) -> str:
+                if off >= len(recs):
+                    return "nothing"
+                return f"record {logs.record_id(recs[off])} of epoch {logs.record_epoch(recs[off])}"
+
+            parts.append(
+                f"leader {r + 1} (hw={hw}) and {whose} member {r2 + 1} differ at offset {off}: "
+                f"{r + 1} has {show(la)}, {r2 + 1} has {show(lb)}"
+            )
+        return "; ".join(parts)
+
+    return holds, describe
+
+
+def weak_isr(t: ModelTables) -> Property:
+    holds, describe = _isr_agreement(t, use_quorum_isr=False)
+    return Property.always(
+        "WeakIsr",
+        holds,
+        "every presumed leader's records below its HW are on every member of its cached ISR",
+        describe,
+    )
+
+
+def strong_isr(t: ModelTables) -> Property:
+    holds, describe = _isr_agreement(t, use_quorum_isr=True)
+    return Property.always(
+        "StrongIsr",
+        holds,
+        "every presumed leader's records below its HW are on every member of the quorum ISR "
+        "(no committed record can be lost by a clean election)",
+        describe,
+    )
+
+
+def leader_in_isr(t: ModelTables) -> Property:
+    ql, qi = t.layout.g + Q_LEADER, t.layout.g + Q_ISR
+
+    def holds(s: tuple) -> bool:
+        leader = s[ql]
+        return leader < 0 or bool(s[qi] >> leader & 1)
+
+    def describe(s: tuple) -> str:
+        return (
+            f"quorum leader {s[ql] + 1} is not in the quorum ISR {[i + 1 for i in t.layout.members[s[qi]]]}"
+        )
+
+    return Property.always(
+        "LeaderInIsr",
+        holds,
+        "whenever the quorum names a leader, it is in the quorum ISR (the spec's LeaderInIsr, "
+        "exempting leaderless states)",
+        describe,
+    )
+
+
+def leader_in_isr_literal(t: ModelTables) -> Property:
+    ql, qi = t.layout.g + Q_LEADER, t.layout.g + Q_ISR
+
+    def holds(s: tuple) -> bool:
+        leader = s[ql]
+        return leader >= 0 and bool(s[qi] >> leader & 1)
+
+    def describe(s: tuple) -> str:
+        isr = [i + 1 for i in t.layout.members[s[qi]]]
+        if s[ql] < 0:
+            return f"the quorum has no leader (None), and None is never in the quorum ISR {isr}"
+        return f"quorum leader {s[ql] + 1} is not in the quorum ISR {isr}"
+
+    return Property.always(
+        "LeaderInIsrLiteral",
+        holds,
+        "the spec's text quorumState.leader \\in quorumState.isr; false in the initial state "
+        "(leader None), kept for comparison with TLC",
+        describe,
+    )

@@ -1,0 +1,71 @@
+"""``TypeOk``: every field of a state is well formed.
+
+The spec's ``TypeOk`` states the types of its variables; as PROTOCOL.md notes, TLC cannot evaluate it
+as written. This is the same statement about our encoding (``model.state``): each log is a log of at
+most ``LogSize`` records with ids below ``MaxRecords`` and epochs up to ``MaxLeaderEpoch``; each HW is
+in ``0..LogSize``; each epoch is ``Nil`` or a valid epoch; each leader ``None`` or a replica; each ISR a
+set of replicas; ``nextRecordId`` in ``0..MaxRecords``; at most ``MaxLeaderEpoch + 1`` requests, each
+naming ``None`` or a replica and a set of replicas; the quorum likewise.
+"""
+
+from __future__ import annotations
+
+from explorer.contract import Property
+from model.state import EPOCH, HW, ISR, LEADER, NEXT_RECORD_ID, Q_ISR, Q_LEADER, REQUESTS
+from model.tables import ModelTables
+
+
+def type_ok(t: ModelTables) -> Property:
+    cfg = t.config
+    lay = t.layout
+    logs = t.logs
+    g = lay.g
+
+    def problems(s: object) -> list[str]:
+        if not isinstance(s, tuple) or len(s) != lay.length:
+            return [f"state is not a tuple of {lay.length} fields"]
+        out = []
+
+        def check(ok: bool, what: str) -> None:
+            if not ok:
+                out.append(what)
+
+        def is_int(v: object) -> bool:
+            return type(v) is int
+
+        for r in lay.replicas:
+            b = lay.base[r]
+            name = f"replica {r + 1}"
+            check(logs.is_log(s[b]), f"{name} log code {s[b]!r}")
+            check(is_int(s[b + HW]) and 0 <= s[b + HW] <= cfg.log_size, f"{name} hw {s[b + HW]!r}")
+            check(is_int(s[b + EPOCH]) and -1 <= s[b + EPOCH] <= cfg.max_leader_epoch, f"{name} epoch")
+            check(is_int(s[b + LEADER]) and -1 <= s[b + LEADER] < lay.n, f"{name} leader {s[b + LEADER]!r}")
+            check(is_int(s[b + ISR]) and 0 <= s[b + ISR] <= lay.all_mask, f"{name} isr {s[b + ISR]!r}")
+            if logs.is_log(s[b]):
+                for rec in logs.records[s[b]]:
+                    check(logs.record_id(rec) < cfg.max_records, f"{name} record id {logs.record_id(rec)}")
+        nr = s[g + NEXT_RECORD_ID]
+        check(is_int(nr) and 0 <= nr <= cfg.max_records, f"nextRecordId {nr!r}")
+        check(is_int(s[g + Q_LEADER]) and -1 <= s[g + Q_LEADER] < lay.n, f"quorum leader {s[g + Q_LEADER]!r}")
+        check(is_int(s[g + Q_ISR]) and 0 <= s[g + Q_ISR] <= lay.all_mask, f"quorum isr {s[g + Q_ISR]!r}")
+        reqs = s[g + REQUESTS]
+        if not isinstance(reqs, tuple):
+            return [*out, "leaderAndIsrRequests is not a tuple"]
+        check(len(reqs) <= cfg.max_leader_epoch + 1, f"{len(reqs)} requests (nextLeaderEpoch out of range)")
+        for e, code in enumerate(reqs):
+            check(is_int(code) and 0 <= code < lay.request_codes, f"request of epoch {e}: code {code!r}")
+        if reqs and is_int(reqs[-1]):
+            check(
+                lay.request_leader(reqs[-1]) == s[g + Q_LEADER],
+                "quorum leader differs from the leader of the latest request",
+            )
+        else:
+            check(s[g + Q_LEADER] == -1, "a quorum leader before any request")
+        return out
+
+    return Property.always(
+        "TypeOk",
+        lambda s: not problems(s),
+        "every field of the state is well formed (the spec's TypeOk on this encoding)",
+        lambda s: "; ".join(problems(s)),
+    )
