@@ -59,7 +59,9 @@ def check(
     try:
         from explorer.spark.engine import run_spark
     except ImportError as exc:
-        raise UserError(f"the spark engine is not available here ({exc}); install pyspark or use --engine local")
+        raise UserError(
+            f"the spark engine is not available here ({exc}); install pyspark or use --engine local"
+        ) from None
     return run_spark(model, props, max_depth=max_depth, stop_at_first=stop_at_first, symmetry=symmetry,
                      check_deadlock=check_deadlock, progress=progress, **engine_options)
 

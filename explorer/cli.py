@@ -3,6 +3,8 @@
     isrcheck check MODEL [model options] [checker options]   explore a model, print traces
     isrcheck replay TRACE.json                               re-execute a recorded trace
     isrcheck models                                          registered models and their options
+    isrcheck scenarios                                       the bug catalogue: named scenarios
+    isrcheck scenario ID [--full] [--trace-json PATH]        run one and print its shortest trace
 
 MODEL is a registered name (``classic``) or ``path/to/file.py[:factory]``. Model options come from
 the factory's signature. Exit status: 0 no violation, 1 a violation (or a vacuous ``sometimes``
@@ -219,7 +221,56 @@ def cmd_models(argv: list[str]) -> int:
     return EXIT_OK
 
 
-COMMANDS = {"check": cmd_check, "replay": cmd_replay, "models": cmd_models}
+def cmd_scenarios(argv: list[str]) -> int:
+    from explorer.scenarios import all_scenarios
+
+    _Parser(prog="isrcheck scenarios", description="List the named scenarios.").parse_args(argv)
+    scenarios = all_scenarios()
+    if not scenarios:
+        print("No scenarios registered (is isrcheck installed? pip install -e .)")
+    for sc in scenarios.values():
+        verdict = f"violates {', '.join(sc.properties)}" if sc.expect == "violated" else "holds"
+        length = f" (trace of {sc.trace_length} states)" if sc.trace_length else ""
+        print(f"{sc.id:<5} {sc.title}\n      {verdict}{length}\n      {sc.command()}")
+    return EXIT_OK
+
+
+def cmd_scenario(argv: list[str]) -> int:
+    from explorer.check import check
+    from explorer.itf import trace_to_itf, write_json
+    from explorer.registry import build_model
+    from explorer.scenarios import get_scenario
+    from explorer.trace_text import render_summary, render_violation
+
+    p = _Parser(prog="isrcheck scenario", description="Run one named scenario and print its shortest trace.")
+    p.add_argument("id", help="a scenario id, e.g. K1 (isrcheck scenarios lists them)")
+    p.add_argument("--full", action="store_true", help="print whole states")
+    p.add_argument("--trace-json", metavar="PATH", help="write the counterexample as an ITF JSON trace")
+    p.add_argument("--quiet", action="store_true", help="no progress output")
+    args = p.parse_args(argv)
+    sc = get_scenario(args.id)
+    model = build_model(sc.model, dict(sc.options))
+    print(f"{sc.id}: {sc.title}\n{sc.story}\n$ {sc.command()}\n")
+    result = check(model, properties=list(sc.properties), progress=_progress(args), **dict(sc.check_options))
+    for violation in result.violations:
+        print(render_violation(model, violation, full=args.full))
+        print()
+        if args.trace_json:
+            write_json(args.trace_json, trace_to_itf(model, violation.trace, {
+                "model": sc.model, "options": dict(sc.options), "property": violation.property,
+                "kind": violation.kind, "detail": violation.detail, "scenario": sc.id}))
+    print(render_summary(result))
+    got = "violated" if result.violations else ("holds" if result.complete else "unknown")
+    as_expected = got == sc.expect and (
+        sc.trace_length is None or not result.violations or len(result.violations[0].trace) == sc.trace_length)
+    print(f"\nExpected: {sc.expect}" + (f" with a {sc.trace_length}-state trace" if sc.trace_length else "")
+          + f"; got: {got}" + (f" with a {len(result.violations[0].trace)}-state trace" if result.violations else "")
+          + (" (as the catalogue says)." if as_expected else " (NOT as the catalogue says)."))
+    return EXIT_OK if as_expected else EXIT_VIOLATION
+
+
+COMMANDS = {"check": cmd_check, "replay": cmd_replay, "models": cmd_models, "scenarios": cmd_scenarios,
+            "scenario": cmd_scenario}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -132,7 +132,8 @@ def build_model(spec: str, options: dict[str, Any] | None = None) -> Any:
     unknown = sorted(set(options or {}) - known)
     if unknown:
         raise UserError(
-            f"model {spec!r} has no option {', '.join(unknown)}; its options are: {', '.join(sorted(known)) or '(none)'}"
+            f"model {spec!r} has no option {', '.join(unknown)}; "
+            f"its options are: {', '.join(sorted(known)) or '(none)'}"
         )
     try:
         return factory(**(options or {}))

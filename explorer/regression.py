@@ -15,7 +15,8 @@ from explorer.result import Violation
 def regression_source(spec: str, options: dict[str, Any], violation: Violation, init_index: int = 0) -> str:
     name = re.sub(r"\W+", "_", violation.property).strip("_").lower() or "property"
     actions = "".join(f"    {repr(a)!r},\n" for a in violation.trace.actions)
-    return f'''"""Regression pinned by isrcheck: {violation.property} ({violation.kind}) fails after {len(violation.trace)} states.
+    title = f"{violation.property} ({violation.kind}) fails after {len(violation.trace)} states"
+    return f'''"""Regression pinned by isrcheck: {title}.
 
 Replays the counterexample against the model; run with pytest.
 """

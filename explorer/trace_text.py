@@ -23,11 +23,19 @@ def render_trace(model: Any, trace: Trace, *, full: bool = False) -> str:
         else:
             diff = changes(previous, current)
             for path, old, new in diff:
-                lines.append(f"    {path}: {short(old)} -> {short(new)}")
+                lines.append(f"    {path}: {_change(old, new)}")
             if not diff:
                 lines.append("    (no visible change)")
         previous = current
     return "\n".join(lines)
+
+
+def _change(old: Any, new: Any) -> str:
+    """``old -> new``; a list that only grew at its end shows just what was appended, because
+    request queues and logs grow that way and repeating their whole past hides the step."""
+    if isinstance(old, list) and isinstance(new, list) and old and len(new) > len(old) and new[: len(old)] == old:
+        return "+= " + ", ".join(short(v) for v in new[len(old):])
+    return f"{short(old)} -> {short(new)}"
 
 
 def render_violation(model: Any, violation: Violation, *, full: bool = False) -> str:
@@ -57,7 +65,8 @@ def render_summary(result: CheckResult) -> str:
         f"{result.store} store).",
     ]
     if result.collision_probability is not None:
-        lines.append(f"Fingerprint collision probability (TLC's optimistic estimate): {result.collision_probability:.1e}")
+        lines.append("Fingerprint collision probability (TLC's optimistic estimate): "
+                     f"{result.collision_probability:.1e}")
     if not result.complete and not result.interrupted and not result.violations:
         lines.append(f"Not complete: stopped at depth {result.stats.get('max_depth')}; "
                      f"{result.stats.get('frontier_left', 0):,} states were left unexpanded.")

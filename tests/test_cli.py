@@ -131,8 +131,8 @@ def test_interrupted_run_keeps_its_statistics(tmp_path):
     counters.write_text(
         "from tests.fixtures.models import Counters\n"
         "def make_model(*, n: int = 4, limit: int = 200):\n    return Counters(n, limit)\n")
-    proc = subprocess.Popen([sys.executable, "-m", "explorer.cli", "check", str(counters), "--progress-interval", "0.2"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+    argv = [sys.executable, "-m", "explorer.cli", "check", str(counters), "--progress-interval", "0.2"]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
                             env={**os.environ, "PYTHONPATH": str(ROOT)})
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:  # wait for the first progress line: the search is running
