@@ -2,7 +2,7 @@
 
 Python's ``hash()`` of strings is salted per process, and the iteration order of a frozenset can
 depend on how it was built, so neither may decide a state's identity across Spark executors or
-between a run and its resumption. A fingerprint here is a keyed-free BLAKE2b digest of a canonical
+between a run and its resumption. A fingerprint here is an unkeyed BLAKE2b digest of a canonical
 text encoding in which frozensets are sorted. 64-bit fingerprints are TLC's choice for one machine;
 the distributed engine uses 128 bits.
 """
@@ -27,8 +27,9 @@ def _normal(value: Any) -> Any:
         items = sorted((_normal(v) for v in value), key=repr)
         return ("#set", *items)
     raise ContractError(
-        f"a state contains a {type(value).__name__} ({value!r:.60}); states must be built from ints, "
-        "strings, tuples and frozensets only, so that every process encodes them the same way"
+        f"a state contains a {type(value).__name__} ({value!r:.60}); states must be immutable values built "
+        "from ints, strings, tuples and frozensets only, so that no successor function can change a state "
+        "in place and every process encodes it the same way"
     )
 
 
