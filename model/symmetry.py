@@ -1,75 +1,77 @@
 """Symmetry over replica identities: every replica runs the same code, so relabelling replicas
 maps reachable states to reachable states, successors to successors, and preserves every property
 in ``properties`` (they quantify over all replicas). The representative of a state is the
-lexicographically least relabelling over all ``n!`` permutations (TLC's SYMMETRY Permutations(Replicas)
-reduces the same orbits, though it may pick other representatives, so reduced counts need not
-match TLC's).
+lexicographically least relabelling over all ``n!`` permutations. TLC's
+``SYMMETRY Permutations(Replicas)`` reduces the same orbits but may pick other representatives
+and, with a violation, stop at another point, so only complete reduced counts are comparable.
 
 Records and offsets do not name replicas; leaders (cached and quorum), cached and quorum ISRs and
 the leader/ISR of every LeaderAndIsr request do, and are relabelled.
+
+One relabelling function per permutation is generated once (a single tuple display per call),
+because ``canonical`` runs on every generated state when symmetry is on.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from itertools import permutations
 
-from .state import FIELDS_PER_REPLICA, GLOBAL_FIELDS
+from .state import EPOCH, FIELDS_PER_REPLICA, HW, ISR, LEADER, NEXT_RECORD_ID, Q_ISR, Q_LEADER, REQUESTS
 from .tables import ModelTables
+
+
+def _relabeller(tables: ModelTables, perm: tuple[int, ...]) -> Callable[[tuple], tuple]:
+    """The function mapping a state to its relabelling under ``perm`` (``perm[old] = new``)."""
+    layout = tables.layout
+    n, g = layout.n, layout.g
+    inverse = [0] * n
+    for old, new in enumerate(perm):
+        inverse[new] = old
+    # leader_map is indexed by leader + 1 so that None (-1) maps to itself.
+    leader_map = (-1, *perm)
+    mask_map = tuple(sum(1 << perm[old] for old in range(n) if mask >> old & 1) for mask in range(1 << n))
+    request_map = tuple(
+        layout.request(leader_map[layout.request_leader(code) + 1], mask_map[layout.request_isr(code)])
+        for code in range(layout.request_codes)
+    )
+    fields = []
+    for new in range(n):
+        b = FIELDS_PER_REPLICA * inverse[new]
+        fields += [
+            f"s[{b}]",
+            f"s[{b + HW}]",
+            f"s[{b + EPOCH}]",
+            f"L[s[{b + LEADER}] + 1]",
+            f"M[s[{b + ISR}]]",
+        ]
+    fields += [
+        f"s[{g + NEXT_RECORD_ID}]",
+        f"L[s[{g + Q_LEADER}] + 1]",
+        f"M[s[{g + Q_ISR}]]",
+        f"tuple([R[c] for c in s[{g + REQUESTS}]])",
+    ]
+    source = f"def relabel(s, L=L, M=M, R=R):\n    return ({', '.join(fields)})\n"
+    namespace = {"L": leader_map, "M": mask_map, "R": request_map}
+    exec(source, namespace)  # source built from integers only
+    return namespace["relabel"]
 
 
 class Symmetry:
     def __init__(self, tables: ModelTables) -> None:
-        layout = tables.layout
-        n = layout.n
-        self.n = n
-        self.g = layout.g
-        self._maps = []
-        for perm in permutations(range(n)):  # perm[old] = new
-            inverse = [0] * n
-            for old, new in enumerate(perm):
-                inverse[new] = old
-            leader_map = {-1: -1, **{old: perm[old] for old in range(n)}}
-            mask_map = tuple(
-                sum(1 << perm[old] for old in range(n) if mask >> old & 1) for mask in range(1 << n)
-            )
-            request_map = tuple(
-                layout.request(leader_map[layout.request_leader(code)], mask_map[layout.request_isr(code)])
-                for code in range(layout.request_codes)
-            )
-            blocks = tuple(FIELDS_PER_REPLICA * inverse[new] for new in range(n))
-            self._maps.append((tuple(perm[i] for i in range(n)), blocks, mask_map, request_map))
-        assert GLOBAL_FIELDS == 4
-
-    def relabel(self, state: tuple, perm_index: int) -> tuple:
-        perm, blocks, mask_map, request_map = self._maps[perm_index]
-        out: list = []
-        for b in blocks:
-            leader = state[b + 3]
-            out += (
-                state[b],
-                state[b + 1],
-                state[b + 2],
-                perm[leader] if leader >= 0 else -1,
-                mask_map[state[b + 4]],
-            )
-        g = self.g
-        q_leader = state[g + 1]
-        out += (
-            state[g],
-            perm[q_leader] if q_leader >= 0 else -1,
-            mask_map[state[g + 2]],
-            tuple(request_map[code] for code in state[g + 3]),
-        )
-        return tuple(out)
+        n = tables.layout.n
+        perms = list(permutations(range(n)))
+        self._relabellers = tuple(_relabeller(tables, p) for p in perms)
+        self._others = self._relabellers[1:]  # perms[0] is the identity
 
     def canonical(self, state: tuple) -> tuple:
         best = state
-        for k in range(1, len(self._maps)):
-            candidate = self.relabel(state, k)
+        for relabel in self._others:
+            candidate = relabel(state)
             if candidate < best:
                 best = candidate
         return best
 
     def orbit(self, state: tuple) -> list[tuple]:
-        """Every relabelling of ``state`` (for tests)."""
-        return [self.relabel(state, k) for k in range(len(self._maps))]
+        """Every relabelling of ``state``, identity first (for tests)."""
+        return [relabel(state) for relabel in self._relabellers]

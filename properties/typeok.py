@@ -63,9 +63,49 @@ def type_ok(t: ModelTables) -> Property:
             check(s[g + Q_LEADER] == -1, "a quorum leader before any request")
         return out
 
+    # Fast path for the predicate (evaluated on every state); ``problems`` explains failures.
+    valid_log = bytearray(logs.size)
+    for code in range(logs.size):
+        valid_log[code] = logs.is_log(code)
+    valid_fields = frozenset(
+        (hw, epoch, leader, isr)
+        for hw in range(cfg.log_size + 1)
+        for epoch in range(-1, cfg.max_leader_epoch + 1)
+        for leader in range(-1, lay.n)
+        for isr in range(lay.all_mask + 1)
+    )
+    bases = lay.base
+    size = logs.size
+    n_fields = lay.length
+    max_requests = cfg.max_leader_epoch + 1
+    request_codes = lay.request_codes
+    max_records = cfg.max_records
+    n = lay.n
+    all_mask = lay.all_mask
+
+    def holds(s: object) -> bool:
+        if type(s) is not tuple or len(s) != n_fields:
+            return False
+        for v in s[:g]:
+            if type(v) is not int:
+                return False
+        for b in bases:
+            code = s[b]
+            if not 0 <= code < size or not valid_log[code] or s[b + 1 : b + 5] not in valid_fields:
+                return False
+        nr, q_leader, q_isr, reqs = s[g:]
+        if type(nr) is not int or not 0 <= nr <= max_records or type(q_isr) is not int:
+            return False
+        if not 0 <= q_isr <= all_mask or type(reqs) is not tuple or len(reqs) > max_requests:
+            return False
+        for code in reqs:
+            if type(code) is not int or not 0 <= code < request_codes:
+                return False
+        return q_leader == ((reqs[-1] >> n) - 1 if reqs else -1)
+
     return Property.always(
         "TypeOk",
-        lambda s: not problems(s),
+        holds,
         "every field of the state is well formed (the spec's TypeOk on this encoding)",
         lambda s: "; ".join(problems(s)),
     )

@@ -1,0 +1,90 @@
+"""Replica symmetry: reduced counts (measured, not TLC's), same verdicts, and a sound canonical form."""
+
+from __future__ import annotations
+
+import pytest
+
+import explorer
+from model import make_model
+from model.classic import ClassicModel
+
+GENERATIONS = ("truncate-to-hw", "kip101", "kip279", "kip320-first-try", "kip320")
+
+
+@pytest.mark.parametrize(
+    ("generation", "replicas", "distinct", "depth"),
+    [
+        ("truncate-to-hw", 2, 5_066, 20),
+        ("kip101", 2, 4_523, 18),
+        ("kip279", 2, 4_514, 18),
+        ("kip320-first-try", 2, 4_215, 18),
+        ("kip320", 2, 2_987, 18),
+        ("kip320", 3, 123_311, 26),
+    ],
+)
+def test_symmetry_reduced_counts_are_pinned(generation, replicas, distinct, depth):
+    model = make_model(generation=generation, replicas=replicas, invariants="TypeOk")
+    result = explorer.check(model, symmetry=True)
+    assert result.complete
+    assert (result.distinct_states, result.depth) == (distinct, depth)
+
+
+@pytest.mark.parametrize(
+    ("generation", "replicas", "trace_length"),
+    [("truncate-to-hw", 2, 10), ("kip101", 2, 12), ("kip279", 3, 11), ("kip320-first-try", 3, 13)],
+)
+def test_symmetry_keeps_strong_isr_verdict_and_shortest_trace(generation, replicas, trace_length):
+    model = make_model(generation=generation, replicas=replicas)
+    [violation] = explorer.check(model, symmetry=True, properties=["StrongIsr"]).violations
+    assert len(violation.trace) == trace_length
+
+
+def test_symmetry_keeps_kip320_strong_isr_verdict():
+    model = make_model(generation="kip320", replicas=3)
+    result = explorer.check(model, symmetry=True, stop_at_first=False)
+    assert result.complete and result.violations == [] and result.vacuous == []
+
+
+def sample_states(model: ClassicModel, limit: int = 3000) -> list[tuple]:
+    """States of a breadth-first prefix of the state space."""
+    seen = dict.fromkeys(model.init_states())
+    frontier = list(seen)
+    while frontier and len(seen) < limit:
+        frontier = [
+            t for s in frontier for _, t in model.successors(s) if t not in seen and not seen.setdefault(t)
+        ]
+    return list(seen)
+
+
+@pytest.mark.parametrize("generation", GENERATIONS)
+def test_canonical_is_idempotent_and_constant_on_orbits(generation):
+    model = make_model(generation=generation, replicas=3)
+    for state in sample_states(model):
+        rep = model.canonical(state)
+        assert model.canonical(rep) == rep
+        assert rep <= state
+        orbit = model._symmetry.orbit(state)
+        assert orbit[0] == state
+        assert {model.canonical(other) for other in orbit} == {rep}
+
+
+@pytest.mark.parametrize("generation", GENERATIONS)
+def test_properties_are_invariant_under_relabelling(generation):
+    model = make_model(generation=generation, replicas=3, invariants="all")
+    props = [
+        p for p in model.properties() if p.kind is explorer.Kind.ALWAYS or p.kind is explorer.Kind.SOMETIMES
+    ]
+    for state in sample_states(model):
+        verdicts = [p.predicate(state) for p in props]
+        for other in model._symmetry.orbit(state):
+            assert [p.predicate(other) for p in props] == verdicts
+
+
+@pytest.mark.parametrize("generation", GENERATIONS)
+def test_relabelling_commutes_with_successors(generation):
+    """Relabelling replicas maps successors to successors: the premise of symmetry reduction."""
+    model = make_model(generation=generation, replicas=3)
+    for state in sample_states(model, limit=500):
+        expected = {model.canonical(t) for _, t in model.successors(state)}
+        for other in model._symmetry.orbit(state):
+            assert {model.canonical(t) for _, t in model.successors(other)} == expected
