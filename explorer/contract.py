@@ -46,6 +46,8 @@ class Property:
     ``predicate`` takes a state (ALWAYS, SOMETIMES, EVENTUALLY) or ``(state, action, next_state)``
     (TRANSITION) and returns a bool. ``describe``, when given, turns a failing state (or step)
     into a short text naming the values that failed it; traces print it under the last state.
+    ``default``: checked when a run names no properties; a property that is False here (a literal
+    form kept for reference, an expensive check) runs only when named, as in TLC's configuration.
     """
 
     name: str
@@ -53,20 +55,24 @@ class Property:
     predicate: Callable[..., bool]
     doc: str = ""
     describe: Callable[..., str] | None = field(default=None, compare=False)
+    default: bool = True
 
     @classmethod
-    def always(cls, name: str, predicate: Callable[[Any], bool], doc: str = "", describe=None) -> Property:
-        return cls(name, Kind.ALWAYS, predicate, doc, describe)
+    def always(cls, name: str, predicate: Callable[[Any], bool], doc: str = "", describe=None,
+               default: bool = True) -> Property:
+        return cls(name, Kind.ALWAYS, predicate, doc, describe, default)
 
     @classmethod
-    def sometimes(cls, name: str, predicate: Callable[[Any], bool], doc: str = "", describe=None) -> Property:
-        return cls(name, Kind.SOMETIMES, predicate, doc, describe)
+    def sometimes(cls, name: str, predicate: Callable[[Any], bool], doc: str = "", describe=None,
+               default: bool = True) -> Property:
+        return cls(name, Kind.SOMETIMES, predicate, doc, describe, default)
 
     @classmethod
     def transition(
-        cls, name: str, predicate: Callable[[Any, Any, Any], bool], doc: str = "", describe=None
+        cls, name: str, predicate: Callable[[Any, Any, Any], bool], doc: str = "", describe=None,
+        default: bool = True,
     ) -> Property:
-        return cls(name, Kind.TRANSITION, predicate, doc, describe)
+        return cls(name, Kind.TRANSITION, predicate, doc, describe, default)
 
 
 @runtime_checkable

@@ -25,7 +25,7 @@ class Selected:
 
 
 def select_properties(model: Any, names: Sequence[str] | None = None) -> Selected:
-    """The model's properties named in ``names`` (all of them when ``names`` is None)."""
+    """The model's properties named in ``names`` (those marked ``default`` when ``names`` is None)."""
     props = list(model.properties())
     by_name: dict[str, Property] = {}
     for p in props:
@@ -46,7 +46,7 @@ def select_properties(model: Any, names: Sequence[str] | None = None) -> Selecte
             )
         chosen = [by_name[n] for n in dict.fromkeys(names)]
     else:
-        chosen = props
+        chosen = [p for p in props if p.default]
     for p in chosen:
         if p.kind is Kind.EVENTUALLY:
             raise UserError(

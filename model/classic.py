@@ -32,7 +32,7 @@ class ClassicModel:
     """A model for ``explorer.check``: ``init_states``, ``successors``, ``properties``,
     ``canonical`` (replica symmetry) and ``state_view``."""
 
-    def __init__(self, config: ClassicConfig, invariants: str = "default") -> None:
+    def __init__(self, config: ClassicConfig, invariants: str = "all") -> None:
         import properties as catalogue  # the named properties of this model live in properties/
 
         self.config = config

@@ -21,7 +21,7 @@ def make_model(
     log_size: int = 2,
     max_records: int = 2,
     max_leader_epoch: int = 2,
-    invariants: str = "default",
+    invariants: str = "all",
 ) -> ClassicModel:
     """The classic Kafka replication model (hachikuji/kafka-specification).
 
@@ -29,7 +29,8 @@ def make_model(
         (the rejected draft) or kip320.
     replicas, log_size, max_records, max_leader_epoch: the spec's constants Replicas, LogSize,
         MaxRecords, MaxLeaderEpoch.
-    invariants: comma-separated property names, 'default' or 'all' (see ``properties``).
+    invariants: which properties the model builds: 'all' (default), 'default', or comma-separated
+        names (see ``properties``). A run checks the ``default`` ones unless it names others.
     """
     config = ClassicConfig(
         replicas=replicas,

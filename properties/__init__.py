@@ -7,6 +7,7 @@ The default selection is ``DEFAULT``; ``LeaderInIsrLiteral`` (false in the initi
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
 from explorer.contract import Property
@@ -66,4 +67,6 @@ def parse_selection(text: str) -> tuple[str, ...]:
 
 
 def build(tables: ModelTables, names: tuple[str, ...] = DEFAULT) -> list[Property]:
-    return [CATALOGUE[name](tables) for name in names]
+    """The named properties; those outside ``DEFAULT`` are marked so that a run checks them only
+    when asked by name (``isrcheck check classic --invariant LeaderInIsrLiteral``)."""
+    return [dataclasses.replace(CATALOGUE[name](tables), default=name in DEFAULT) for name in names]

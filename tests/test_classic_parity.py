@@ -111,6 +111,6 @@ def test_kip320_first_try_lazy_truncation_loses_committed_record_with_three_repl
 def test_every_generation_fails_literal_leader_in_isr_in_the_initial_state():
     """The spec's LeaderInIsr is false at Init (leader None), as TLC reports."""
     for generation in ("truncate-to-hw", "kip101", "kip279", "kip320-first-try", "kip320"):
-        model = make_model(generation=generation, invariants="LeaderInIsrLiteral")
-        [violation] = explorer.check(model).violations
+        model = make_model(generation=generation)
+        [violation] = explorer.check(model, properties=["LeaderInIsrLiteral"]).violations
         assert len(violation.trace) == 1

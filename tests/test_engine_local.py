@@ -200,3 +200,12 @@ def test_counts_and_trace_are_the_same_under_any_hash_seed(tmp_path):
             trace = json.dumps(out["violations"][0]["trace"]["states"], sort_keys=True)
             outputs.add((out["distinct_states"], out["generated_states"], out["depth"], trace))
     assert len(outputs) == 1
+
+
+def test_properties_not_marked_default_run_only_when_named():
+    model = Counters(2, 3)
+    base = model.properties
+    model.properties = lambda: [*base(), Property.always("Literal", lambda s: False, default=False)]
+    assert check(model).ok
+    (v,) = check(model, properties=["Literal"]).violations
+    assert v.property == "Literal" and len(v.trace) == 1
