@@ -263,9 +263,10 @@ def cmd_scenario(argv: list[str]) -> int:
     got = "violated" if result.violations else ("holds" if result.complete else "unknown")
     as_expected = got == sc.expect and (
         sc.trace_length is None or not result.violations or len(result.violations[0].trace) == sc.trace_length)
-    print(f"\nExpected: {sc.expect}" + (f" with a {sc.trace_length}-state trace" if sc.trace_length else "")
-          + f"; got: {got}" + (f" with a {len(result.violations[0].trace)}-state trace" if result.violations else "")
-          + (" (as the catalogue says)." if as_expected else " (NOT as the catalogue says)."))
+    expected = sc.expect + (f", trace of {sc.trace_length} states" if sc.trace_length else "")
+    got += f", trace of {len(result.violations[0].trace)} states" if result.violations else ""
+    verdict = "as the catalogue says" if as_expected else "NOT as the catalogue says"
+    print(f"\nExpected: {expected}; got: {got} ({verdict}).")
     return EXIT_OK if as_expected else EXIT_VIOLATION
 
 

@@ -148,3 +148,5 @@ def test_interrupted_run_keeps_its_statistics(tmp_path):
 def test_models_command_lists_the_registry(capsys):
     code, out, _ = run(capsys, "models")
     assert code == 0
+    assert "classic  (model.factory:make_model)" in out
+    assert "--generation {truncate-to-hw,kip101,kip279,kip320-first-try,kip320}  default kip320" in out
