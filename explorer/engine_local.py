@@ -107,16 +107,14 @@ class _Search:
     # -- the search ---------------------------------------------------------------------------------
 
     def add(self, state: Any, parent_key: Any) -> Any | None:
-        """Store a state if it is new; return its key, or None if it was seen before."""
+        """Store a state if it is new; return its key, or None if it was seen before. (The hot loop
+        in ``expand_level`` inlines this.)"""
         try:
             key = self.key_of(state)
             if key in self.parents:
                 return None
         except TypeError as exc:
-            raise ContractError(
-                f"a state is not hashable ({exc}); states must be built from ints, strings, tuples and "
-                f"frozensets, not lists, sets or dicts: {state!r:.200}"
-            ) from None
+            raise _unhashable(state, exc) from None
         self.parents[key] = parent_key
         return key
 
@@ -141,36 +139,65 @@ class _Search:
         return level
 
     def expand_level(self, frontier: list[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
-        model, successors = self.model, self.model.successors
+        """The next level: every new successor of the frontier, in frontier and successor order.
+
+        This is the hot loop, so attribute lookups are hoisted into locals and the per-successor
+        work is one key computation and one dict probe unless a property needs more."""
+        model, successors, parents, key_of = self.model, self.model.successors, self.parents, self.key_of
+        identity = key_of is _identity
         bounded = hasattr(model, "within_bounds")
         check_steps = bool(self.props.transition)
+        check_states = bool(self.props.always) or bool(self.pending_sometimes)
         progress = self.progress
         nxt: list[tuple[Any, Any]] = []
-        for state, key in frontier:
-            if bounded and not within_bounds(model, state):
-                continue
-            if self.sampled < _CONTRACT_SAMPLE:
-                self.sampled += 1
-                encode(state)
-            any_successor = False
-            for action, succ in successors(state):
-                any_successor = True
-                self.generated += 1
-                if check_steps:
-                    self.check_step(state, key, action, succ)
-                succ_key = self.add(succ, key)
-                if succ_key is not None:
-                    nxt.append((succ, succ_key))
-                    self.check_state(succ, succ_key)
-                if self.stopped:
-                    return nxt
-            if self.check_deadlock and not any_successor and "deadlock" not in self.violated:
-                self.record(Violation("deadlock", "deadlock", self.trace_to(key), "no action is enabled"))
-                if self.stopped:
-                    return nxt
-            if progress.due():
-                progress.show(self.snapshot(len(frontier) + len(nxt)))
+        append = nxt.append
+        generated = 0
+        try:
+            for state, key in frontier:
+                if bounded and not within_bounds(model, state):
+                    continue
+                if self.sampled < _CONTRACT_SAMPLE:
+                    self.sampled += 1
+                    encode(state)  # refuses floats, lists, dicts with a clear ContractError
+                any_successor = False
+                for action, succ in successors(state):
+                    any_successor = True
+                    generated += 1
+                    if check_steps:
+                        self.check_step(state, key, action, succ)
+                        if self.stopped:
+                            return nxt
+                    succ_key = succ if identity else key_of(succ)
+                    try:
+                        if succ_key in parents:
+                            continue
+                    except TypeError as exc:
+                        raise _unhashable(succ, exc) from None
+                    parents[succ_key] = key
+                    append((succ, succ_key))
+                    if check_states:
+                        self.check_state(succ, succ_key)
+                        if self.stopped:
+                            return nxt
+                        check_states = bool(self.props.always) or bool(self.pending_sometimes)
+                if self.check_deadlock and not any_successor and "deadlock" not in self.violated:
+                    self.record(Violation("deadlock", "deadlock", self.trace_to(key), "no action is enabled"))
+                    if self.stopped:
+                        return nxt
+                if progress.due():
+                    self.generated += generated
+                    generated = 0
+                    progress.show(self.snapshot(len(frontier) + len(nxt)))
+        finally:
+            self.generated += generated
         return nxt
+
+
+def _unhashable(state: Any, exc: Exception) -> ContractError:
+    return ContractError(
+        f"a state is not hashable ({exc}); states must be built from ints, strings, tuples and "
+        f"frozensets, not lists, sets or dicts: {state!r:.200}"
+    )
 
 
 def run_local(
