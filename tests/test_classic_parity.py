@@ -56,8 +56,8 @@ def test_complete_state_space_of_buggy_generations_is_pinned(generation, distinc
     """TLC stops at the first violation here, so these are our own measured figures: a change
     means the step semantics changed."""
     model = make_model(generation=generation, invariants="TypeOk")
-    result = explorer.check(model)
-    assert result.complete
+    result = explorer.check(model, properties=["TypeOk"])
+    assert result.complete and result.ok
     assert (result.distinct_states, result.depth) == (distinct, depth)
 
 

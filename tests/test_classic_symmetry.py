@@ -24,8 +24,8 @@ GENERATIONS = ("truncate-to-hw", "kip101", "kip279", "kip320-first-try", "kip320
 )
 def test_symmetry_reduced_counts_are_pinned(generation, replicas, distinct, depth):
     model = make_model(generation=generation, replicas=replicas, invariants="TypeOk")
-    result = explorer.check(model, symmetry=True)
-    assert result.complete
+    result = explorer.check(model, symmetry=True, properties=["TypeOk"])
+    assert result.complete and result.ok
     assert (result.distinct_states, result.depth) == (distinct, depth)
 
 
