@@ -159,3 +159,65 @@ class ActionTable:
         self.follow = [[[BecomeFollower(f + 1, r + 1, e) for e in eps] for r in rs] for f in rs]
         self.replicate = [[[FollowerReplicate(f + 1, r + 1, o) for o in offs] for r in rs] for f in rs]
         self.follower_truncate = [[[FollowerTruncate(f + 1, r + 1, o) for o in offs] for r in rs] for f in rs]
+
+
+# -- durability extension (``model.durability``): broker stops and restarts, log flushes, unclean
+# -- election. None of these exists in the classic family; they appear only when its options are on.
+
+
+@dataclass(frozen=True, slots=True)
+class ControlledShutdown:
+    """Broker ``replica`` shuts down cleanly (``controlled.shutdown.enable``, KafkaController
+    ``ControlledShutdown`` request): the controller first moves leadership to ``new_leader`` (-1 if
+    the broker did not lead) and removes the broker from the ISR under ``epoch`` (-1: it was not in
+    the ISR, no request); the broker flushes its log and stops."""
+
+    replica: int
+    new_leader: int
+    epoch: int
+
+
+@dataclass(frozen=True, slots=True)
+class BrokerCrash:
+    """Broker ``replica`` dies (process killed, ZooKeeper session or KRaft heartbeat expiry); the
+    controller removes it from the ISR under ``epoch`` (-1: it was not in the ISR) and the partition
+    is leaderless if it led. ``lost_unflushed``: the machine lost its page cache too (power failure),
+    so the log keeps only its flushed prefix, ``log_end`` records (Kafka does not fsync each write;
+    recovery truncates to the recovery point)."""
+
+    replica: int
+    epoch: int
+    lost_unflushed: bool
+    log_end: int
+
+
+@dataclass(frozen=True, slots=True)
+class BrokerRestart:
+    """Stopped broker ``replica`` starts again with the log it has on disk; the controller sends it
+    the current LeaderAndIsr (``KafkaController.onBrokerStartup``), and it catches up by fetching."""
+
+    replica: int
+
+
+@dataclass(frozen=True, slots=True)
+class FlushLog:
+    """``replica`` fsyncs its log up to its end offset ``offset`` (``log.flush.interval.messages`` /
+    ``.ms``, segment roll, or the recovery-point checkpoint): those records survive a power failure."""
+
+    replica: int
+    offset: int
+
+
+@dataclass(frozen=True, slots=True)
+class UncleanLeaderElection:
+    """No ISR member is alive and ``unclean.leader.election.enable=true``: the controller elects
+    live out-of-sync ``leader`` at ``epoch`` with ISR {leader}, trading committed data for
+    availability (``rule``: "any" live replica, or "highest-last-epoch" as in
+    ocadaruma/kafka-spec ``UncleanLeaderElection3``)."""
+
+    leader: int
+    epoch: int
+    rule: str
+
+
+DURABILITY_ACTION_TYPES = (ControlledShutdown, BrokerCrash, BrokerRestart, FlushLog, UncleanLeaderElection)

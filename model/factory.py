@@ -10,8 +10,13 @@ from typing import Literal
 
 from .classic import ClassicModel
 from .config import ClassicConfig
+from .durability import DurabilityModel
+from .durability_config import DurabilityOptions
 
 Generation = Literal["truncate-to-hw", "kip101", "kip279", "kip320-first-try", "kip320"]
+Acks = Literal["none", "0", "1", "all"]
+Stops = Literal["all", "controlled", "crash", "lossy", "crash+lossy"]
+Unclean = Literal["off", "any", "highest-last-epoch"]
 
 
 def make_model(
@@ -22,6 +27,13 @@ def make_model(
     max_records: int = 2,
     max_leader_epoch: int = 2,
     invariants: str = "all",
+    acks: Acks = "none",
+    min_insync_replicas: int = 1,
+    max_crashes: int = 0,
+    stops: Stops = "all",
+    unclean_election: Unclean = "off",
+    expand_before_epoch_start: bool = False,
+    kip966_unclean_recovery: bool = False,
 ) -> ClassicModel:
     """The classic Kafka replication model (hachikuji/kafka-specification).
 
@@ -31,6 +43,16 @@ def make_model(
         MaxRecords, MaxLeaderEpoch.
     invariants: which properties the model builds: 'all' (default), 'default', or comma-separated
         names (see ``properties``). A run checks the ``default`` ones unless it names others.
+
+    Durability options (``model.durability``; all off = the classic model, unchanged):
+    acks: producer acks: none (no acknowledgement state), 0, 1 or all.
+    min_insync_replicas: min.insync.replicas for acks=all writes (1..replicas).
+    max_crashes: how many broker stops a run may have (0: brokers never stop).
+    stops: which stops: controlled shutdown, crash, lossy (power failure losing the unflushed
+        log suffix), crash+lossy, or all.
+    unclean_election: unclean.leader.election.enable: off, any live replica, or highest-last-epoch.
+    expand_before_epoch_start: bug K6: ISR expansion at the leader's stale HW (kip320 generations).
+    kip966_unclean_recovery: a broker back from a lossy crash is not eligible until re-admitted.
     """
     config = ClassicConfig(
         replicas=replicas,
@@ -39,4 +61,16 @@ def make_model(
         max_leader_epoch=max_leader_epoch,
         generation=generation,
     )
-    return ClassicModel(config, invariants)
+    options = DurabilityOptions(
+        acks=acks,
+        min_insync_replicas=min_insync_replicas,
+        max_crashes=max_crashes,
+        stops=stops,
+        unclean_election=unclean_election,
+        expand_before_epoch_start=expand_before_epoch_start,
+        kip966_unclean_recovery=kip966_unclean_recovery,
+    )
+    options.validate(config)
+    if options.is_classic:
+        return ClassicModel(config, invariants)
+    return DurabilityModel(config, options, invariants)

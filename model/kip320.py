@@ -27,14 +27,16 @@ from .state import EPOCH, HW, ISR, LEADER, REQUESTS
 from .tables import ModelTables
 
 
-def fenced_leader_expand_isr(t: ModelTables) -> Step:
+def fenced_leader_expand_isr(t: ModelTables, wait_for_epoch_start: bool = True) -> Step:
+    """``wait_for_epoch_start=False`` is bug K6 (``model.durability``): admit a follower at the
+    leader's possibly stale HW before the HW has reached the leader's epoch."""
     g = t.layout.g
     rq_i, ql_i = g + REQUESTS, g + 1
     length = t.logs.length
     members, all_mask, base, bit = t.layout.members, t.layout.all_mask, t.layout.base, t.layout.bit
     acts = t.actions.expand
     blocks = true_leader_blocks(t)
-    reached = hw_reached_current_epoch(t)
+    reached = hw_reached_current_epoch(t) if wait_for_epoch_start else _always
 
     def step(s: tuple, out: list) -> None:
         ql = s[ql_i]
@@ -55,6 +57,10 @@ def fenced_leader_expand_isr(t: ModelTables) -> Step:
                     out.append((acts[leader][r], quorum_update(s, b, g, isr | bit[r])))
 
     return step
+
+
+def _always(s: tuple, b: int) -> bool:
+    return True
 
 
 def fenced_leader_shrink_isr(t: ModelTables) -> Step:

@@ -65,14 +65,19 @@ def hw_reached_current_epoch(t: ModelTables):
     return reached
 
 
-def leader_expand_isr_better_fencing(t: ModelTables) -> Step:
+def _always(s: tuple, b: int) -> bool:
+    return True
+
+
+def leader_expand_isr_better_fencing(t: ModelTables, wait_for_epoch_start: bool = True) -> Step:
+    """``wait_for_epoch_start=False``: bug K6 (see ``model.kip320.fenced_leader_expand_isr``)."""
     g = t.layout.g
     rq_i, ql_i = g + REQUESTS, g + 1
     members, all_mask, base, bit = t.layout.members, t.layout.all_mask, t.layout.base, t.layout.bit
     acts = t.actions.expand
     blocks = true_leader_blocks(t)
     caught_up = _caught_up_to_leader_epoch(t)
-    reached = hw_reached_current_epoch(t)
+    reached = hw_reached_current_epoch(t) if wait_for_epoch_start else _always
 
     def step(s: tuple, out: list) -> None:
         ql = s[ql_i]

@@ -21,8 +21,10 @@ from .state import EPOCH, FIELDS_PER_REPLICA, HW, ISR, LEADER, NEXT_RECORD_ID, Q
 from .tables import ModelTables
 
 
-def _relabeller(tables: ModelTables, perm: tuple[int, ...]) -> Callable[[tuple], tuple]:
-    """The function mapping a state to its relabelling under ``perm`` (``perm[old] = new``)."""
+def _relabeller(tables: ModelTables, perm: tuple[int, ...], extra=None) -> Callable[[tuple], tuple]:
+    """The function mapping a state to its relabelling under ``perm`` (``perm[old] = new``).
+    ``extra(inverse)``, when given, returns source expressions for fields appended after the
+    classic layout (``model.durability``); they may use ``M`` (ISR-style masks)."""
     layout = tables.layout
     n, g = layout.n, layout.g
     inverse = [0] * n
@@ -51,6 +53,8 @@ def _relabeller(tables: ModelTables, perm: tuple[int, ...]) -> Callable[[tuple],
         f"M[s[{g + Q_ISR}]]",
         f"tuple([R[c] for c in s[{g + REQUESTS}]])",
     ]
+    if extra is not None:
+        fields += extra(inverse)
     source = f"def relabel(s, L=L, M=M, R=R):\n    return ({', '.join(fields)})\n"
     namespace = {"L": leader_map, "M": mask_map, "R": request_map}
     exec(source, namespace)  # source built from integers only
@@ -58,10 +62,10 @@ def _relabeller(tables: ModelTables, perm: tuple[int, ...]) -> Callable[[tuple],
 
 
 class Symmetry:
-    def __init__(self, tables: ModelTables) -> None:
+    def __init__(self, tables: ModelTables, extra=None) -> None:
         n = tables.layout.n
         perms = list(permutations(range(n)))
-        self._relabellers = tuple(_relabeller(tables, p) for p in perms)
+        self._relabellers = tuple(_relabeller(tables, p, extra) for p in perms)
         self._others = self._relabellers[1:]  # perms[0] is the identity
 
     def canonical(self, state: tuple) -> tuple:

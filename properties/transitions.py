@@ -2,15 +2,16 @@
 
 - ``OnlyTruncationShortensLogs``: a step that removes records from a replica's log is that
   replica's own truncation (``BecomeFollowerAndTruncate`` or ``FollowerTruncate`` of that
-  replica), never a write, a fetch or a controller action; and a step that appends adds exactly one
-  record. It guards the model itself (every generation should satisfy it); with ``sometimes``
+  replica), or its broker's lossy crash (``model.durability``), never a write, a fetch or a
+  controller action; and a step that appends adds exactly one record. It guards the model
+  itself (every generation should satisfy it); with ``sometimes``
   on transitions, the same test would witness that truncations actually occur.
 """
 
 from __future__ import annotations
 
 from explorer.contract import Property
-from model.actions import BecomeFollowerAndTruncate, FollowerTruncate
+from model.actions import BecomeFollowerAndTruncate, BrokerCrash, FollowerTruncate
 from model.tables import ModelTables
 
 
@@ -31,6 +32,8 @@ def only_truncation_shortens_logs(t: ModelTables) -> Property:
             return action.replica == r + 1 and action.truncate_to == after
         if isinstance(action, FollowerTruncate):
             return action.follower == r + 1 and action.truncate_to == after
+        if isinstance(action, BrokerCrash):  # a power failure keeps only the flushed prefix
+            return action.lost_unflushed and action.replica == r + 1 and action.log_end == after
         return False
 
     def holds(s: tuple, action: object, nxt: tuple) -> bool:

@@ -1,0 +1,252 @@
+"""Steps the durability options add: brokers that stop and come back, log flushes, unclean election.
+
+Each builds whole next states (classic fields plus the extension of ``model.durability_config``)
+and cites the Kafka mechanism it models. What a stop does to the replica, in every kind: the broker
+no longer presumes leadership of anything (its cached leader becomes None: it serves no produce or
+fetch request), keeps its cached epoch and ISR, and the controller reacts in the same step as it does
+in ``ControllerShrinkIsr`` (ZooKeeper session expiry / missed KRaft heartbeats, or the controlled
+shutdown request): a bumped leader epoch and a new LeaderAndIsr request. A broker outside the ISR
+stops without a request. A stop that would need a request once ``max_leader_epoch`` is used up is
+not explored (the bound, as for every controller step).
+
+Abstracted away: the time a failure takes to detect (detection is part of the stop), the HW
+checkpoint file (a restarted broker keeps its in-memory HW, capped at its log end), segment
+recovery beyond truncation to the recovery point, broker epochs and fencing of a restarted broker's
+stale requests (a restarted broker re-reads only the controller's current request or later ones).
+"""
+
+from __future__ import annotations
+
+from .common import Step
+from .durability_config import DurabilityOptions, ExtLayout
+from .state import EPOCH, HW, LEADER, Q_ISR, Q_LEADER, REQUESTS
+from .tables import ModelTables
+
+
+class DurabilityActions:
+    """Every action of the new steps, created once (internal replica indices)."""
+
+    def __init__(self, t: ModelTables, rule: str) -> None:
+        from .actions import BrokerCrash, BrokerRestart, ControlledShutdown, FlushLog, UncleanLeaderElection
+
+        rs = range(t.layout.n)
+        eps = range(-1, t.config.max_leader_epoch + 1)
+        offs = range(t.config.log_size + 1)
+        # index epoch + 1 so that -1 (no request) is slot 0
+        self.controlled = [[[ControlledShutdown(r + 1, nl, e) for e in eps] for nl in range(-1, t.layout.n + 1)]
+                           for r in rs]
+        self.crash = [[BrokerCrash(r + 1, e, False, -1) for e in eps] for r in rs]
+        self.lossy = [[[BrokerCrash(r + 1, e, True, o) for o in offs] for e in eps] for r in rs]
+        self.restart = [BrokerRestart(r + 1) for r in rs]
+        self.flush = [[FlushLog(r + 1, o) for o in offs] for r in rs]
+        self.unclean = [[UncleanLeaderElection(r + 1, e, rule) for e in eps] for r in rs]
+
+
+def _controller_removes(t: ModelTables, ext: ExtLayout, controlled: bool):
+    """How the controller takes broker ``r`` out of the partition (``ControllerShrinkIsr``'s rule, so
+    the classic invariants keep their meaning): returns (epoch or -1, quorum tail) or None when the
+    step is not possible. ``controlled``: leadership must move to a live ISR member first (a
+    controlled shutdown of the last live ISR member is refused, as Kafka's
+    ``ControlledShutdownLeaderSelector`` refuses it) and the broker always leaves the ISR."""
+    n = t.layout.n
+    g = t.layout.g
+    ql_i, qi_i, rq_i = g + Q_LEADER, g + Q_ISR, g + REQUESTS
+    bit = t.layout.bit
+    members = t.layout.members
+    max_epoch = t.config.max_leader_epoch
+
+    def removes(s: tuple, r: int, dead: int) -> list[tuple[int, int, tuple]]:
+        ql, qi, reqs = s[ql_i], s[qi_i], s[rq_i]
+        epoch = len(reqs)
+        if ql != r and not qi & bit[r]:
+            return [(-1, -1, s[ql_i:rq_i + 1])]  # not in the ISR: no controller action
+        if epoch > max_epoch:
+            return []
+        if ql == r:
+            others = qi & ~bit[r]
+            if controlled:
+                options = [(c, others) for c in members[others & ~dead]]
+            else:
+                options = [(-1, qi if qi == bit[r] else others)]
+        else:
+            if controlled and qi == bit[r]:
+                return []
+            options = [(ql, qi & ~bit[r])]
+        out = []
+        for leader, isr in options:
+            request = ((leader + 1) << n) | isr
+            out.append((epoch, leader, (leader, isr, reqs + (request,))))
+        return out
+
+    return removes
+
+
+def broker_stops(t: ModelTables, ext: ExtLayout, options: DurabilityOptions) -> Step:
+    """``ControlledShutdown``, ``BrokerCrash`` and its lossy form, for every live broker while
+    fewer than ``max_crashes`` stops have happened."""
+    kinds = options.crash_kinds
+    kip966 = options.kip966_unclean_recovery
+    g = t.layout.g
+    ql_i, rq_i = g + Q_LEADER, g + REQUESTS
+    dead_i, crashes_i, flushed_i = ext.dead, ext.crashes, ext.flushed
+    max_crashes = options.max_crashes
+    base = t.layout.base
+    bit = t.layout.bit
+    n = t.layout.n
+    length = t.logs.length
+    pow_ = t.logs.pow
+    acts = DurabilityActions(t, options.unclean_election)
+    controlled = _controller_removes(t, ext, controlled=True)
+    failed = _controller_removes(t, ext, controlled=False)
+    start = ext.start
+
+    def with_replica(s: tuple, b: int, log: int, hw: int) -> tuple:
+        # The stopped broker leads nothing: cached leader None; epoch and ISR cache kept.
+        return s[:b] + (log, hw, s[b + EPOCH], -1) + s[b + LEADER + 1 : ql_i]
+
+    def step(s: tuple, out: list) -> None:
+        crashes = s[crashes_i]
+        if crashes >= max_crashes:
+            return
+        dead = s[dead_i]
+        for r in range(n):
+            if dead & bit[r]:
+                continue
+            b = base[r]
+            log = s[b]
+            hw = s[b + HW]
+            k = length[log]
+            flushed = s[flushed_i + r] if flushed_i >= 0 else 0
+            new_dead = (dead | bit[r], crashes + 1)
+            if "controlled" in kinds:
+                # Controlled shutdown: leadership moved and ISR shrunk by the controller first; the
+                # broker flushes its log on the way down (recovery point = log end).
+                for epoch, leader, quorum in controlled(s, r, dead):
+                    tail = s[rq_i + 1 : start] + new_dead
+                    if flushed_i >= 0:
+                        tail += s[start + 2 : flushed_i + r] + (k,) + s[flushed_i + r + 1 :]
+                    else:
+                        tail += s[start + 2 :]
+                    nxt = with_replica(s, b, log, hw) + quorum + tail
+                    out.append((acts.controlled[r][leader + 1][epoch + 1], nxt))
+            removals = None
+            if "crash" in kinds:
+                # Crash (kill -9, lost session): the page cache survives, so does the whole log.
+                removals = failed(s, r, dead)
+                for epoch, _leader, quorum in removals:
+                    nxt = with_replica(s, b, log, hw) + quorum + s[rq_i + 1 : start] + new_dead + s[start + 2 :]
+                    out.append((acts.crash[r][epoch + 1], nxt))
+            if "lossy" in kinds and (flushed < k or "crash" not in kinds):
+                # Power failure: log recovery truncates to the recovery point (the flushed prefix).
+                if removals is None:
+                    removals = failed(s, r, dead)
+                new_log = log % pow_[flushed]
+                new_hw = hw if hw < flushed else flushed
+                for epoch, leader, quorum in removals:
+                    if kip966 and epoch >= 0 and quorum[1] == bit[r]:
+                        # KIP-966: a broker back from an unclean shutdown is not eligible: it leaves
+                        # the ISR even as its last member (the partition goes offline).
+                        quorum = (leader, 0, quorum[2][:-1] + (((leader + 1) << n),))
+                    nxt = with_replica(s, b, new_log, new_hw) + quorum + s[rq_i + 1 : start] + new_dead + s[start + 2 :]
+                    out.append((acts.lossy[r][epoch + 1][flushed], nxt))
+
+    return step
+
+
+def broker_restart(t: ModelTables, ext: ExtLayout, options: DurabilityOptions) -> Step:
+    """``BrokerRestart``: a stopped broker comes back with its on-disk log. The controller sends a
+    starting broker the partition's current LeaderAndIsr (``KafkaController.onBrokerStartup``; KRaft:
+    the broker replays the metadata log): the replica's epoch is set just below the current one, so
+    that it adopts the current request (or a later one) through the generation's own
+    ``BecomeLeader`` / ``BecomeFollower...`` step, truncating as that generation truncates."""
+    g = t.layout.g
+    rq_i = g + REQUESTS
+    dead_i = ext.dead
+    base = t.layout.base
+    bit = t.layout.bit
+    n = t.layout.n
+    acts = DurabilityActions(t, options.unclean_election).restart
+
+    def step(s: tuple, out: list) -> None:
+        dead = s[dead_i]
+        if not dead:
+            return
+        current = len(s[rq_i]) - 1
+        for r in range(n):
+            if dead & bit[r]:
+                b = base[r]
+                epoch = s[b + EPOCH]
+                if epoch >= current and current >= 0:
+                    epoch = current - 1
+                nxt = s[: b + EPOCH] + (epoch,) + s[b + EPOCH + 1 : dead_i] + (dead & ~bit[r],) + s[dead_i + 1 :]
+                out.append((acts[r], nxt))
+
+    return step
+
+
+def flush_log(t: ModelTables, ext: ExtLayout, options: DurabilityOptions) -> Step:
+    """``FlushLog``: a live replica fsyncs its log to its end offset (Kafka flushes on
+    ``log.flush.interval.*``, segment roll and when the recovery point is checkpointed; any moment
+    is possible). Truncation lowers the flushed offset with the log (see ``model.durability``)."""
+    dead_i, flushed_i = ext.dead, ext.flushed
+    base = t.layout.base
+    bit = t.layout.bit
+    n = t.layout.n
+    length = t.logs.length
+    acts = DurabilityActions(t, options.unclean_election).flush
+
+    def step(s: tuple, out: list) -> None:
+        dead = s[dead_i]
+        for r in range(n):
+            if dead & bit[r]:
+                continue
+            k = length[s[base[r]]]
+            f = flushed_i + r
+            if s[f] < k:
+                out.append((acts[r][k], s[:f] + (k,) + s[f + 1 :]))
+
+    return step
+
+
+def unclean_leader_election(t: ModelTables, ext: ExtLayout, options: DurabilityOptions) -> Step:
+    """``UncleanLeaderElection``: with ``unclean.leader.election.enable=true`` and no live ISR
+    member, the controller elects a live replica outside the ISR, ISR = {it}, bumping the epoch
+    (``OfflinePartitionLeaderElectionStrategy`` with unclean allowed). Rule "any": any live replica
+    (Kafka takes the first live one in assignment order; every order is explored). Rule
+    "highest-last-epoch": ocadaruma/kafka-spec ``UncleanLeaderElection3``: among live replicas, those
+    whose last record has the highest leader epoch, then the longest logs among them."""
+    n = t.layout.n
+    g = t.layout.g
+    ql_i, qi_i, rq_i = g + Q_LEADER, g + Q_ISR, g + REQUESTS
+    dead_i = ext.dead
+    base = t.layout.base
+    bit = t.layout.bit
+    length = t.logs.length
+    last_epoch = t.logs.last_epoch
+    max_epoch = t.config.max_leader_epoch
+    highest = options.unclean_election == "highest-last-epoch"
+    acts = DurabilityActions(t, options.unclean_election).unclean
+
+    def step(s: tuple, out: list) -> None:
+        if s[ql_i] >= 0:
+            return
+        dead = s[dead_i]
+        if s[qi_i] & ~dead:
+            return  # a live ISR member exists: clean election (ControllerElectLeader) applies
+        reqs = s[rq_i]
+        epoch = len(reqs)
+        if epoch > max_epoch:
+            return
+        live = [r for r in range(n) if not dead & bit[r]]
+        if highest and live:
+            top = max(last_epoch[s[base[r]]] for r in live)
+            live = [r for r in live if last_epoch[s[base[r]]] == top]
+            longest = max(length[s[base[r]]] for r in live)
+            live = [r for r in live if length[s[base[r]]] == longest]
+        head = s[:ql_i]
+        tail = s[rq_i + 1 :]
+        for r in live:
+            request = ((r + 1) << n) | bit[r]
+            out.append((acts[r][epoch + 1], head + (r, bit[r], reqs + (request,)) + tail))
+
+    return step
