@@ -1,0 +1,116 @@
+"""How fast Hypothesis finds each buggy protocol generation's violation, against exhaustive search.
+
+For every (generation, bounds, property) case: run the Hypothesis state machine of
+``explorer.stateful`` under ``--seeds`` different seeds (random generation, no example database)
+and report the median number of examples (machine runs) and seconds until the first failing run,
+the median total seconds including shrinking, the median shrunk trace length, and the shortest
+trace length that ``explorer.check`` proves. Prints figures; asserts nothing about time.
+
+    PYTHONPATH=. .venv/bin/python bench/bench_hypothesis.py            # the default cases
+    PYTHONPATH=. .venv/bin/python bench/bench_hypothesis.py --seeds 10 --cases kip101:2/2/2/2
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from hypothesis import Phase, seed, settings  # noqa: E402
+
+from explorer import check  # noqa: E402
+from explorer.stateful import find_violation, machine_for  # noqa: E402
+
+# generation:replicas/log_size/max_records/max_leader_epoch:property
+DEFAULT_CASES = (
+    "truncate-to-hw:2/2/2/2:WeakIsr",
+    "truncate-to-hw:2/2/2/2:StrongIsr",
+    "kip101:2/2/2/2:StrongIsr",
+    "kip279:3/2/2/2:StrongIsr",
+    "kip320-first-try:3/2/2/2:StrongIsr",
+    "truncate-to-hw:3/3/4/4:StrongIsr",
+    "kip101:3/3/4/4:StrongIsr",
+    "kip279:3/3/4/4:StrongIsr",
+    "kip320-first-try:3/3/4/4:StrongIsr",
+)
+
+
+def parse_case(text: str) -> tuple[str, dict[str, int], str]:
+    generation, bounds, prop = (text.split(":") + ["StrongIsr"])[:3]
+    r, log, rec, ep = (int(x) for x in bounds.split("/"))
+    return generation, {"replicas": r, "log_size": log, "max_records": rec, "max_leader_epoch": ep}, prop
+
+
+def run_case(text: str, seeds: int, budget: int, max_steps: int | None, exhaustive: bool) -> dict:
+    from model import make_model
+
+    generation, bounds, prop = parse_case(text)
+    model = make_model(generation=generation, **bounds)
+    shortest = None
+    if exhaustive:
+        result = check(model, properties=[prop])
+        shortest = len(result.violations[0].trace) if result.violations else None
+    found, examples, first_seconds, total_seconds, lengths, first_lengths = 0, [], [], [], [], []
+    for s in range(seeds):
+        machine = machine_for(model, properties=[prop], max_steps=max_steps, name=f"Bench{s}")
+        seed(s)(machine)
+        config = settings(database=None, derandomize=False, max_examples=budget, deadline=None,
+                          phases=[Phase.generate, Phase.shrink])
+        started = time.perf_counter()
+        exc = find_violation(machine, settings=config)
+        total = time.perf_counter() - started
+        stats = machine.stats
+        if exc is None:
+            continue
+        found += 1
+        examples.append(stats.first_failure)
+        first_seconds.append(stats.first_failure_seconds)
+        first_lengths.append(stats.first_failure_length)
+        total_seconds.append(total)
+        lengths.append(len(exc.violation.trace))
+    med = statistics.median
+    return {
+        "case": text,
+        "found": f"{found}/{seeds}",
+        "examples": med(examples) if examples else None,
+        "first_s": med(first_seconds) if first_seconds else None,
+        "total_s": med(total_seconds) if total_seconds else None,
+        "first_len": med(first_lengths) if first_lengths else None,
+        "shrunk_len": med(lengths) if lengths else None,
+        "shrunk_range": f"{min(lengths)}-{max(lengths)}" if lengths else "-",
+        "shortest": shortest,
+    }
+
+
+def fmt(value: object) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.1f}"
+    return str(value)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--cases", nargs="*", default=list(DEFAULT_CASES),
+                        help="generation:R/L/M/E[:property] (default: the buggy generations)")
+    parser.add_argument("--seeds", type=int, default=10)
+    parser.add_argument("--budget", type=int, default=5000, help="max_examples per seed")
+    parser.add_argument("--max-steps", type=int, default=None, help="steps per run (default: Hypothesis's 50)")
+    parser.add_argument("--no-exhaustive", action="store_true", help="skip explorer.check (for big bounds)")
+    args = parser.parse_args(argv)
+    head = ["case", "found", "examples", "first_s", "total_s", "first_len", "shrunk_len", "shrunk_range", "shortest"]
+    print(f"Hypothesis budget {args.budget} examples per seed, {args.seeds} seeds, "
+          f"max_steps {args.max_steps or 'default'}; medians over the seeds that found the bug")
+    print(" | ".join(head))
+    for case in args.cases:
+        row = run_case(case, args.seeds, args.budget, args.max_steps, not args.no_exhaustive)
+        print(" | ".join(fmt(row[h]) for h in head), flush=True)
+
+
+if __name__ == "__main__":
+    main()
