@@ -1,0 +1,221 @@
+"""Checkpoints of a distributed run: every completed BFS level on disk, so a killed run resumes.
+
+Layout of a checkpoint folder::
+
+    manifest.json          written last, atomically (temp file + rename): the run's identity,
+                           the partition count, per-level statistics and the driver's bookkeeping
+                           (counts, pending properties, violations found) after the last complete level
+    level-000001/          one folder per complete level, renamed into place only when whole:
+        driver.pkl           a level computed in the driver: {"parents": {fp: (parent, action)},
+                             "frontier": [(fp, state)]}
+        parents/, frontier/  a level computed on executors: Spark pickle files (saveAsPickleFile) of
+                             the per-partition parent records and of the level's new states
+
+A level folder that the manifest does not name (a run killed while writing it) is never read and
+is replaced when the level is computed again. The frontier of a level is deleted once the next
+level is complete; parents stay, since traces are walked back through them.
+
+The identity (model, its options, properties, options that change the result, code version) is
+compared field by field on resume, and a difference is refused with the field named.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pickle
+import shutil
+import sys
+from dataclasses import fields, is_dataclass
+from pathlib import Path
+from typing import Any
+
+from explorer.errors import UserError
+
+FORMAT = "isrcheck-spark-checkpoint/1"
+MANIFEST = "manifest.json"
+
+
+# -- identity -----------------------------------------------------------------------------------------
+
+
+def run_identity(model: Any, props: Any, *, symmetry: bool, check_deadlock: bool, stop_at_first: bool,
+                 max_depth: int | None) -> dict[str, str]:
+    """What must be equal for a checkpoint to be continued by this run."""
+    return {
+        "model": f"{type(model).__module__}.{type(model).__qualname__}",
+        "model options": describe_model(model),
+        "properties": ", ".join(props.names) or "(none)",
+        "symmetry": str(symmetry),
+        "deadlock check": str(check_deadlock),
+        "stop at first violation": str(stop_at_first),
+        "max depth": str(max_depth),
+        "code version": code_version(model, props),
+    }
+
+
+def describe_model(model: Any) -> str:
+    """The model's ``repr`` when its class defines one, else its public attributes."""
+    if type(model).__repr__ is not object.__repr__:
+        return repr(model)
+    attrs = getattr(model, "__dict__", {})
+    return "(" + ", ".join(f"{k}={_describe(v)}" for k, v in sorted(attrs.items()) if not k.startswith("_")) + ")"
+
+
+def _describe(value: Any) -> str:
+    if value is None or isinstance(value, int | float | str | bytes | bool):
+        return repr(value)
+    if isinstance(value, tuple | list | frozenset | set):
+        items = [_describe(v) for v in value]
+        return "[" + ", ".join(sorted(items) if isinstance(value, frozenset | set) else items) + "]"
+    if is_dataclass(value) and not isinstance(value, type):
+        return f"{type(value).__qualname__}(" + ", ".join(
+            f"{f.name}={_describe(getattr(value, f.name))}" for f in fields(value)) + ")"
+    if type(value).__repr__ is not object.__repr__ and " at 0x" not in repr(value):
+        return repr(value)
+    return f"<{type(value).__qualname__}>"
+
+
+def code_version(model: Any, props: Any) -> str:
+    """A digest of the explorer's source and of the model's and the properties' source files:
+    a checkpoint of other code may hold other states under the same fingerprints."""
+    import explorer
+
+    files = set(Path(explorer.__file__).parent.rglob("*.py"))
+    modules = {type(model).__module__}
+    for prop in (*props.always, *props.sometimes, *props.transition):
+        modules.add(getattr(prop.predicate, "__module__", None) or "")
+    for name in modules:
+        module = sys.modules.get(name)
+        path = getattr(module, "__file__", None)
+        if not path:
+            continue
+        path = Path(path)
+        if not name.startswith("isrcheck_user_model_") and (path.parent / "__init__.py").exists():
+            files.update(path.parent.rglob("*.py"))
+        else:
+            files.add(path)
+    digest = hashlib.sha256()
+    for path in sorted(files):
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+# -- the folder -------------------------------------------------------------------------------------
+
+
+class Checkpoint:
+    def __init__(self, directory: str | os.PathLike):
+        self.dir = Path(directory).resolve()
+
+    def level_dir(self, level: int) -> Path:
+        return self.dir / f"level-{level:06d}"
+
+    def uri(self, path: Path) -> str:
+        return path.as_uri()
+
+    # manifest
+
+    def exists(self) -> bool:
+        return (self.dir / MANIFEST).exists()
+
+    def read_manifest(self) -> dict[str, Any]:
+        path = self.dir / MANIFEST
+        if not path.exists():
+            raise UserError(f"no checkpoint to resume in {self.dir} (it has no {MANIFEST}); run without --resume "
+                            "to start a new run there")
+        try:
+            manifest = json.loads(path.read_text())
+            if manifest.get("format") != FORMAT:
+                raise ValueError(f"format {manifest.get('format')!r}, expected {FORMAT!r}")
+            for key in ("identity", "partitions", "levels", "last_level", "run"):
+                if key not in manifest:
+                    raise ValueError(f"missing {key!r}")
+            if len(manifest["levels"]) != manifest["last_level"]:
+                raise ValueError("level list and last level disagree")
+        except (ValueError, TypeError, AttributeError, OSError) as exc:
+            raise UserError(f"the checkpoint manifest {path} is corrupt or unreadable ({exc}); delete the folder "
+                            "and start again, or point --checkpoint at another folder") from None
+        return manifest
+
+    def write_manifest(self, manifest: dict[str, Any]) -> None:
+        manifest = {"format": FORMAT, **manifest}
+        tmp = self.dir / f"{MANIFEST}.tmp"
+        with open(tmp, "w") as fh:
+            json.dump(manifest, fh, indent=1)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, self.dir / MANIFEST)
+
+    def check_identity(self, manifest: dict[str, Any], identity: dict[str, str]) -> None:
+        stored = manifest["identity"]
+        differ = [k for k in identity if stored.get(k) != identity[k]]
+        if differ:
+            lines = "; ".join(f"{k}: checkpoint has {stored.get(k)!r}, this run has {identity[k]!r}" for k in differ)
+            raise UserError(
+                f"cannot resume the checkpoint in {self.dir}: it is a run of other settings ({lines}). Resume with the "
+                "same model, options and code, or start a new run in another --checkpoint folder")
+
+    def prepare_new(self) -> None:
+        if self.exists():
+            raise UserError(f"{self.dir} already holds a checkpointed run; pass --resume to continue it, or choose "
+                            "an empty --checkpoint folder")
+        self.dir.mkdir(parents=True, exist_ok=True)
+
+    # levels
+
+    def _fresh_tmp(self, level: int) -> Path:
+        tmp = self.dir / f"level-{level:06d}.tmp"
+        if tmp.exists():
+            shutil.rmtree(tmp)
+        return tmp
+
+    def _commit(self, tmp: Path, level: int) -> None:
+        final = self.level_dir(level)
+        if final.exists():  # left by a run killed after the rename, before the manifest named it
+            shutil.rmtree(final)
+        os.rename(tmp, final)
+
+    def write_driver_level(self, level: int, parents: dict[int, tuple], frontier: list[tuple[int, Any]]) -> None:
+        tmp = self._fresh_tmp(level)
+        tmp.mkdir()
+        with open(tmp / "driver.pkl", "wb") as fh:
+            pickle.dump({"parents": parents, "frontier": frontier}, fh, protocol=5)
+            fh.flush()
+            os.fsync(fh.fileno())
+        self._commit(tmp, level)
+
+    def write_spark_level(self, level: int, parents_rdd: Any, frontier_rdd: Any) -> None:
+        tmp = self._fresh_tmp(level)
+        tmp.mkdir()
+        parents_rdd.saveAsPickleFile(self.uri(tmp / "parents"))
+        frontier_rdd.saveAsPickleFile(self.uri(tmp / "frontier"))
+        self._commit(tmp, level)
+
+    def drop_frontier(self, level: int) -> None:
+        path = self.level_dir(level) / "frontier"
+        if path.exists():
+            shutil.rmtree(path, ignore_errors=True)
+
+    def read_driver_level(self, level: int) -> dict[str, Any]:
+        path = self.level_dir(level) / "driver.pkl"
+        try:
+            with open(path, "rb") as fh:
+                data = pickle.load(fh)
+            if not isinstance(data, dict) or "parents" not in data or "frontier" not in data:
+                raise ValueError("not a level record")
+            return data
+        except Exception as exc:
+            raise self.corrupt(level, exc) from None
+
+    def spark_level_uri(self, level: int, part: str) -> str:
+        path = self.level_dir(level) / part
+        if not (path / "_SUCCESS").exists():
+            raise self.corrupt(level, FileNotFoundError(f"{path} is missing or incomplete"))
+        return self.uri(path)
+
+    def corrupt(self, level: int, exc: BaseException) -> UserError:
+        return UserError(f"level {level} of the checkpoint in {self.dir} is unreadable ({exc}); the checkpoint is "
+                         "damaged: delete the folder and start again")

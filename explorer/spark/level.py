@@ -1,0 +1,307 @@
+"""One BFS level's work on a batch of states, the same code on the driver and on every executor.
+
+A level is two steps. ``expand`` turns a batch of frontier states into candidate successors keyed
+by 128-bit fingerprint, deduplicated within the batch (map-side), and checks transition
+properties and deadlocks on the way. ``dedup`` takes every candidate of one fingerprint range
+(one shuffle partition) with that range's visited set and keeps the candidates not seen before,
+checking ``always`` and ``sometimes`` properties on them.
+
+Every choice is made by a total order on fingerprints, never by arrival order, because arrival
+order after a shuffle depends on the executor count and on timing: when several parents reach
+the same new state, the parent kept is the smallest ``(parent fingerprint, action index)``; when
+several states violate a property in one level, the one reported is the smallest fingerprint
+(for a transition property, the smallest ``(source fingerprint, action index)``). So a run gives
+the same counts, the same parents and the same traces on any number of executors, and whether a
+level ran on the driver or on the cluster.
+
+Nothing here imports pyspark: executors import this module to run the functions the driver
+pickled, and the driver runs the same functions in process for small levels.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import pickle
+import sys
+from collections.abc import Iterable, Iterator
+from hashlib import blake2b
+from typing import Any
+
+from explorer.fingerprint import encode
+
+# Tags of the records a distributed level produces (the second element of each (key, value)).
+VISITED, PARENTS, EXPANDED, STATE = "V", "P", "E", "S"
+
+
+def fp128(state: Any) -> int:
+    """``explorer.fingerprint.fingerprint(state, bits=128)``, inlined for the hot loop."""
+    return int.from_bytes(blake2b(encode(state), digest_size=16).digest(), "big")
+
+
+def partition_of(key: int) -> int:
+    """The partitioner of every distributed set: the key itself, which Spark takes modulo the
+    partition count. Keys are fingerprints (uniform low bits) or, for per-partition blocks, the
+    partition index itself, so one function places both and the RDDs stay co-partitioned."""
+    return key
+
+
+class Context:
+    """What every batch needs: the model, the selected properties and the options of the run."""
+
+    def __init__(self, model: Any, props: Any, symmetry: bool, check_deadlock: bool):
+        self.model = model
+        self.props = props
+        self.check_deadlock = check_deadlock
+        self.bounded = hasattr(model, "within_bounds")
+        canon = getattr(model, "canonical", None) if symmetry else None
+        self.key_of = (lambda s: fp128(canon(s))) if canon is not None else fp128
+
+
+_CONTEXTS: dict[str, Context] = {}
+
+
+def load_context(payload: tuple[str, bytes, tuple[tuple[str, str], ...]]) -> Context:
+    """The run's context on an executor, unpickled once per Python worker process.
+
+    ``payload`` is (digest, cloudpickled (model, props, symmetry, check_deadlock), user modules).
+    User model files (loaded by ``explorer.registry`` as ``isrcheck_user_model_<stem>``) are not
+    importable on executors, so they are shipped with ``SparkContext.addFile`` and loaded here
+    under the same module name before the model is unpickled; states and actions of classes
+    defined there then pickle the same way in both directions.
+    """
+    digest, blob, modules = payload
+    ctx = _CONTEXTS.get(digest)
+    if ctx is None:
+        ensure_modules(modules)
+        from pyspark import cloudpickle
+
+        ctx = Context(*cloudpickle.loads(blob))
+        _CONTEXTS.clear()
+        _CONTEXTS[digest] = ctx
+    return ctx
+
+
+def ensure_modules(modules: Iterable[tuple[str, str]]) -> None:
+    for name, filename in modules:
+        if name in sys.modules:
+            continue
+        from pyspark import SparkFiles
+
+        spec = importlib.util.spec_from_file_location(name, SparkFiles.get(filename))
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+
+
+# -- reports: what a batch found, merged by sums and minima so the merge order does not matter ----
+
+
+def new_report() -> dict[str, Any]:
+    return {"generated": 0, "expanded": 0, "new": 0, "always": {}, "sometimes": {}, "transition": {},
+            "deadlock": None}
+
+
+def merge_reports(reports: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    total = new_report()
+    for rep in reports:
+        for field in ("generated", "expanded", "new"):
+            total[field] += rep[field]
+        for field in ("always", "sometimes", "transition"):
+            mine = total[field]
+            for name, value in rep[field].items():
+                if name not in mine or value < mine[name]:
+                    mine[name] = value
+        if rep["deadlock"] is not None and (total["deadlock"] is None or rep["deadlock"] < total["deadlock"]):
+            total["deadlock"] = rep["deadlock"]
+    return total
+
+
+# -- the two steps of a level -------------------------------------------------------------------
+
+
+def initial_candidates(ctx: Context) -> tuple[dict[int, tuple[Any, int, Any]], dict[str, Any]]:
+    """Level 1's candidates: the initial states, parent None, ordered by their index."""
+    rep = new_report()
+    cands: dict[int, tuple[Any, int, Any]] = {}
+    for index, state in enumerate(ctx.model.init_states()):
+        rep["generated"] += 1
+        key = ctx.key_of(state)
+        if key not in cands:  # the first index is the smallest
+            cands[key] = (None, index, state)
+    return cands, rep
+
+
+def expand(ctx: Context, items: Iterable[tuple[int, Any]], transition: frozenset[str],
+           cands: dict[int, tuple[Any, int, Any]] | None = None) -> tuple[dict, dict[str, Any]]:
+    """Successors of ``items`` ((fingerprint, state) pairs) as {fingerprint: (parent, action index,
+    state)}, keeping the smallest (parent, action index) per fingerprint; and the batch's report.
+    ``transition`` names the transition properties still to check."""
+    model, key_of = ctx.model, ctx.key_of
+    successors = model.successors
+    bounded, deadlock = ctx.bounded, ctx.check_deadlock
+    checks = [p for p in ctx.props.transition if p.name in transition]
+    rep = new_report()
+    found = rep["transition"]
+    cands = {} if cands is None else cands
+    generated = expanded = 0
+    for fp, state in items:
+        if bounded and not model.within_bounds(state):
+            continue
+        expanded += 1
+        aidx = -1
+        for aidx, (action, nxt) in enumerate(successors(state)):
+            for prop in checks:
+                if not prop.predicate(state, action, nxt):
+                    step = (fp, aidx)
+                    if prop.name not in found or step < found[prop.name]:
+                        found[prop.name] = step
+            key = key_of(nxt)
+            old = cands.get(key)
+            if old is None or fp < old[0] or (fp == old[0] and aidx < old[1]):
+                cands[key] = (fp, aidx, nxt)
+        generated += aidx + 1
+        if deadlock and aidx < 0 and (rep["deadlock"] is None or fp < rep["deadlock"]):
+            rep["deadlock"] = fp
+    rep["generated"], rep["expanded"] = generated, expanded
+    return cands, rep
+
+
+def better(new: tuple, old: tuple) -> bool:
+    """Is candidate ``new`` (parent, action index, state) preferred over ``old``? Parents are
+    None only for initial states, where every candidate has parent None."""
+    if new[0] == old[0]:
+        return new[1] < old[1]
+    return new[0] < old[0]
+
+
+def dedup(ctx: Context, seen: Any, cands: Iterable[tuple[int, tuple]], always: frozenset[str],
+          sometimes: frozenset[str]) -> tuple[dict[int, tuple], dict[str, Any]]:
+    """The candidates whose fingerprint is not in ``seen`` (best parent per fingerprint), and the
+    report of the ``always`` and ``sometimes`` properties (named in ``always``/``sometimes``)
+    on them. ``seen`` is not modified."""
+    best: dict[int, tuple] = {}
+    for fp, value in cands:
+        if fp in seen:
+            continue
+        old = best.get(fp)
+        if old is None or better(value, old):
+            best[fp] = value
+    rep = new_report()
+    rep["new"] = len(best)
+    inv = [p for p in ctx.props.always if p.name in always]
+    wit = [p for p in ctx.props.sometimes if p.name in sometimes]
+    if inv or wit:
+        bad, hit = rep["always"], rep["sometimes"]
+        for fp, (_, _, state) in best.items():
+            for prop in inv:
+                if not prop.predicate(state) and (prop.name not in bad or fp < bad[prop.name]):
+                    bad[prop.name] = fp
+            for prop in wit:
+                if prop.predicate(state) and (prop.name not in hit or fp < hit[prop.name]):
+                    hit[prop.name] = fp
+    return best, rep
+
+
+# -- the executor side of a distributed level ----------------------------------------------------
+
+
+def expand_partition(payload: tuple, transition: frozenset[str]):
+    """mapPartitions function: frontier (fingerprint, state) -> candidate records and one report,
+    keyed for ``partition_of`` (the report goes to partition 0, where the level's dedup merges it)."""
+
+    def run(items: Iterator[tuple[int, Any]]) -> Iterator[tuple[int, tuple]]:
+        ctx = load_context(payload)
+        cands, rep = expand(ctx, items, transition)
+        yield from cands.items()
+        yield 0, (EXPANDED, rep)
+
+    return run
+
+
+def dedup_partition(payload: tuple, level: int, always: frozenset[str], sometimes: frozenset[str],
+                    reports: Any, extra: Any = None):
+    """mapPartitionsWithIndex function over one partition of (the previous level's output, this
+    level's candidates and expansion reports).
+
+    Of the previous output only the visited block is read: ``(index, (VISITED, fingerprint blobs,
+    parent blobs))`` with one pickled list of fingerprints and one pickled {fp: (parent, action
+    index)} per level. Blobs of earlier levels are carried as opaque bytes (copied, never
+    re-pickled); only this level's are new. The output is the new block and the new states as
+    ``(fp, (STATE, state))``; the partition's report goes to the ``reports`` accumulator, so that
+    materializing a level takes one Python pass per partition and no Python action.
+    ``extra``: a broadcast of {partition: candidate records} when the candidates come from the
+    driver instead of a shuffle (a small level expanded in process).
+    """
+
+    def run(index: int, items: Iterator[tuple[int, tuple]]) -> Iterator[tuple[int, tuple]]:
+        ctx = load_context(payload)
+        fp_blobs: list[bytes] = []
+        parent_blobs: list[tuple[int, bytes]] = []
+        found: list[dict[str, Any]] = []
+        cands: list[tuple[int, tuple]] = []
+        for key, value in items:
+            tag = value[0]
+            if tag == VISITED:
+                fp_blobs, parent_blobs = value[1], value[2]
+            elif tag == EXPANDED:
+                found.append(value[1])
+            elif tag == STATE:
+                continue  # the previous level's states, read by the expansion, not here
+            else:
+                cands.append((key, value))
+        if extra is not None:
+            cands.extend(extra.value.get(index, ()))
+        seen: set[int] = set()
+        for blob in fp_blobs:
+            seen.update(pickle.loads(blob))
+        best, rep = dedup(ctx, seen, cands, always, sometimes)
+        del seen
+        found.append(rep)
+        reports.add(merge_reports(found))
+        yield index, (VISITED, [*fp_blobs, pickle.dumps(list(best), protocol=5)],
+                      [*parent_blobs, (level, pickle.dumps({fp: v[:2] for fp, v in best.items()}, protocol=5))])
+        for fp, value in best.items():
+            yield fp, (STATE, value[2])
+
+    return run
+
+
+def level_parents(level: int):
+    """mapPartitions function: the parent records of ``level`` from each visited block, as
+    ``(partition, (PARENTS, level, blob))`` (what a checkpoint keeps of a level)."""
+
+    def run(items: Iterator[tuple[int, tuple]]) -> Iterator[tuple[int, tuple]]:
+        for key, value in items:
+            if value[0] == VISITED:
+                for lv, blob in value[2]:
+                    if lv == level:
+                        yield key, (PARENTS, level, blob)
+
+    return run
+
+
+class ReportParam:
+    """Accumulator of level reports (sums and minima: the merge order does not matter)."""
+
+    def zero(self, value: dict[str, Any]) -> dict[str, Any]:
+        return new_report()
+
+    def addInPlace(self, a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:  # noqa: N802 (Spark's name)
+        return merge_reports([a, b])
+
+
+def lookup_parents(level: int, keys: frozenset[int]):
+    """runJob function: the (parent, action index) of ``keys`` at ``level`` in one partition's
+    visited block."""
+
+    def run(items: Iterator[tuple[int, tuple]]) -> list[tuple[int, tuple]]:
+        found = []
+        for _, value in items:
+            if value[0] == VISITED:
+                for lv, blob in value[2]:
+                    if lv == level:
+                        table = pickle.loads(blob)
+                        found.extend((k, table[k]) for k in keys if k in table)
+        return found
+
+    return run
