@@ -21,6 +21,7 @@ pickled, and the driver runs the same functions in process for small levels.
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import pickle
 import sys
 from collections.abc import Iterable, Iterator
@@ -239,6 +240,8 @@ def dedup_partition(payload: tuple, level: int, always: frozenset[str], sometime
         parent_blobs: list[tuple[int, bytes]] = []
         found: list[dict[str, Any]] = []
         cands: list[tuple[int, tuple]] = []
+        if extra is not None:
+            items = itertools.chain(items, extra.value.get(index, ()))
         for key, value in items:
             tag = value[0]
             if tag == VISITED:
@@ -249,8 +252,6 @@ def dedup_partition(payload: tuple, level: int, always: frozenset[str], sometime
                 continue  # the previous level's states, read by the expansion, not here
             else:
                 cands.append((key, value))
-        if extra is not None:
-            cands.extend(extra.value.get(index, ()))
         seen: set[int] = set()
         for blob in fp_blobs:
             seen.update(pickle.loads(blob))

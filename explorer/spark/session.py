@@ -45,7 +45,20 @@ def get_session(master: str | None, driver_memory: str | None = None) -> tuple[A
         raise UserError(f"could not start Spark with master {master or 'local[*]'!r}: {exc}; check the URL "
                         "(local[*], local[N], spark://host:7077, yarn, k8s://...) and that Java 17+ is installed") \
             from None
+    _quiet_unpersist_warning(session.sparkContext)
     return session, True
+
+
+def _quiet_unpersist_warning(sc: Any) -> None:
+    """Unpersisting a local-checkpointed RDD logs a warning that its lineage is gone; the engine does
+    it on purpose once per level. Only on a session this module created: a user's own session keeps
+    its logging."""
+    try:
+        jvm = sc._jvm
+        level = jvm.org.apache.logging.log4j.Level.ERROR
+        jvm.org.apache.logging.log4j.core.config.Configurator.setLevel("org.apache.spark.api.python.PythonRDD", level)
+    except Exception:  # logging is cosmetic; never fail a run for it
+        pass
 
 
 def user_modules() -> list[tuple[str, str]]:
