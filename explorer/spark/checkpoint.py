@@ -8,8 +8,9 @@ Layout of a checkpoint folder::
     level-000001/          one folder per complete level, renamed into place only when whole:
         driver.pkl           a level computed in the driver: {"parents": {fp: (parent, action)},
                              "frontier": [(fp, state)]}
-        parents/, frontier/  a level computed on executors: Spark pickle files (saveAsPickleFile) of
-                             the per-partition parent records and of the level's new states
+        parents-00003.pkl    a level computed on executors: each partition's parent records
+        frontier-00003.pkl   ({fp: (parent, action)}) and new states, written by the executor
+                             that computed the partition, each file whole then renamed
 
 A level folder that the manifest does not name (a run killed while writing it) is never read and
 is replaced when the level is computed again. The frontier of a level is deleted once the next
@@ -32,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from explorer.errors import UserError
+from explorer.spark.level import part_name
 
 FORMAT = "isrcheck-spark-checkpoint/1"
 MANIFEST = "manifest.json"
@@ -113,9 +115,6 @@ class Checkpoint:
     def level_dir(self, level: int) -> Path:
         return self.dir / f"level-{level:06d}"
 
-    def uri(self, path: Path) -> str:
-        return path.as_uri()
-
     # manifest
 
     def exists(self) -> bool:
@@ -187,17 +186,25 @@ class Checkpoint:
             os.fsync(fh.fileno())
         self._commit(tmp, level)
 
-    def write_spark_level(self, level: int, parents_rdd: Any, frontier_rdd: Any) -> None:
+    def begin_spark_level(self, level: int) -> str:
+        """The folder where executors write a level's partitions (``level.write_part``)."""
         tmp = self._fresh_tmp(level)
         tmp.mkdir()
-        parents_rdd.saveAsPickleFile(self.uri(tmp / "parents"))
-        frontier_rdd.saveAsPickleFile(self.uri(tmp / "frontier"))
+        return str(tmp)
+
+    def commit_spark_level(self, level: int, partitions: int) -> None:
+        tmp = self.dir / f"level-{level:06d}.tmp"
+        missing = [k for i in range(partitions) for k in ("parents", "frontier")
+                   if not (tmp / part_name(k, i)).exists()]
+        if missing:
+            raise UserError(f"level {level} was computed but {len(missing)} of its checkpoint files are missing in "
+                            f"{tmp}; --checkpoint must be a folder that every executor can write at the same path "
+                            "(a shared filesystem on a cluster)")
         self._commit(tmp, level)
 
     def drop_frontier(self, level: int) -> None:
-        path = self.level_dir(level) / "frontier"
-        if path.exists():
-            shutil.rmtree(path, ignore_errors=True)
+        for path in self.level_dir(level).glob("frontier-*.pkl"):
+            path.unlink(missing_ok=True)
 
     def read_driver_level(self, level: int) -> dict[str, Any]:
         path = self.level_dir(level) / "driver.pkl"
@@ -210,11 +217,15 @@ class Checkpoint:
         except Exception as exc:
             raise self.corrupt(level, exc) from None
 
-    def spark_level_uri(self, level: int, part: str) -> str:
-        path = self.level_dir(level) / part
-        if not (path / "_SUCCESS").exists():
-            raise self.corrupt(level, FileNotFoundError(f"{path} is missing or incomplete"))
-        return self.uri(path)
+    def spark_level_dir(self, level: int, partitions: int, *, frontier: bool) -> str:
+        """A checkpointed level's folder, after checking that every partition's files are there."""
+        path = self.level_dir(level)
+        kinds = ("parents", "frontier") if frontier else ("parents",)
+        for kind in kinds:
+            for i in range(partitions):
+                if not (path / part_name(kind, i)).exists():
+                    raise self.corrupt(level, FileNotFoundError(f"{path / part_name(kind, i)} is missing"))
+        return str(path)
 
     def corrupt(self, level: int, exc: BaseException) -> UserError:
         return UserError(f"level {level} of the checkpoint in {self.dir} is unreadable ({exc}); the checkpoint is "

@@ -125,8 +125,8 @@ class _Run:
                 self.checkpoint.prepare_new()
         spark, _ = get_session(self.opts.get("master"), self.opts.get("driver_memory"))
         self.sc = sc = spark.sparkContext
-        # Both a level's output and its parent records are local-checkpointed; without this, Spark
-        # truncates only the outermost marked RDD and the lineage (and every job's DAG) grows per level.
+        # Every level's output is local-checkpointed; should a job reach several marked RDDs, all are
+        # truncated (by default only the outermost), so lineage and each job's DAG stay one level long.
         sc.setLocalProperty("spark.checkpoint.checkpointAllMarkedAncestors", "true")
         ui = sc.uiWebUrl
         if ui:
@@ -193,14 +193,15 @@ class _Run:
                 self.checkpoint.write_driver_level(level, store.parents[level], frontier)
             self.frontier = frontier
         else:
+            save = self.checkpoint.begin_spark_level(level) if self.checkpoint is not None else None
             if cands is not None:
                 where = "driver+spark"
-                rep = store.level_from_driver(level, cands, rep, always, sometimes)
+                rep = store.level_from_driver(level, cands, rep, always, sometimes, save)
             else:
                 where = "spark"
-                rep = store.level_from_rdd(level, self.frontier, transition, always, sometimes)
+                rep = store.level_from_rdd(level, self.frontier, transition, always, sometimes, save)
             if self.checkpoint is not None:
-                self.checkpoint.write_spark_level(level, store.parents_rdd(level), store.frontier_rdd())
+                self.checkpoint.commit_spark_level(level, store.partitions)
             self.frontier = store.frontier_list() if rep["new"] <= self.threshold else store.frontier_rdd()
         if isinstance(self.frontier, list) and len(self.frontier) > self.threshold and not store.on_driver:
             self.frontier = self.sc.parallelize(self.frontier, store.partitions)

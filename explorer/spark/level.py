@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import importlib.util
 import itertools
+import os
 import pickle
 import sys
 from collections.abc import Iterable, Iterator
@@ -220,7 +221,7 @@ def expand_partition(payload: tuple, transition: frozenset[str]):
 
 
 def dedup_partition(payload: tuple, level: int, always: frozenset[str], sometimes: frozenset[str],
-                    reports: Any, extra: Any = None):
+                    reports: Any, extra: Any = None, save_dir: str | None = None):
     """mapPartitionsWithIndex function over one partition of (the previous level's output, this
     level's candidates and expansion reports).
 
@@ -232,6 +233,8 @@ def dedup_partition(payload: tuple, level: int, always: frozenset[str], sometime
     materializing a level takes one Python pass per partition and no Python action.
     ``extra``: a broadcast of {partition: candidate records} when the candidates come from the
     driver instead of a shuffle (a small level expanded in process).
+    ``save_dir``: the checkpoint's folder for this level, where each partition writes its parent
+    records and new states itself (so a checkpoint costs no extra job).
     """
 
     def run(index: int, items: Iterator[tuple[int, tuple]]) -> Iterator[tuple[int, tuple]]:
@@ -259,24 +262,60 @@ def dedup_partition(payload: tuple, level: int, always: frozenset[str], sometime
         del seen
         found.append(rep)
         reports.add(merge_reports(found))
-        yield index, (VISITED, [*fp_blobs, pickle.dumps(list(best), protocol=5)],
-                      [*parent_blobs, (level, pickle.dumps({fp: v[:2] for fp, v in best.items()}, protocol=5))])
+        parents = pickle.dumps({fp: v[:2] for fp, v in best.items()}, protocol=5)
+        if save_dir is not None:
+            write_part(save_dir, index, parents, [(fp, v[2]) for fp, v in best.items()])
+        yield index, (VISITED, [*fp_blobs, pickle.dumps(list(best), protocol=5)], [*parent_blobs, (level, parents)])
         for fp, value in best.items():
             yield fp, (STATE, value[2])
 
     return run
 
 
-def level_parents(level: int):
-    """mapPartitions function: the parent records of ``level`` from each visited block, as
-    ``(partition, (PARENTS, level, blob))`` (what a checkpoint keeps of a level)."""
+def part_name(kind: str, index: int) -> str:
+    return f"{kind}-{index:05d}.pkl"
 
-    def run(items: Iterator[tuple[int, tuple]]) -> Iterator[tuple[int, tuple]]:
-        for key, value in items:
-            if value[0] == VISITED:
-                for lv, blob in value[2]:
-                    if lv == level:
-                        yield key, (PARENTS, level, blob)
+
+def write_part(directory: str, index: int, parents: bytes, frontier: list[tuple[int, Any]]) -> None:
+    """One partition's share of a checkpointed level, each file written whole then renamed. A task
+    run again after its level was committed (a recomputed cache block) finds no folder and skips."""
+    if not os.path.isdir(directory):
+        return
+    for kind, data in (("parents", parents), ("frontier", pickle.dumps(frontier, protocol=5))):
+        final = os.path.join(directory, part_name(kind, index))
+        tmp = f"{final}.tmp{os.getpid()}"
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, final)
+
+
+def read_blocks(level_dirs: dict[int, str], driver: dict[int, tuple]):
+    """mapPartitionsWithIndex function (over ``range(partitions)``): partition i's visited block
+    rebuilt from the parent files of the checkpointed levels ``level_dirs`` ({level: folder}) and
+    the blocks of the driver's levels."""
+
+    def run(index: int, _: Any) -> Iterator[tuple[int, tuple]]:
+        _, fp_blobs, parent_blobs = driver[index]
+        fp_blobs, parent_blobs = list(fp_blobs), list(parent_blobs)
+        for level in sorted(level_dirs):
+            with open(os.path.join(level_dirs[level], part_name("parents", index)), "rb") as fh:
+                blob = fh.read()
+            fp_blobs.append(pickle.dumps(list(pickle.loads(blob)), protocol=5))
+            parent_blobs.append((level, blob))
+        yield index, (VISITED, fp_blobs, parent_blobs)
+
+    return run
+
+
+def read_frontier(directory: str):
+    """mapPartitionsWithIndex function (over ``range(partitions)``): partition i's new states of a
+    checkpointed level."""
+
+    def run(index: int, _: Any) -> Iterator[tuple[int, Any]]:
+        with open(os.path.join(directory, part_name("frontier", index)), "rb") as fh:
+            yield from pickle.load(fh)
 
     return run
 

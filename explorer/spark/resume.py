@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import pickle
 from typing import Any
 
 from explorer.spark.checkpoint import Checkpoint
-from explorer.spark.level import PARENTS, VISITED, partition_of
+from explorer.spark.level import partition_of, read_blocks, read_frontier
 from explorer.spark.store import Store, driver_blocks
 
 
@@ -31,7 +30,9 @@ def restore_store(store: Store, checkpoint: Checkpoint, levels: list[dict[str, A
         return driver_levels[last]["frontier"]
     if last == 0:
         return []
-    frontier = store.sc.pickleFile(checkpoint.spark_level_uri(last, "frontier"))
+    sc, p = store.sc, store.partitions
+    directory = checkpoint.spark_level_dir(last, p, frontier=True)
+    frontier = sc.parallelize(range(p), p).mapPartitionsWithIndex(read_frontier(directory))
     if levels[-1]["new"] <= threshold:
         try:
             return frontier.collect()
@@ -42,39 +43,20 @@ def restore_store(store: Store, checkpoint: Checkpoint, levels: list[dict[str, A
 
 def _restore_on_executors(store: Store, checkpoint: Checkpoint, driver_levels: dict[int, dict],
                           spark_levels: list[int]) -> None:
+    from pyspark import StorageLevel
+
     sc, p = store.sc, store.partitions
     store.seen = None
     blocks = dict(driver_blocks({lv: d["parents"] for lv, d in driver_levels.items()}, p))
-    if spark_levels:
-        uris = ",".join(checkpoint.spark_level_uri(level, "parents") for level in spark_levels)
-        parents = sc.pickleFile(uris).partitionBy(p, partition_of)
-        try:
-            counts = parents.map(_record_level).countByValue()
-        except Exception as exc:
-            raise checkpoint.corrupt(spark_levels[-1], exc) from None
-        for level in spark_levels:
-            if counts.get(level, 0) != p:
-                raise checkpoint.corrupt(level, ValueError(f"{counts.get(level, 0)} of {p} partitions of parents"))
-            store.parents[level] = None
-        visited = parents.mapPartitionsWithIndex(_visited_block(blocks), preservesPartitioning=True)
-    else:
-        visited = sc.parallelize(list(blocks.items()), p).partitionBy(p, partition_of)
+    dirs = {level: checkpoint.spark_level_dir(level, p, frontier=False) for level in spark_levels}
+    visited = sc.parallelize(range(p), p).mapPartitionsWithIndex(read_blocks(dirs, blocks)).partitionBy(
+        p, partition_of)
+    visited.persist(StorageLevel.MEMORY_AND_DISK)
+    try:
+        visited._jrdd.count()
+    except Exception as exc:
+        raise checkpoint.corrupt(max(spark_levels, default=0), exc) from None
+    for level in spark_levels:
+        store.parents[level] = None
     store.visited = visited
     store.size = sum(len(d["parents"]) for d in driver_levels.values())
-
-
-def _record_level(record: tuple) -> int:
-    return record[1][1]
-
-
-def _visited_block(driver: dict[int, tuple]):
-    def run(index: int, items: Any) -> Any:
-        _, fp_blobs, parent_blobs = driver[index]
-        fp_blobs, parent_blobs = list(fp_blobs), list(parent_blobs)
-        for _, value in sorted(items, key=lambda r: r[1][1]):
-            if value[0] == PARENTS:
-                fp_blobs.append(pickle.dumps(list(pickle.loads(value[2])), protocol=5))
-                parent_blobs.append((value[1], value[2]))
-        yield index, (VISITED, fp_blobs, parent_blobs)
-
-    return run

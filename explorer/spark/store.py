@@ -31,7 +31,6 @@ from explorer.spark.level import (
     dedup,
     dedup_partition,
     expand_partition,
-    level_parents,
     lookup_parents,
     new_report,
     partition_of,
@@ -80,18 +79,20 @@ class Store:
     # -- distributed levels -------------------------------------------------------------------
 
     def level_from_rdd(self, level: int, frontier: Any, transition: frozenset[str], always: frozenset[str],
-                       sometimes: frozenset[str]) -> dict[str, Any]:
+                       sometimes: frozenset[str], save_dir: str | None = None) -> dict[str, Any]:
         """Expand an RDD frontier on executors, shuffle by fingerprint, merge with the visited set."""
         cands = frontier.mapPartitions(expand_partition(self.payload, transition)).partitionBy(
             self.partitions, partition_of)
         merged = co_union(self.sc, self.visited, cands)
         reports = self.sc.accumulator(new_report(), ReportParam())
-        out = merged.mapPartitionsWithIndex(dedup_partition(self.payload, level, always, sometimes, reports),
-                                            preservesPartitioning=True)
+        out = merged.mapPartitionsWithIndex(
+            dedup_partition(self.payload, level, always, sometimes, reports, save_dir=save_dir),
+            preservesPartitioning=True)
         return self._materialize(level, out, reports)
 
     def level_from_driver(self, level: int, cands: dict[int, tuple], report: dict[str, Any],
-                          always: frozenset[str], sometimes: frozenset[str]) -> dict[str, Any]:
+                          always: frozenset[str], sometimes: frozenset[str], save_dir: str | None = None
+                          ) -> dict[str, Any]:
         """Merge candidates computed in the driver (a small frontier) with the visited set: a
         broadcast instead of a shuffle, one narrow job."""
         p = self.partitions
@@ -102,7 +103,8 @@ class Store:
         extra = self.sc.broadcast(grouped)
         reports = self.sc.accumulator(new_report(), ReportParam())
         out = self.visited.mapPartitionsWithIndex(
-            dedup_partition(self.payload, level, always, sometimes, reports, extra), preservesPartitioning=True)
+            dedup_partition(self.payload, level, always, sometimes, reports, extra, save_dir),
+            preservesPartitioning=True)
         try:
             return self._materialize(level, out, reports)
         finally:
@@ -128,9 +130,6 @@ class Store:
 
     def frontier_list(self) -> list[tuple[int, Any]]:
         return self.frontier_rdd().collect()
-
-    def parents_rdd(self, level: int) -> Any:
-        return self.visited.mapPartitions(level_parents(level), preservesPartitioning=True)
 
     # -- walking back ---------------------------------------------------------------------------
 
