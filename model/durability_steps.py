@@ -157,8 +157,9 @@ def broker_restart(t: ModelTables, ext: ExtLayout, options: DurabilityOptions) -
     """``BrokerRestart``: a stopped broker comes back with its on-disk log. The controller sends a
     starting broker the partition's current LeaderAndIsr (``KafkaController.onBrokerStartup``; KRaft:
     the broker replays the metadata log): the replica's epoch is set just below the current one, so
-    that it adopts the current request (or a later one) through the generation's own
-    ``BecomeLeader`` / ``BecomeFollower...`` step, truncating as that generation truncates."""
+    that it adopts the current request (or a later one, never an older one: requests in flight to
+    it died with its connections) through the generation's own ``BecomeLeader`` /
+    ``BecomeFollower...`` step, truncating as that generation truncates."""
     g = t.layout.g
     rq_i = g + REQUESTS
     dead_i = ext.dead
@@ -175,9 +176,8 @@ def broker_restart(t: ModelTables, ext: ExtLayout, options: DurabilityOptions) -
         for r in range(n):
             if dead & bit[r]:
                 b = base[r]
-                epoch = s[b + EPOCH]
-                if epoch >= current and current >= 0:
-                    epoch = current - 1
+                # Requests older than the current one died with the broker's connections.
+                epoch = current - 1 if current >= 0 else s[b + EPOCH]
                 nxt = s[: b + EPOCH] + (epoch,) + s[b + EPOCH + 1 : dead_i] + (dead & ~bit[r],) + s[dead_i + 1 :]
                 out.append((acts[r], nxt))
 
@@ -225,14 +225,19 @@ def unclean_leader_election(t: ModelTables, ext: ExtLayout, options: DurabilityO
     last_epoch = t.logs.last_epoch
     max_epoch = t.config.max_leader_epoch
     highest = options.unclean_election == "highest-last-epoch"
+    emptied_on_purpose = options.kip966_unclean_recovery
     acts = DurabilityActions(t, options.unclean_election).unclean
 
     def step(s: tuple, out: list) -> None:
         if s[ql_i] >= 0:
             return
         dead = s[dead_i]
-        if s[qi_i] & ~dead:
-            return  # a live ISR member exists: clean election (ControllerElectLeader) applies
+        isr = s[qi_i]
+        if isr & ~dead or not (isr or emptied_on_purpose):
+            # A live ISR member exists: clean election (ControllerElectLeader) applies. An ISR that
+            # is empty without KIP-966's rule is a quirk of the spec's ControllerShrinkIsr (Kafka's
+            # controller never empties it), not "every ISR member is down".
+            return
         reqs = s[rq_i]
         epoch = len(reqs)
         if epoch > max_epoch:
