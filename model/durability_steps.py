@@ -33,8 +33,11 @@ class DurabilityActions:
         eps = range(-1, t.config.max_leader_epoch + 1)
         offs = range(t.config.log_size + 1)
         # index epoch + 1 so that -1 (no request) is slot 0
-        self.controlled = [[[ControlledShutdown(r + 1, nl, e) for e in eps] for nl in range(-1, t.layout.n + 1)]
-                           for r in rs]
+        # controlled[r][new_leader + 1][epoch + 1]; the action shows replica ids (-1: no new leader)
+        self.controlled = [
+            [[ControlledShutdown(r + 1, nl + 1 if nl >= 0 else -1, e) for e in eps] for nl in range(-1, t.layout.n)]
+            for r in rs
+        ]
         self.crash = [[BrokerCrash(r + 1, e, False, -1) for e in eps] for r in rs]
         self.lossy = [[[BrokerCrash(r + 1, e, True, o) for o in offs] for e in eps] for r in rs]
         self.restart = [BrokerRestart(r + 1) for r in rs]
