@@ -25,33 +25,36 @@ from hypothesis import Phase, seed, settings  # noqa: E402
 from explorer import check  # noqa: E402
 from explorer.stateful import find_violation, machine_for  # noqa: E402
 
-# generation:replicas/log_size/max_records/max_leader_epoch:property
+# generation:replicas/log_size/max_records/max_leader_epoch[:property[:max_steps]]
 DEFAULT_CASES = (
-    "truncate-to-hw:2/2/2/2:WeakIsr",
-    "truncate-to-hw:2/2/2/2:StrongIsr",
-    "kip101:2/2/2/2:StrongIsr",
-    "kip279:3/2/2/2:StrongIsr",
-    "kip320-first-try:3/2/2/2:StrongIsr",
-    "truncate-to-hw:3/3/4/4:StrongIsr",
-    "kip101:3/3/4/4:StrongIsr",
-    "kip279:3/3/4/4:StrongIsr",
-    "kip320-first-try:3/3/4/4:StrongIsr",
+    "truncate-to-hw:2/2/2/2:WeakIsr:20",
+    "truncate-to-hw:2/2/2/2:StrongIsr:20",
+    "kip101:2/2/2/2:StrongIsr:20",
+    "kip279:3/2/2/2:StrongIsr:20",
+    "kip320-first-try:3/2/2/2:StrongIsr:20",
+    "truncate-to-hw:3/3/4/4:StrongIsr:30",
+    "kip101:3/3/4/4:StrongIsr:30",
+    "kip279:3/3/4/4:StrongIsr:30",
+    "kip320-first-try:3/3/4/4:StrongIsr:30",
 )
 
 
-def parse_case(text: str) -> tuple[str, dict[str, int], str]:
-    generation, bounds, prop = (text.split(":") + ["StrongIsr"])[:3]
+def parse_case(text: str) -> tuple[str, dict[str, int], str, int | None]:
+    generation, bounds, prop, steps = (text.split(":") + ["StrongIsr", ""])[:4]
     r, log, rec, ep = (int(x) for x in bounds.split("/"))
-    return generation, {"replicas": r, "log_size": log, "max_records": rec, "max_leader_epoch": ep}, prop
+    bounds_kw = {"replicas": r, "log_size": log, "max_records": rec, "max_leader_epoch": ep}
+    return generation, bounds_kw, prop, int(steps) if steps else None
 
 
 def run_case(text: str, seeds: int, budget: int, max_steps: int | None, exhaustive: bool) -> dict:
     from model import make_model
 
-    generation, bounds, prop = parse_case(text)
+    generation, bounds, prop, case_steps = parse_case(text)
+    max_steps = case_steps or max_steps
     model = make_model(generation=generation, **bounds)
     shortest = None
-    if exhaustive:
+    # exhaustive search is cheap at the spec's bounds (x/2/2/2) only
+    if exhaustive and (bounds["log_size"], bounds["max_records"], bounds["max_leader_epoch"]) == (2, 2, 2):
         result = check(model, properties=[prop])
         shortest = len(result.violations[0].trace) if result.violations else None
     found, examples, first_seconds, total_seconds, lengths, first_lengths = 0, [], [], [], [], []
@@ -74,7 +77,8 @@ def run_case(text: str, seeds: int, budget: int, max_steps: int | None, exhausti
         lengths.append(len(exc.violation.trace))
     med = statistics.median
     return {
-        "case": text,
+        "case": text.rsplit(":", 1)[0] if case_steps else text,
+        "steps": max_steps,
         "found": f"{found}/{seeds}",
         "examples": med(examples) if examples else None,
         "first_s": med(first_seconds) if first_seconds else None,
@@ -100,10 +104,12 @@ def main(argv: list[str] | None = None) -> None:
                         help="generation:R/L/M/E[:property] (default: the buggy generations)")
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--budget", type=int, default=5000, help="max_examples per seed")
-    parser.add_argument("--max-steps", type=int, default=None, help="steps per run (default: Hypothesis's 50)")
+    parser.add_argument("--max-steps", type=int, default=None,
+                        help="actions per run when a case names none (default: Hypothesis's 50)")
     parser.add_argument("--no-exhaustive", action="store_true", help="skip explorer.check (for big bounds)")
     args = parser.parse_args(argv)
-    head = ["case", "found", "examples", "first_s", "total_s", "first_len", "shrunk_len", "shrunk_range", "shortest"]
+    head = ["case", "steps", "found", "examples", "first_s", "total_s", "first_len", "shrunk_len", "shrunk_range",
+            "shortest"]
     print(f"Hypothesis budget {args.budget} examples per seed, {args.seeds} seeds, "
           f"max_steps {args.max_steps or 'default'}; medians over the seeds that found the bug")
     print(" | ".join(head))

@@ -1,0 +1,146 @@
+"""Hypothesis random walks over the replication model, at the bounds exhaustive search covers
+and far past them.
+
+Exhaustive search (explorer.check) proves what holds at 2/2/2/2 and 3/2/2/2
+(Replicas/LogSize/MaxRecords/MaxLeaderEpoch); these tests walk the same model, unchanged, at
+five replicas, five leader epochs and eight records, where breadth-first search cannot go. In the
+buggy generations Hypothesis must find the known violation and shrink it to a trace that replays
+through the explorer; in KIP-320 a generous budget finds nothing (slow-marked).
+
+Budgets are set here (the profile decides determinism and the example database): each is several
+times the median number of examples bench/bench_hypothesis.py measured, so a random profile
+(dev, nightly) finds the bug too, not only the derandomized ci profile.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import Phase, settings
+
+from explorer import check
+from explorer.replay import evaluate, replay_actions
+from explorer.stateful import find_violation, machine_for, run_machine
+
+model_pkg = pytest.importorskip("model")
+make_model = model_pkg.make_model
+
+GENERATIONS = ("truncate-to-hw", "kip101", "kip279", "kip320-first-try", "kip320")
+SPEC_BOUNDS = {"2/2/2/2": (2, 2, 2, 2), "3/2/2/2": (3, 2, 2, 2)}
+FAR_BOUNDS = {"5/3/8/5": (5, 3, 8, 5), "4/3/6/6": (4, 3, 6, 6)}
+ALL_BOUNDS = {**SPEC_BOUNDS, **FAR_BOUNDS}
+# Hold in every generation at every bound (exhaustively checked at the spec bounds).
+SAFE = ["TypeOk", "LeaderInIsr", "OnlyTruncationShortensLogs"]
+
+
+def build(generation: str, bounds: tuple[int, int, int, int]):
+    r, log, rec, ep = bounds
+    return make_model(generation=generation, replicas=r, log_size=log, max_records=rec, max_leader_epoch=ep)
+
+
+def options(generation: str, bounds: tuple[int, int, int, int]) -> dict:
+    r, log, rec, ep = bounds
+    return {"generation": generation, "replicas": r, "log_size": log, "max_records": rec, "max_leader_epoch": ep}
+
+
+def budget(n: int, shrink: bool = True) -> settings:
+    if shrink:
+        return settings(settings.default, max_examples=n, deadline=None)
+    # Shrinking these traces costs tens of seconds (see docs/hypothesis.md); the fast tests check
+    # finding and replay, the slow ones shrinking.
+    return settings(settings.default, max_examples=n, deadline=None, phases=[Phase.generate])
+
+
+def steps_for(bounds: tuple[int, int, int, int]) -> int:
+    """Walks at the spec bounds run dry after about 11 actions (epochs and records used up), so
+    longer runs only stutter; bigger bounds get longer runs."""
+    return 20 if bounds[1:] == (2, 2, 2) else 30
+
+
+@pytest.mark.parametrize("bounds", ALL_BOUNDS, ids=list(ALL_BOUNDS))
+@pytest.mark.parametrize("generation", GENERATIONS)
+def test_type_and_leader_invariants_hold_on_random_walks(generation, bounds):
+    b = ALL_BOUNDS[bounds]
+    run_machine(build(generation, b), properties=SAFE, max_steps=steps_for(b),
+                settings=budget(20 if b in SPEC_BOUNDS.values() else 8))
+
+
+@pytest.mark.parametrize("bounds", ALL_BOUNDS, ids=list(ALL_BOUNDS))
+def test_kip320_keeps_committed_records_on_random_walks(bounds):
+    b = ALL_BOUNDS[bounds]
+    run_machine(build("kip320", b), properties=["WeakIsr", "StrongIsr", "LogMatching"], max_steps=steps_for(b),
+                settings=budget(30))
+
+
+def assert_found_shrunk_and_replays(generation, bounds, prop, examples, shrink=True):
+    model = build(generation, bounds)
+    found = find_violation(model, properties=[prop], max_steps=steps_for(bounds), settings=budget(examples, shrink),
+                           spec="classic", options=options(generation, bounds))
+    assert found is not None, f"{examples} examples did not find the {prop} violation of {generation}"
+    assert found.violation.property == prop
+    # the shrunk trace replays through the explorer and violates the property at its last state
+    trace = replay_actions(model, found.actions, found.init_index)
+    assert trace == found.violation.trace
+    replayed = evaluate(model, trace, [prop])
+    assert replayed.violated == [(prop, len(trace), found.violation.detail)]
+    # the failure message is the explorer's trace plus a runnable regression
+    text = str(found)
+    assert f"{prop} (invariant) violated in a trace of {len(trace)} states" in text
+    assert "MODEL = 'classic'" in text and f"'generation': '{generation}'" in text
+    return found
+
+
+@pytest.mark.slow
+def test_truncate_to_hw_loses_a_committed_record_weak_isr():
+    bounds = SPEC_BOUNDS["2/2/2/2"]
+    found = assert_found_shrunk_and_replays("truncate-to-hw", bounds, "WeakIsr", 3000, shrink=False)
+    shortest = check(build("truncate-to-hw", bounds), properties=["WeakIsr"]).violations[0].trace
+    assert len(shortest) <= len(found.violation.trace)
+
+
+def test_kip101_truncation_loses_committed_record_past_the_spec_bounds():
+    assert_found_shrunk_and_replays("kip101", (3, 3, 4, 4), "StrongIsr", 2000, shrink=False)
+
+
+@pytest.mark.slow
+def test_truncate_to_hw_weak_isr_violation_is_shrunk():
+    bounds = SPEC_BOUNDS["2/2/2/2"]
+    found = assert_found_shrunk_and_replays("truncate-to-hw", bounds, "WeakIsr", 3000)
+    shortest = check(build("truncate-to-hw", bounds), properties=["WeakIsr"]).violations[0].trace
+    assert len(shortest) <= len(found.violation.trace)
+
+
+@pytest.mark.slow
+def test_truncate_to_hw_strong_isr_at_spec_bounds():
+    bounds = SPEC_BOUNDS["2/2/2/2"]
+    found = assert_found_shrunk_and_replays("truncate-to-hw", bounds, "StrongIsr", 5000)
+    shortest = check(build("truncate-to-hw", bounds), properties=["StrongIsr"]).violations[0].trace
+    assert len(shortest) <= len(found.violation.trace)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("generation", ["kip279", "kip320-first-try"])
+def test_three_replica_generations_lose_committed_records(generation):
+    assert_found_shrunk_and_replays(generation, (3, 3, 4, 4), "StrongIsr", 8000)
+
+
+@pytest.mark.slow
+def test_kip279_strong_isr_at_spec_bounds_with_three_replicas():
+    bounds = SPEC_BOUNDS["3/2/2/2"]
+    found = assert_found_shrunk_and_replays("kip279", bounds, "StrongIsr", 8000)
+    shortest = check(build("kip279", bounds), properties=["StrongIsr"]).violations[0].trace
+    assert len(shortest) <= len(found.violation.trace)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("bounds", ALL_BOUNDS, ids=list(ALL_BOUNDS))
+def test_kip320_generous_budget_finds_nothing(bounds):
+    b = ALL_BOUNDS[bounds]
+    model = build("kip320", b)
+    n = max(2000, settings.default.max_examples)
+    assert find_violation(model, properties=["WeakIsr", "StrongIsr", "LogMatching"], max_steps=steps_for(b),
+                          settings=budget(n)) is None
+
+
+def test_machine_for_the_replication_model_names_the_generation_in_its_class():
+    machine = machine_for(build("kip320", SPEC_BOUNDS["2/2/2/2"]), name="Kip320Machine")
+    assert machine.__name__ == "Kip320Machine"
