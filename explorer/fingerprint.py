@@ -2,9 +2,9 @@
 
 Python's ``hash()`` of strings is salted per process, and the iteration order of a frozenset can
 depend on how it was built, so neither may decide a state's identity across Spark executors or
-between a run and its resumption. A fingerprint here is an unkeyed BLAKE2b digest of a canonical
-text encoding in which frozensets are sorted. 64-bit fingerprints are TLC's choice for one machine;
-the distributed engine uses 128 bits.
+between a run and its resumption. A fingerprint here is an unkeyed BLAKE2b digest of a canonical,
+injective text encoding in which frozensets are sorted. 64-bit fingerprints are TLC's choice for
+one machine; the distributed engine uses 128 bits.
 """
 
 from __future__ import annotations
@@ -17,15 +17,16 @@ from explorer.errors import ContractError
 _SCALARS = (int, str, bytes, type(None))
 
 
-def _normal(value: Any) -> Any:
-    """The value with every frozenset replaced by a tagged, sorted tuple, so ``repr`` is canonical."""
-    if isinstance(value, _SCALARS):
-        return value
+def _text(value: Any) -> str:
+    """A canonical text for any allowed value. Frozensets are written in braces with their
+    elements' texts sorted, which nothing else produces outside a quoted string, so the text is
+    injective: equal texts mean equal values."""
     if isinstance(value, tuple):
-        return tuple(_normal(v) for v in value) if _needs_normal(value) else value
+        return "(" + "".join(_text(v) + "," for v in value) + ")"
     if isinstance(value, frozenset):
-        items = sorted((_normal(v) for v in value), key=repr)
-        return ("#set", *items)
+        return "{" + ",".join(sorted(_text(v) for v in value)) + "}"
+    if isinstance(value, _SCALARS):
+        return repr(value)
     raise ContractError(
         f"a state contains a {type(value).__name__} ({value!r:.60}); states must be immutable values built "
         "from ints, strings, tuples and frozensets only, so that no successor function can change a state "
@@ -33,18 +34,28 @@ def _normal(value: Any) -> Any:
     )
 
 
-def _needs_normal(value: tuple) -> bool:
+def _plain(value: tuple) -> bool:
+    """True when a tuple holds no frozenset at any depth (only scalars and such tuples)."""
     for v in value:
-        if not isinstance(v, _SCALARS):
-            return True
-    return False
+        if type(v) is tuple:
+            if not _plain(v):
+                return False
+        elif not isinstance(v, _SCALARS):
+            return False
+    return True
 
 
 def encode(state: Any) -> bytes:
-    """A canonical byte encoding of a state: equal states give equal bytes in every process."""
-    if isinstance(state, tuple) and not _needs_normal(state):
+    """A canonical byte encoding of a state: equal states give equal bytes in every process, and
+    different states different bytes.
+
+    A tuple without frozensets (the common case: the replication model's states) is encoded by
+    ``repr``, in C; every other value by ``_text``. Both texts are Python literals that evaluate
+    back to the value (a frozenset's text to the equal set), so equal texts mean equal values
+    whichever path made them: the encoding is injective."""
+    if type(state) is tuple and _plain(state):
         return repr(state).encode()
-    return repr(_normal(state)).encode()
+    return _text(state).encode()
 
 
 def fingerprint(state: Any, bits: int = 64) -> int:
