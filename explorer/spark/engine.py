@@ -282,6 +282,8 @@ class _Run:
         self.resumed_from = self.level
         self.frontier = restore_store(self.store, self.checkpoint, self.levels, on_driver=on_driver,
                                       threshold=self.threshold)
+        if isinstance(self.frontier, list) and len(self.frontier) > self.threshold and not on_driver:
+            self.frontier = self.sc.parallelize(self.frontier, self.store.partitions)
         self.progress.message(f"resumed from level {self.level} ({self.distinct:,} states) in {self.checkpoint.dir}")
 
     # -- the result -----------------------------------------------------------------------------------
@@ -353,13 +355,20 @@ class _Run:
 
 
 def _contract_error(exc: Exception) -> Exception | None:
-    """A ContractError raised on an executor reaches the driver inside a Py4J/Python exception;
-    give the user the model's contract message, not a JVM stack trace."""
+    """A ContractError raised on an executor, or a module executors cannot import, reaches the
+    driver inside a Py4J/Python exception; give the user a message, not a JVM stack trace."""
     text = str(exc)
     marker = "explorer.errors.ContractError: "
     if marker in text:
         message = text.split(marker, 1)[1].strip().splitlines()[0]
         return ContractError(message)
+    marker = "ModuleNotFoundError: No module named "
+    if marker in text:
+        name = text.split(marker, 1)[1].strip().splitlines()[0]
+        return UserError(
+            f"the executors cannot import {name}, which the model needs; install the package that holds it "
+            "on every executor (or pass it with spark-submit --py-files), or give the model as a file "
+            "(path/to/model.py:make_model), which the engine ships itself (see docs/spark.md)")
     return None
 
 

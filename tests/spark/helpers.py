@@ -59,3 +59,17 @@ def compare(model, **options):
                 {w.property for w in local.violations}} == {v.property: len(v.trace) for v in local.violations}
     assert_violations_hold(model, spark)
     return local, spark
+
+
+class FloatAfterTwoSteps:
+    """Breaks the state contract (a float) in a level computed on executors."""
+
+    def init_states(self):
+        return [(0,)]
+
+    def successors(self, state):
+        if state[0] < 3:
+            yield "inc", (state[0] + 1,) if state[0] < 2 else (2.5,)
+
+    def properties(self):
+        return []

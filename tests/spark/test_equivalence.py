@@ -9,7 +9,7 @@ from explorer import check
 from explorer.fingerprint import collision_probability, fingerprint
 from explorer.spark.level import fp128
 from tests.fixtures.models import Bits, Chain, Counters, TwoStarts
-from tests.spark.helpers import compare, summary
+from tests.spark.helpers import FloatAfterTwoSteps, compare, summary
 
 pytestmark = pytest.mark.spark
 
@@ -120,3 +120,31 @@ def _all_states(n, limit):
     from tests.fixtures.models import all_vectors
 
     return all_vectors(n, limit)
+
+
+def test_contract_error_on_an_executor_reaches_the_user(spark):
+    from explorer import ContractError
+
+    with pytest.raises(ContractError, match="float"):
+        check(FloatAfterTwoSteps(), engine="spark", driver_threshold=0, partitions=2)
+
+
+class _DefinedInATestModule:
+    """pytest imports this file as a top-level module that executors cannot import."""
+
+    def init_states(self):
+        return [0]
+
+    def successors(self, state):
+        if state < 3:
+            yield "inc", state + 1
+
+    def properties(self):
+        return []
+
+
+def test_model_module_missing_on_executors_is_a_user_error(spark):
+    from explorer import UserError
+
+    with pytest.raises(UserError, match="executors cannot import"):
+        check(_DefinedInATestModule(), engine="spark", driver_threshold=0, partitions=2)
