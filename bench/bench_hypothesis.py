@@ -46,7 +46,7 @@ def parse_case(text: str) -> tuple[str, dict[str, int], str, int | None]:
     return generation, bounds_kw, prop, int(steps) if steps else None
 
 
-def run_case(text: str, seeds: int, budget: int, max_steps: int | None, exhaustive: bool) -> dict:
+def run_case(text: str, seeds: int, budget: int, max_steps: int | None, exhaustive: bool, shrink: bool = True) -> dict:
     from model import make_model
 
     generation, bounds, prop, case_steps = parse_case(text)
@@ -62,7 +62,7 @@ def run_case(text: str, seeds: int, budget: int, max_steps: int | None, exhausti
         machine = machine_for(model, properties=[prop], max_steps=max_steps, name=f"Bench{s}")
         seed(s)(machine)
         config = settings(database=None, derandomize=False, max_examples=budget, deadline=None,
-                          phases=[Phase.generate, Phase.shrink])
+                          phases=[Phase.generate, Phase.shrink] if shrink else [Phase.generate])
         started = time.perf_counter()
         exc = find_violation(machine, settings=config)
         total = time.perf_counter() - started
@@ -106,15 +106,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--budget", type=int, default=5000, help="max_examples per seed")
     parser.add_argument("--max-steps", type=int, default=None,
                         help="actions per run when a case names none (default: Hypothesis's 50)")
+    parser.add_argument("--no-shrink", action="store_true", help="measure finding only (shrinking is the slow part)")
     parser.add_argument("--no-exhaustive", action="store_true", help="skip explorer.check (for big bounds)")
     args = parser.parse_args(argv)
     head = ["case", "steps", "found", "examples", "first_s", "total_s", "first_len", "shrunk_len", "shrunk_range",
             "shortest"]
-    print(f"Hypothesis budget {args.budget} examples per seed, {args.seeds} seeds, "
+    print(f"Hypothesis budget {args.budget} examples per seed, {args.seeds} seeds, shrink {not args.no_shrink}, "
           f"max_steps {args.max_steps or 'default'}; medians over the seeds that found the bug")
     print(" | ".join(head))
     for case in args.cases:
-        row = run_case(case, args.seeds, args.budget, args.max_steps, not args.no_exhaustive)
+        row = run_case(case, args.seeds, args.budget, args.max_steps, not args.no_exhaustive, not args.no_shrink)
         print(" | ".join(fmt(row[h]) for h in head), flush=True)
 
 
