@@ -228,10 +228,12 @@ def cmd_scenarios(argv: list[str]) -> int:
     scenarios = all_scenarios()
     if not scenarios:
         print("No scenarios registered (is isrcheck installed? pip install -e .)")
+    width = max((len(i) for i in scenarios), default=0) + 2
     for sc in scenarios.values():
         verdict = f"violates {', '.join(sc.properties)}" if sc.expect == "violated" else "holds"
         length = f" (trace of {sc.trace_length} states)" if sc.trace_length else ""
-        print(f"{sc.id:<5} {sc.title}\n      {verdict}{length}\n      {sc.command()}")
+        pad = " " * width
+        print(f"{sc.id:<{width}}{sc.title}\n{pad}{verdict}{length}\n{pad}{sc.command()}")
     return EXIT_OK
 
 
