@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -228,12 +229,10 @@ def cmd_scenarios(argv: list[str]) -> int:
     scenarios = all_scenarios()
     if not scenarios:
         print("No scenarios registered (is isrcheck installed? pip install -e .)")
-    width = max((len(i) for i in scenarios), default=0) + 2
     for sc in scenarios.values():
         verdict = f"violates {', '.join(sc.properties)}" if sc.expect == "violated" else "holds"
         length = f" (trace of {sc.trace_length} states)" if sc.trace_length else ""
-        pad = " " * width
-        print(f"{sc.id:<{width}}{sc.title}\n{pad}{verdict}{length}\n{pad}{sc.command()}")
+        print(f"{sc.id}: {sc.title}\n    {verdict}{length}\n    {sc.command()}")
     return EXIT_OK
 
 
@@ -293,6 +292,10 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"isrcheck {command}: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader went away (isrcheck ... | head): not an error worth a traceback.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
 
 
 if __name__ == "__main__":
