@@ -89,7 +89,6 @@ def assert_found_shrunk_and_replays(generation, bounds, prop, examples, shrink=T
     return found
 
 
-@pytest.mark.slow
 def test_truncate_to_hw_loses_a_committed_record_weak_isr():
     bounds = SPEC_BOUNDS["2/2/2/2"]
     found = assert_found_shrunk_and_replays("truncate-to-hw", bounds, "WeakIsr", 3000, shrink=False)
@@ -110,33 +109,19 @@ def test_truncate_to_hw_weak_isr_violation_is_shrunk():
 
 
 @pytest.mark.slow
-def test_truncate_to_hw_strong_isr_at_spec_bounds():
-    bounds = SPEC_BOUNDS["2/2/2/2"]
-    found = assert_found_shrunk_and_replays("truncate-to-hw", bounds, "StrongIsr", 5000)
-    shortest = check(build("truncate-to-hw", bounds), properties=["StrongIsr"]).violations[0].trace
-    assert len(shortest) <= len(found.violation.trace)
-
-
-@pytest.mark.slow
 @pytest.mark.parametrize("generation", ["kip279", "kip320-first-try"])
 def test_three_replica_generations_lose_committed_records(generation):
     assert_found_shrunk_and_replays(generation, (3, 3, 4, 4), "StrongIsr", 8000)
 
 
 @pytest.mark.slow
-def test_kip279_strong_isr_at_spec_bounds_with_three_replicas():
-    bounds = SPEC_BOUNDS["3/2/2/2"]
-    found = assert_found_shrunk_and_replays("kip279", bounds, "StrongIsr", 8000)
-    shortest = check(build("kip279", bounds), properties=["StrongIsr"]).violations[0].trace
-    assert len(shortest) <= len(found.violation.trace)
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("bounds", ALL_BOUNDS, ids=list(ALL_BOUNDS))
+@pytest.mark.parametrize("bounds", ["3/2/2/2", "5/3/8/5"])
 def test_kip320_generous_budget_finds_nothing(bounds):
+    # 1,000 walks: ten times what finds KIP-101's bug at 3/3/4/4 and more than kip279's median
+    # at 3/2/2/2 (bench/bench_hypothesis.py); the nightly profile raises it to its max_examples.
     b = ALL_BOUNDS[bounds]
     model = build("kip320", b)
-    n = max(2000, settings.default.max_examples)
+    n = max(1000, settings.default.max_examples)
     assert find_violation(model, properties=["WeakIsr", "StrongIsr", "LogMatching"], max_steps=steps_for(b),
                           settings=budget(n)) is None
 
