@@ -22,8 +22,10 @@ checked and tested:
 A violation raises ``StatefulViolation`` (an ``AssertionError``) whose message is the explorer's
 trace (``explorer.trace_text.render_violation``) and either a runnable pytest regression
 (``explorer.regression.regression_source``, when the model's registry spec and options are given)
-or the action list for ``explorer.replay.replay_actions``. Hypothesis shrinks it first, so the
-trace printed is short, though not necessarily the shortest: ``explorer.check`` proves that.
+or the action list for ``explorer.replay.replay_actions``. Hypothesis shrinks it first, and
+``run_machine``/``find_violation`` then delete steps from the shrunk trace while the same property
+still fails (``explorer.minimize``), so the trace printed is short, though not necessarily the
+shortest: ``explorer.check`` proves that.
 
 Two lines of test::
 
@@ -47,6 +49,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 
 from explorer.contract import within_bounds
 from explorer.errors import UserError
+from explorer.minimize import minimize
 from explorer.regression import regression_source
 from explorer.result import Step, Trace, Violation
 from explorer.selection import describe_failure, select_properties
@@ -267,6 +270,8 @@ def machine_for(
 
     ModelMachine.__name__ = ModelMachine.__qualname__ = class_name
     ModelMachine.model = model
+    ModelMachine.selected = props
+    ModelMachine.report = staticmethod(report)
     ModelMachine.max_steps = max_steps
     ModelMachine._hypothesis_internal_add_digest = _identity_digest(model, spec, options, props.names, max_steps)
     ModelMachine.TestCase.settings = _settings_for(ModelMachine, Settings(deadline=None))
@@ -285,7 +290,13 @@ def run_machine(model: Any, *, settings: Settings | None = None, **machine_optio
     with no deadline."""
     machine = model if isinstance(model, type) and issubclass(model, RuleBasedStateMachine) \
         else machine_for(model, **machine_options)
-    run_state_machine_as_test(machine, settings=_settings_for(machine, settings))
+    try:
+        run_state_machine_as_test(machine, settings=_settings_for(machine, settings))
+    except StatefulViolation as exc:
+        shorter = minimize(machine.model, exc.violation, machine.selected)
+        if len(shorter.trace) < len(exc.violation.trace):
+            raise StatefulViolation(machine.report(shorter, exc.init_index), shorter, exc.init_index) from None
+        raise
 
 
 def find_violation(model: Any, *, settings: Settings | None = None, **machine_options: Any) -> StatefulViolation | None:

@@ -141,3 +141,20 @@ def test_example_database_keys_differ_between_models_and_options():
 
 # The two-line form: a unittest TestCase pytest collects like any test.
 TestCountersMachine = machine_for(Counters(3, 3), max_steps=10).TestCase
+
+
+def test_minimize_deletes_detours_from_a_counterexample():
+    from explorer.minimize import minimize
+    from explorer.result import Step, Trace, Violation
+    from explorer.selection import select_properties
+
+    model = Bits(3)
+    props = select_properties(model, ["NeverClearBit0"])
+    steps, state = [Step(None, frozenset())], frozenset()
+    for bit in (1, 2, 0, 1, 0):  # set 1, set 2, set 0, clear 1, clear 0: only the last two matter
+        action, state = next((a, t) for a, t in model.successors(state) if a.bit == bit)
+        steps.append(Step(action, state))
+    long = Violation("NeverClearBit0", "transition", Trace(tuple(steps)))
+    short = minimize(model, long, props)
+    assert short.trace.states == [frozenset(), frozenset({0}), frozenset()]
+    assert minimize(model, short, props).trace == short.trace  # a fixpoint
