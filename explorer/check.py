@@ -42,7 +42,8 @@ def check(
     check_deadlock: report a state with no successor as a "deadlock" violation.
     properties: names of the properties to check (default: all of the model's).
     store: "exact" (states themselves; no collisions) or "fingerprint" (64-bit fingerprints,
-        TLC's choice, with a collision-probability estimate). Local engine only.
+        TLC's choice, with a collision-probability estimate). Local engine only: the spark engine
+        always keeps 128-bit fingerprints and reports their collision estimate.
     """
     _validate(model, engine=engine, max_depth=max_depth, store=store)
     props = select_properties(model, properties)

@@ -58,6 +58,9 @@ def _check_parser() -> argparse.ArgumentParser:
     spark.add_argument("--checkpoint", metavar="DIR", help="keep each completed level in DIR")
     spark.add_argument("--resume", action="store_true", help="continue the run checkpointed in --checkpoint DIR")
     spark.add_argument("--partitions", type=int, metavar="N", help="shuffle partitions of the visited set")
+    spark.add_argument("--driver-threshold", type=int, metavar="N",
+                       help="run levels in the driver while at most N states are stored (default 5000; 0: never)")
+    spark.add_argument("--driver-memory", metavar="SIZE", help="spark.driver.memory for the session, e.g. 4g")
     return p
 
 
@@ -117,11 +120,14 @@ def cmd_check(argv: list[str]) -> int:
     args, options, model = _parse_check(argv)
     if args.resume and not args.checkpoint:
         raise UserError("--resume needs --checkpoint DIR (the folder of the run to continue)")
-    engine_options = {k: getattr(args, k) for k in ("master", "checkpoint", "partitions") if getattr(args, k)}
+    engine_options = {k: getattr(args, k) for k in ("master", "checkpoint", "partitions", "driver_threshold",
+                                                     "driver_memory") if getattr(args, k) is not None}
     if args.resume:
         engine_options["resume"] = True
     if engine_options and args.engine != "spark":
-        raise UserError(f"--{next(iter(engine_options))} applies to --engine spark only")
+        raise UserError(f"--{next(iter(engine_options)).replace('_', '-')} applies to --engine spark only")
+    if args.engine == "spark" and args.store != "exact":
+        raise UserError("--store applies to the local engine; the spark engine always keeps 128-bit fingerprints")
     result = check(model, engine=args.engine, max_depth=args.max_depth, stop_at_first=not args.keep_going,
                    symmetry=args.symmetry, check_deadlock=args.deadlock, properties=args.properties,
                    store=args.store, progress=_progress(args), **engine_options)
