@@ -3,6 +3,7 @@
     isrcheck check MODEL [model options] [checker options]   explore a model, print traces
     isrcheck replay TRACE.json                               re-execute a recorded trace
     isrcheck models                                          registered models and their options
+    isrcheck properties MODEL [model options]                a model's properties and which run by default
     isrcheck scenarios                                       the bug catalogue: named scenarios
     isrcheck scenario ID [--full] [--trace-json PATH]        run one and print its shortest trace
 
@@ -228,6 +229,17 @@ def cmd_models(argv: list[str]) -> int:
     return EXIT_OK
 
 
+def cmd_properties(argv: list[str]) -> int:
+    """The model's properties: name, kind, whether a run checks it by default, and its doc."""
+    _, _, model = _parse_check(argv)
+    for prop in model.properties():
+        flag = "" if prop.default else "  (opt-in: --invariant " + prop.name + ")"
+        print(f"{prop.name}  [{prop.kind.value}]{flag}")
+        if prop.doc:
+            print(f"    {prop.doc}")
+    return EXIT_OK
+
+
 def cmd_scenarios(argv: list[str]) -> int:
     from explorer.scenarios import all_scenarios
 
@@ -277,8 +289,8 @@ def cmd_scenario(argv: list[str]) -> int:
     return EXIT_OK if as_expected else EXIT_VIOLATION
 
 
-COMMANDS = {"check": cmd_check, "replay": cmd_replay, "models": cmd_models, "scenarios": cmd_scenarios,
-            "scenario": cmd_scenario}
+COMMANDS = {"check": cmd_check, "replay": cmd_replay, "models": cmd_models, "properties": cmd_properties,
+            "scenarios": cmd_scenarios, "scenario": cmd_scenario}
 
 
 def main(argv: list[str] | None = None) -> int:

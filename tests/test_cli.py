@@ -150,3 +150,11 @@ def test_models_command_lists_the_registry(capsys):
     assert code == 0
     assert "classic  (model.factory:make_model)" in out
     assert "--generation {truncate-to-hw,kip101,kip279,kip320-first-try,kip320}  default kip320" in out
+
+
+def test_properties_command_lists_kinds_and_opt_in(capsys):
+    code, out, _ = run(capsys, "properties", "classic")
+    assert code == 0
+    assert "StrongIsr  [always]\n" in out
+    assert "LeaderInIsrLiteral  [always]  (opt-in: --invariant LeaderInIsrLiteral)" in out
+    assert "RecordCommitted  [sometimes]" in out
