@@ -81,7 +81,14 @@ class Model(Protocol[S, A]):
     the same initial states and the same successors in the same order in every process.
 
     Optional methods, found by name: ``within_bounds(state) -> bool``, ``canonical(state) -> state``
-    (symmetry representative), ``state_view(state) -> dict`` (named fields for traces).
+    (symmetry representative), ``state_view(state) -> dict`` (named fields for traces), and
+    ``signals(state) -> dict[str, Any]``: what an operator's dashboard would show in that state
+    (for a replicated log: who leads, ISR size, under-replication, follower lag). Signals are
+    derived from the state, never part of it: traces print them as one line per state
+    (``[signals] leader 1 | ISR 2/3 | under-replicated | lag r2=1``) and ITF JSON carries them in
+    each state's ``#meta``, so replay and state comparison ignore them. Keys are short words;
+    values are ints, strings, bools (True shows the key alone, False hides it), None (shown
+    ``-``), lists, or flat dicts (shown ``k=v k=v``).
     """
 
     def init_states(self) -> Sequence[S]: ...
@@ -107,6 +114,12 @@ def state_view(model: Any, state: Any) -> dict[str, Any]:
     if hasattr(state, "_asdict"):
         return dict(state._asdict())
     return {"state": state}
+
+
+def signals(model: Any, state: Any) -> dict[str, Any] | None:
+    """The model's operator signals for ``state``, or None when the model defines none."""
+    fn = getattr(model, "signals", None)
+    return None if fn is None else dict(fn(state))
 
 
 def canonical_fn(model: Any) -> Callable[[Any], Any] | None:

@@ -3,6 +3,8 @@
 ITF has no slot for actions; like Quint's model-based-testing output we record the action taken
 into each state in its ``#meta`` (as the action's repr, which replay matches). The top-level
 ``#meta`` names the model and its options, so ``isrcheck replay`` can rebuild the same model.
+A model's operator signals (``Model.signals``, optional) go in each state's ``#meta`` too, as
+``"signals"``: derived values, so replay and comparisons of states never see them.
 Values: ints as JSON numbers (``{"#bigint": ...}`` beyond 2**53), lists as JSON arrays, tuples
 as ``{"#tup": ...}``, sets as ``{"#set": ...}``, string-keyed dicts as records, other dicts as
 ``{"#map": [[k, v], ...]}``.
@@ -16,7 +18,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from explorer.contract import state_view
+from explorer.contract import signals, state_view
 from explorer.errors import UserError
 from explorer.result import Trace
 
@@ -49,6 +51,10 @@ def trace_to_itf(model: Any, trace: Trace, meta: dict[str, Any]) -> dict[str, An
     states = []
     for index, step in enumerate(trace.steps):
         entry = {"#meta": {"index": index, "action": None if step.action is None else repr(step.action)}}
+        sig = signals(model, step.state)
+        if sig is not None:
+            # In #meta, not a state variable: replay compares variables and ignores #meta.
+            entry["#meta"]["signals"] = to_itf(sig)
         entry.update(itf_state(model, step.state))
         states.append(entry)
     return {

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from explorer.contract import signals
 from explorer.result import CheckResult, Trace, Violation
 from explorer.views import changes, flatten, short, view
 
@@ -26,8 +27,32 @@ def render_trace(model: Any, trace: Trace, *, full: bool = False) -> str:
                 lines.append(f"    {path}: {_change(old, new)}")
             if not diff:
                 lines.append("    (no visible change)")
+        line = signals_line(signals(model, step.state))
+        if line:
+            lines.append(f"    [signals] {line}")
         previous = current
     return "\n".join(lines)
+
+
+def signals_line(sig: dict[str, Any] | None) -> str:
+    """One compact line an operator scans down a trace: ``key value`` items joined by `` | ``;
+    True shows the key alone (a raised flag), False and empty lists or dicts hide it, a dict
+    shows ``k=v k=v``."""
+    if not sig:
+        return ""
+    parts = []
+    for key, value in sig.items():
+        if value is False or (isinstance(value, dict | list | tuple) and not value):
+            continue
+        if value is True:
+            parts.append(str(key))
+        elif isinstance(value, dict):
+            parts.append(f"{key} " + " ".join(f"{k}={short(v)}" for k, v in value.items()))
+        elif isinstance(value, list | tuple):
+            parts.append(f"{key} " + ",".join(short(v) for v in value))
+        else:
+            parts.append(f"{key} {short(value)}")
+    return " | ".join(parts)
 
 
 def _change(old: Any, new: Any) -> str:

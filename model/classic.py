@@ -23,6 +23,7 @@ from explorer.contract import Property
 
 from .config import ClassicConfig
 from .generations import STEPS
+from .signals import Signals
 from .symmetry import Symmetry
 from .tables import ModelTables
 from .view import StateView
@@ -78,3 +79,11 @@ class ClassicModel:
     def state_view(self, state: tuple) -> dict[str, Any]:
         """The state as the spec's named variables, JSON-friendly (replica ids 1..n)."""
         return self._view.view(state)
+
+    def signals(self, state: tuple) -> dict[str, Any]:
+        """Operator signals (``model.signals``): leader, ISR size, under-replication, follower lag.
+        Built on first use: a checking run never calls it, only trace renderers do."""
+        fn = self.__dict__.get("_signals")
+        if fn is None:
+            fn = self._signals = Signals(self.tables)
+        return fn(state)

@@ -1,0 +1,55 @@
+"""Operator signals for every state of a trace: what a Kafka operator's dashboard shows.
+
+Kafka exposes, per partition, ``UnderReplicatedPartitions`` (ISR smaller than the replica set,
+``ReplicaManager``), the ISR size (``kafka.cluster:type=Partition,name=InSyncReplicasCount``), who
+leads (``LeaderCount`` per broker; the controller's partition state) and each follower's lag in
+records (``kafka.server:type=FetcherLagMetrics,name=ConsumerLag``: leader log end offset minus the
+follower's). They are derived from the state (``explorer.contract.Model.signals``), never part of
+it, so distinct-state counts do not change.
+
+- ``leader``: the controller's leader (the quorum leader); ``taking over`` is shown while it has
+  not yet adopted the current leader epoch (it serves no request until it does);
+- ``ISR``: quorum ISR size / replication factor; ``under-replicated`` when smaller;
+- ``lag``: per follower of the quorum leader, leader log end offset minus the follower's (a
+  follower with a longer, divergent log shows a negative lag until it truncates);
+- ``stopped`` (durability options): brokers that are down; ``offline`` when no leader serves.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .state import EPOCH, LEADER, Q_ISR, Q_LEADER, REQUESTS
+from .tables import ModelTables
+
+
+class Signals:
+    def __init__(self, tables: ModelTables) -> None:
+        self.n = tables.layout.n
+        self.g = tables.layout.g
+        self.base = tables.layout.base
+        self.members = tables.layout.members
+        self.length = tables.logs.length
+        ext = getattr(tables, "ext", None)
+        self.dead_i = ext.dead if ext is not None else -1
+
+    def __call__(self, s: tuple) -> dict[str, Any]:
+        g, base, length = self.g, self.base, self.length
+        leader = s[g + Q_LEADER]
+        isr = s[g + Q_ISR]
+        size = len(self.members[isr])
+        out: dict[str, Any] = {"leader": None if leader < 0 else leader + 1}
+        serving = leader >= 0 and s[base[leader] + LEADER] == leader and (
+            s[base[leader] + EPOCH] == len(s[g + REQUESTS]) - 1)
+        out["taking over"] = leader >= 0 and not serving
+        out["offline"] = leader < 0
+        out["ISR"] = f"{size}/{self.n}"
+        out["under-replicated"] = size < self.n
+        if self.dead_i >= 0:
+            out["stopped"] = [r + 1 for r in self.members[s[self.dead_i]]]
+        lag = {}
+        if leader >= 0:
+            end = length[s[base[leader]]]
+            lag = {f"r{r + 1}": end - length[s[base[r]]] for r in range(self.n) if r != leader}
+        out["lag"] = lag
+        return out
