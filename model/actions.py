@@ -221,3 +221,47 @@ class UncleanLeaderElection:
 
 
 DURABILITY_ACTION_TYPES = (ControlledShutdown, BrokerCrash, BrokerRestart, FlushLog, UncleanLeaderElection)
+
+
+# -- consumers, follower fetching and racks (``model.consumers``): present only when its options are on.
+
+
+@dataclass(frozen=True, slots=True)
+class ConsumerFetch:
+    """A consumer's fetch is answered by ``replica`` with record ``record_id`` at ``offset``: the
+    leader (``Partition.fetchRecords`` with ``FetchIsolation.HIGH_WATERMARK``) or, with KIP-392
+    follower fetching (``replica.selector.class``, ``client.rack``), a follower; either serves only
+    below its own high watermark."""
+
+    replica: int
+    offset: int
+    record_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class FollowerUpdateHighWatermark:
+    """``follower`` applies the high watermark of a fetch response from ``leader`` that also carries
+    a diverging epoch, *before* truncating (bug K13, KAFKA-14704: ``AbstractFetcherThread``
+    processed the partition data, ``log.maybeUpdateHighWatermark``, before ``truncateOnFetchResponse``;
+    fixed in apache/kafka#13230). Its HW becomes ``hw`` = min(leader HW, its own log end offset),
+    which may cover records the leader does not have."""
+
+    follower: int
+    leader: int
+    hw: int
+
+
+@dataclass(frozen=True, slots=True)
+class AvailabilityZoneFailure:
+    """Every running broker in availability zone ``az`` (``broker.rack``) loses power at once:
+    ``brokers`` stop, each keeping only its flushed log prefix (``log_ends``, in ``brokers``
+    order; Kafka does not fsync each write). The controller removes them from the ISR in one
+    update under ``epoch`` (-1: none of them led or was in the ISR)."""
+
+    az: int
+    brokers: tuple[int, ...]
+    epoch: int
+    log_ends: tuple[int, ...]
+
+
+CONSUMER_ACTION_TYPES = (ConsumerFetch, FollowerUpdateHighWatermark, AvailabilityZoneFailure)

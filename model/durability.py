@@ -74,10 +74,11 @@ def _walk(table: Any):
 class DurabilityTables(ModelTables):
     """``ModelTables`` plus the durability options and the extension layout (``ext``)."""
 
-    def __init__(self, config: ClassicConfig, options: DurabilityOptions) -> None:
+    def __init__(self, config: ClassicConfig, options: DurabilityOptions, consumers=None) -> None:
         super().__init__(config)
         self.options = options
-        self.ext = ExtLayout(self.layout.length, self.layout.n, options)
+        self.consumers = consumers
+        self.ext = ExtLayout(self.layout.length, self.layout.n, options, consumers, config.log_size)
 
 
 def _expand_steps(t: ModelTables, options: DurabilityOptions) -> list:
@@ -101,15 +102,15 @@ class DurabilityModel(ClassicModel):
     def __init__(self, config: ClassicConfig, options: DurabilityOptions, invariants: str = "default") -> None:
         import properties as catalogue
 
-        options.validate(config)
+        self._validate(config, options)
         self.config = config
         self.options = options
         self.invariants = invariants
-        self.tables = DurabilityTables(config, options)
+        self.tables = self._make_tables(config, options)
         self.layout = self.tables.layout
         self.ext = self.tables.ext
         names = catalogue.parse_selection(invariants, self.tables)
-        self._steps = tuple(_expand_steps(self.tables, options))
+        self._steps = tuple(self._classic_steps())
         self._extra_steps = tuple(self._new_steps())
         self._properties = tuple(catalogue.build(self.tables, names))
         self._symmetry = Symmetry(self.tables, extra=self._relabel_extension)
@@ -126,6 +127,16 @@ class DurabilityModel(ClassicModel):
 
     def init_states(self) -> list[tuple]:
         return [self.layout.initial() + self.ext.initial(self.layout.n)]
+
+    # Hooks for ``model.consumers`` (which adds options on top of these).
+    def _validate(self, config: ClassicConfig, options: DurabilityOptions) -> None:
+        options.validate(config)
+
+    def _make_tables(self, config: ClassicConfig, options: DurabilityOptions) -> DurabilityTables:
+        return DurabilityTables(config, options)
+
+    def _classic_steps(self) -> list:
+        return _expand_steps(self.tables, self.options)
 
     # -- steps -----------------------------------------------------------------------------------
 

@@ -58,7 +58,9 @@ class DurabilityOptions:
     expand_before_epoch_start: bool = False
     kip966_unclean_recovery: bool = False
 
-    def validate(self, config: ClassicConfig) -> None:
+    def validate(self, config: ClassicConfig, *, az_failures: int = 0) -> None:
+        """``az_failures``: availability-zone failures the consumer/rack options add
+        (``model.consumers_config``); they are lossy stops too, so KIP-966's rule applies to them."""
         if self.acks not in ACKS:
             raise ValueError(f"acks={self.acks!r} is unknown: choose one of {', '.join(ACKS)}")
         m = _int("min_insync_replicas", self.min_insync_replicas)
@@ -100,10 +102,10 @@ class DurabilityOptions:
             )
         if not isinstance(self.kip966_unclean_recovery, bool):
             raise ValueError(f"kip966_unclean_recovery must be a bool, got {self.kip966_unclean_recovery!r}")
-        if self.kip966_unclean_recovery and "lossy" not in self.crash_kinds:
+        if self.kip966_unclean_recovery and "lossy" not in self.crash_kinds and not az_failures:
             raise ValueError(
                 "kip966_unclean_recovery governs brokers back from a lossy crash: set max_crashes >= 1 with "
-                "stops 'lossy', 'crash+lossy' or 'all'"
+                "stops 'lossy', 'crash+lossy' or 'all', or max_az_failures >= 1"
             )
 
     @property
@@ -149,20 +151,33 @@ class ExtLayout:
     ``CRASHES``  stops so far, bounded by max_crashes   (max_crashes > 0)
     ``FLUSHED``  n fields: each replica's flushed offset (the recovery point) (lossy stops)
     ``ACKED``    bit mask of acknowledged record ids    (acks != "none")
+    ``SERVED``   log_size fields: what consumers were served at each offset (``model.consumers``)
+    ``AZ_FAILED`` availability-zone failures so far      (max_az_failures > 0)
+
+    ``consumers`` (a ``model.consumers_config.ConsumerOptions``) adds the last two, and with AZ
+    failures the stop fields (an AZ failure is a lossy stop of every broker in the zone).
     """
 
-    def __init__(self, start: int, n: int, options: DurabilityOptions) -> None:
+    def __init__(self, start: int, n: int, options: DurabilityOptions, consumers=None, log_size: int = 0) -> None:
         i = start
         self.start = start
-        self.dead = self.crashes = self.flushed = self.acked = -1
-        if options.max_crashes:
+        self.dead = self.crashes = self.flushed = self.acked = self.served = self.az_failed = -1
+        self.log_size = log_size
+        az = consumers is not None and consumers.max_az_failures > 0
+        if options.max_crashes or az:
             self.dead, self.crashes = i, i + 1
             i += 2
-        if "lossy" in options.crash_kinds:
+        if "lossy" in options.crash_kinds or az:
             self.flushed = i
             i += n
         if options.acks != "none":
             self.acked = i
+            i += 1
+        if consumers is not None and consumers.consumer_reads != "off":
+            self.served = i
+            i += log_size
+        if az:
+            self.az_failed = i
             i += 1
         self.length = i
 
@@ -173,5 +188,9 @@ class ExtLayout:
         if self.flushed >= 0:
             fields += [0] * n
         if self.acked >= 0:
+            fields.append(0)
+        if self.served >= 0:
+            fields += [0] * self.log_size
+        if self.az_failed >= 0:
             fields.append(0)
         return tuple(fields)

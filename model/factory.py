@@ -10,6 +10,7 @@ from typing import Literal
 
 from .classic import ClassicModel
 from .config import ClassicConfig
+from .consumers_config import ConsumerOptions
 from .durability import DurabilityModel
 from .durability_config import DurabilityOptions
 
@@ -17,6 +18,9 @@ Generation = Literal["truncate-to-hw", "kip101", "kip279", "kip320-first-try", "
 Acks = Literal["none", "0", "1", "all"]
 Stops = Literal["all", "controlled", "crash", "lossy", "crash+lossy"]
 Unclean = Literal["off", "any", "highest-last-epoch"]
+Reads = Literal["off", "leader", "any"]
+Truncation = Literal["on-become-follower", "on-fetch", "on-fetch-hw-first"]
+Placement = Literal["rack-aware", "naive"]
 
 
 def make_model(
@@ -34,6 +38,11 @@ def make_model(
     unclean_election: Unclean = "off",
     expand_before_epoch_start: bool = False,
     kip966_unclean_recovery: bool = False,
+    consumer_reads: Reads = "off",
+    truncation: Truncation = "on-become-follower",
+    azs: int = 0,
+    placement: Placement = "rack-aware",
+    max_az_failures: int = 0,
 ) -> ClassicModel:
     """The classic Kafka replication model (hachikuji/kafka-specification).
 
@@ -53,6 +62,13 @@ def make_model(
     unclean_election: unclean.leader.election.enable: off, any live replica, or highest-last-epoch.
     expand_before_epoch_start: bug K6: ISR expansion at the leader's stale HW (kip320 generations).
     kip966_unclean_recovery: a broker back from a lossy crash is not eligible until re-admitted.
+
+    Consumer and rack options (``model.consumers``; all off = unchanged):
+    consumer_reads: off, leader (consumers fetch from the leader) or any (KIP-392 follower fetching).
+    truncation: on-become-follower (KIP-320), on-fetch (diverging epoch in the fetch response,
+        truncate first), on-fetch-hw-first (bug K13, KAFKA-14704: HW applied before truncating).
+    azs: availability zones (0: no racks); placement: rack-aware or naive (rack-unaware,
+        consecutive brokers, two per zone); max_az_failures: power failures of a whole zone.
     """
     config = ClassicConfig(
         replicas=replicas,
@@ -70,7 +86,19 @@ def make_model(
         expand_before_epoch_start=expand_before_epoch_start,
         kip966_unclean_recovery=kip966_unclean_recovery,
     )
-    options.validate(config)
+    consumers = ConsumerOptions(
+        consumer_reads=consumer_reads,
+        truncation=truncation,
+        azs=azs,
+        placement=placement,
+        max_az_failures=max_az_failures,
+    )
+    consumers.validate(config)
+    options.validate(config, az_failures=consumers.max_az_failures)
+    if not consumers.is_off:
+        from .consumers import ConsumerModel
+
+        return ConsumerModel(config, options, consumers, invariants)
     if options.is_classic:
         return ClassicModel(config, invariants)
     return DurabilityModel(config, options, invariants)

@@ -62,9 +62,10 @@ def _relabeller(tables: ModelTables, perm: tuple[int, ...], extra=None) -> Calla
 
 
 class Symmetry:
-    def __init__(self, tables: ModelTables, extra=None) -> None:
+    def __init__(self, tables: ModelTables, extra=None, perms=None) -> None:
+        """``perms``: the relabellings that are symmetries (identity first); default all ``n!``."""
         n = tables.layout.n
-        perms = list(permutations(range(n)))
+        perms = list(permutations(range(n))) if perms is None else list(perms)
         self._relabellers = tuple(_relabeller(tables, p, extra) for p in perms)
         self._others = self._relabellers[1:]  # perms[0] is the identity
 

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from explorer.contract import Property
 from model.tables import ModelTables
 
-from . import durability, isr, transitions, witnesses
+from . import consumers, durability, isr, transitions, witnesses
 
 CATALOGUE: dict[str, Callable[[ModelTables], Property]] = {
     "TypeOk": durability.type_ok,  # the classic TypeOk, extended when the model has durability fields
@@ -35,8 +35,21 @@ EXTENSION_CATALOGUE: dict[str, Callable[[ModelTables], Property]] = {
     "AckedRecordNotLost": durability.acked_record_not_lost,
     "RecordAcknowledged": durability.record_acknowledged,
     "BrokerStoppedAndBack": durability.broker_stopped_and_back,
+    "AckedRecordSurvives": consumers.acked_record_survives,
+    "ConsistentRead": consumers.consistent_read,
+    "ReadBelowHighWatermark": consumers.read_below_high_watermark,
+    "LeaderHighWatermarkMonotone": consumers.leader_high_watermark_monotone,
+    "RecordConsumed": consumers.record_consumed,
+    "FollowerCanServe": consumers.follower_can_serve,
 }
-NEEDS_EXTENSION = {"AckedRecordNotLost": "acked", "RecordAcknowledged": "acked", "BrokerStoppedAndBack": "dead"}
+NEEDS_EXTENSION = {
+    "AckedRecordNotLost": "acked", "RecordAcknowledged": "acked", "BrokerStoppedAndBack": "dead",
+    "AckedRecordSurvives": "acked", "ConsistentRead": "served", "ReadBelowHighWatermark": "served",
+    "LeaderHighWatermarkMonotone": "served", "RecordConsumed": "served", "FollowerCanServe": "served",
+}
+# The consumer promises (K12) a model with consumers checks by default; LeaderHighWatermarkMonotone
+# is opt-in (a transition property on every step).
+CONSUMER_DEFAULTS = ("ConsistentRead", "ReadBelowHighWatermark", "RecordConsumed")
 
 # TypeOk is opt-in: it re-checks the encoding that the model itself builds (tests run it on every
 # generation), and at a third of a run's time it is the most expensive property by far.
@@ -68,6 +81,10 @@ def defaults(tables: ModelTables | None = None) -> tuple[str, ...]:
         return DEFAULT
     acks = getattr(getattr(tables, "options", None), "acks", "none")
     chosen = [n for n in extra if _available(n, tables) and (n == "BrokerStoppedAndBack" or acks in ("1", "all"))]
+    chosen += [n for n in CONSUMER_DEFAULTS if _available(n, tables)]
+    consumers_opts = getattr(tables, "consumers", None)
+    if consumers_opts is not None and consumers_opts.consumer_reads == "any":
+        chosen.append("FollowerCanServe")
     return DEFAULT + tuple(chosen)
 
 

@@ -151,11 +151,12 @@ def record_acknowledged(t: ModelTables) -> Property:
 def broker_stopped_and_back(t: ModelTables) -> Property:
     ext = _ext(t, "BrokerStoppedAndBack", "dead", "max_crashes >= 1")
     dead_i, crashes_i = ext.dead, ext.crashes
+    az_i = ext.az_failed  # model.consumers: availability-zone failures are stops too
     qi = t.layout.g + Q_ISR
     full = t.layout.all_mask
 
     def holds(s: tuple) -> bool:
-        return s[crashes_i] > 0 and s[dead_i] == 0 and s[qi] == full
+        return (s[crashes_i] > 0 or (az_i >= 0 and s[az_i] > 0)) and s[dead_i] == 0 and s[qi] == full
 
     return Property.sometimes(
         "BrokerStoppedAndBack",
@@ -188,7 +189,7 @@ def type_ok(t: ModelTables) -> Property:
         if ext.dead >= 0:
             if not (type(s[ext.dead]) is int and 0 <= s[ext.dead] <= all_mask):
                 out.append(f"stopped brokers mask {s[ext.dead]!r}")
-            if not (type(s[ext.crashes]) is int and 0 <= s[ext.crashes] <= max_crashes):
+            if not (type(s[ext.crashes]) is int and 0 <= s[ext.crashes] <= max(max_crashes, 0)):
                 out.append(f"stop count {s[ext.crashes]!r}")
         if ext.flushed >= 0:
             for r in range(n):
@@ -198,6 +199,15 @@ def type_ok(t: ModelTables) -> Property:
                     out.append(f"replica {r + 1} flushed offset {f!r} beyond its log end")
         if ext.acked >= 0 and not (type(s[ext.acked]) is int and 0 <= s[ext.acked] <= all_records):
             out.append(f"acked records mask {s[ext.acked]!r}")
+        if ext.served >= 0:  # model.consumers: 0 nothing, record id + 1, or max_records + 1 (CONFLICT)
+            for off in range(ext.log_size):
+                v = s[ext.served + off]
+                if not (type(v) is int and 0 <= v <= t.config.max_records + 1):
+                    out.append(f"served value {v!r} at offset {off}")
+        if ext.az_failed >= 0:
+            v = s[ext.az_failed]
+            if not (type(v) is int and 0 <= v <= t.consumers.max_az_failures):
+                out.append(f"AZ failure count {v!r}")
         return out
 
     return Property.always(

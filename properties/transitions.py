@@ -2,7 +2,8 @@
 
 - ``OnlyTruncationShortensLogs``: a step that removes records from a replica's log is that
   replica's own truncation (``BecomeFollowerAndTruncate`` or ``FollowerTruncate`` of that
-  replica), or its broker's lossy crash (``model.durability``), never a write, a fetch or a
+  replica), or its broker's lossy crash (``model.durability``) or its zone's power failure
+  (``model.consumers``), never a write, a fetch or a
   controller action; and a step that appends adds exactly one record. It guards the model
   itself (every generation should satisfy it); with ``sometimes``
   on transitions, the same test would witness that truncations actually occur.
@@ -11,7 +12,7 @@
 from __future__ import annotations
 
 from explorer.contract import Property
-from model.actions import BecomeFollowerAndTruncate, BrokerCrash, FollowerTruncate
+from model.actions import AvailabilityZoneFailure, BecomeFollowerAndTruncate, BrokerCrash, FollowerTruncate
 from model.tables import ModelTables
 
 
@@ -34,6 +35,8 @@ def only_truncation_shortens_logs(t: ModelTables) -> Property:
             return action.follower == r + 1 and action.truncate_to == after
         if isinstance(action, BrokerCrash):  # a power failure keeps only the flushed prefix
             return action.lost_unflushed and action.replica == r + 1 and action.log_end == after
+        if isinstance(action, AvailabilityZoneFailure):  # each broker of the zone keeps its flushed prefix
+            return r + 1 in action.brokers and action.log_ends[action.brokers.index(r + 1)] == after
         return False
 
     def holds(s: tuple, action: object, nxt: tuple) -> bool:
