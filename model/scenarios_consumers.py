@@ -93,8 +93,8 @@ def scenarios() -> list[Scenario]:
             trace_length=9,
             story=(
                 "Three replicas on consecutive brokers of a cluster with two brokers per AZ: replicas 1 and 2 "
-                "share az1, replica 3 is in az2. The third replica has not joined yet and is dropped from the "
-                "ISR; the leader acknowledges a record (acks=all) once the two-member ISR has it, as "
+                "share az1, replica 3 is in az2. The controller takes replica 3 out of the ISR (its broker "
+                "looked dead); the leader acknowledges a record (acks=all) once the two-member ISR has it, as "
                 "min.insync.replicas=2 allows. az1 loses power: both copies were unflushed, and no replica, "
                 "running or stopped, holds the record any more."
             ),
