@@ -30,6 +30,8 @@ from .tables import ModelTables
 
 # (state, leader index, replica index, replica block offset) -> truncation offset
 TruncationOffset = Callable[[tuple, int, int, int], int]
+# (state, leader, leader log code, follower block, follower end offset) -> may the follower fetch?
+FetchGuard = Callable[[tuple, int, int, int, int], bool]
 
 
 def leader_shrink_isr(t: ModelTables) -> Step:
@@ -150,7 +152,15 @@ def become_follower_and_truncate(t: ModelTables, truncation_offset: TruncationOf
     return step
 
 
-def follower_replicate(t: ModelTables) -> Step:
+def follower_replicate(t: ModelTables, *, fenced: bool = False, may_fetch: FetchGuard | None = None) -> Step:
+    """``FollowerReplicate``: a follower fetches the next record from the replica it presumes
+    leads, which must itself presume leadership, and takes the leader's HW capped at its new end.
+
+    fenced: KIP-320's fetch carries the follower's current leader epoch and a leader in another
+        epoch refuses it (FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH), so the two epochs must match.
+    may_fetch: a further per-generation enabling condition (the rejected KIP-320 draft's "caught up
+        to the leader epoch" check), called as ``may_fetch(s, leader, leader_log, fb, k)``.
+    """
     length = t.logs.length
     records = t.logs.records
     pow_ = t.logs.pow
@@ -164,12 +174,12 @@ def follower_replicate(t: ModelTables) -> Step:
             if leader < 0 or leader == f:
                 continue
             lb = base[leader]
-            if s[lb + LEADER] != leader:
+            if s[lb + LEADER] != leader or (fenced and s[lb + EPOCH] != s[fb + EPOCH]):
                 continue
             log = s[fb]
             k = length[log]
             leader_log = s[lb]
-            if k >= length[leader_log]:
+            if k >= length[leader_log] or (may_fetch is not None and not may_fetch(s, leader, leader_log, fb, k)):
                 continue
             new_log = log + (records[leader_log][k] + 1) * pow_[k]
             leader_hw = s[lb + HW]

@@ -53,7 +53,7 @@ def _kip320(t: ModelTables) -> list[Step]:
         common.leader_write(t),
         kip320.fenced_leader_inc_high_watermark(t),
         kip320.fenced_become_follower_and_truncate(t),
-        kip320.fenced_follower_fetch(t),
+        classic.follower_replicate(t, fenced=True),
     ]
 
 

@@ -146,32 +146,3 @@ def fenced_become_follower_and_truncate(t: ModelTables) -> Step:
                 out.append((acts[r][leader][epoch][off], nxt))
 
     return step
-
-
-def fenced_follower_fetch(t: ModelTables) -> Step:
-    length = t.logs.length
-    records = t.logs.records
-    pow_ = t.logs.pow
-    base = t.layout.base
-    acts = t.actions.replicate
-    blocks = true_leader_blocks(t)
-
-    def step(s: tuple, out: list) -> None:
-        for f, fb in blocks:
-            leader = s[fb + LEADER]
-            if leader < 0 or leader == f:
-                continue
-            lb = base[leader]
-            if s[lb + LEADER] != leader or s[lb + EPOCH] != s[fb + EPOCH]:
-                continue
-            log = s[fb]
-            k = length[log]
-            leader_log = s[lb]
-            if k >= length[leader_log]:
-                continue
-            new_log = log + (records[leader_log][k] + 1) * pow_[k]
-            leader_hw = s[lb + HW]
-            hw = leader_hw if leader_hw < k + 1 else k + 1
-            out.append((acts[f][leader][k], s[:fb] + (new_log, hw) + s[fb + 2 :]))
-
-    return step

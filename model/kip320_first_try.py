@@ -22,6 +22,7 @@ eligible for election. Abstracted away as in ``model.classic_steps``.
 
 from __future__ import annotations
 
+from . import classic_steps as classic
 from .common import Step, quorum_update, true_leader_blocks
 from .state import EPOCH, HW, ISR, LEADER, REQUESTS
 from .tables import ModelTables
@@ -169,33 +170,8 @@ def become_follower(t: ModelTables) -> Step:
 
 
 def follower_fetch(t: ModelTables) -> Step:
-    length = t.logs.length
-    records = t.logs.records
-    pow_ = t.logs.pow
-    base = t.layout.base
-    acts = t.actions.replicate
-    blocks = true_leader_blocks(t)
-    caught_up = _caught_up_to_leader_epoch(t)
-
-    def step(s: tuple, out: list) -> None:
-        for f, fb in blocks:
-            leader = s[fb + LEADER]
-            if leader < 0 or leader == f:
-                continue
-            lb = base[leader]
-            if s[lb + LEADER] != leader:
-                continue
-            log = s[fb]
-            k = length[log]
-            leader_log = s[lb]
-            if k >= length[leader_log] or not caught_up(s, leader, leader_log, fb, k):
-                continue
-            new_log = log + (records[leader_log][k] + 1) * pow_[k]
-            leader_hw = s[lb + HW]
-            hw = leader_hw if leader_hw < k + 1 else k + 1
-            out.append((acts[f][leader][k], s[:fb] + (new_log, hw) + s[fb + 2 :]))
-
-    return step
+    """The draft's fetch: unfenced, but only once the follower has caught up to the leader epoch."""
+    return classic.follower_replicate(t, may_fetch=_caught_up_to_leader_epoch(t))
 
 
 def follower_truncate(t: ModelTables) -> Step:
