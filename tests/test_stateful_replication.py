@@ -15,7 +15,7 @@ times the median number of examples bench/bench_hypothesis.py measured, so a ran
 from __future__ import annotations
 
 import pytest
-from hypothesis import Phase, settings
+from hypothesis import Phase, seed, settings
 
 from explorer import check
 from explorer.replay import evaluate, replay_actions
@@ -71,10 +71,19 @@ def test_kip320_keeps_committed_records_on_random_walks(bounds):
                 settings=budget(30))
 
 
-def assert_found_shrunk_and_replays(generation, bounds, prop, examples, shrink=True):
+def assert_found_shrunk_and_replays(generation, bounds, prop, examples, shrink=True, retries=0):
+    """Hypothesis finds the violation within ``examples`` runs (the profile's own seed first, then up
+    to ``retries`` fixed seeds: for the rarest bugs one seed's budget can miss, and whether it does
+    varied between otherwise identical CI runs), shrinks it and the result replays."""
     model = build(generation, bounds)
-    found = find_violation(model, properties=[prop], max_steps=steps_for(bounds), settings=budget(examples, shrink),
-                           spec="classic", options=options(generation, bounds))
+    machine = machine_for(model, properties=[prop], max_steps=steps_for(bounds), spec="classic",
+                          options=options(generation, bounds))
+    found = find_violation(machine, settings=budget(examples, shrink))
+    for attempt in range(retries):
+        if found is not None:
+            break
+        seeded = settings(budget(examples, shrink), derandomize=False, database=None)
+        found = find_violation(seed(attempt)(machine), settings=seeded)
     assert found is not None, f"{examples} examples did not find the {prop} violation of {generation}"
     assert found.violation.property == prop
     # the shrunk trace replays through the explorer and violates the property at its last state
@@ -111,7 +120,7 @@ def test_truncate_to_hw_weak_isr_violation_is_shrunk():
 @pytest.mark.slow
 @pytest.mark.parametrize("generation", ["kip279", "kip320-first-try"])
 def test_three_replica_generations_lose_committed_records(generation):
-    assert_found_shrunk_and_replays(generation, (3, 3, 4, 4), "StrongIsr", 8000)
+    assert_found_shrunk_and_replays(generation, (3, 3, 4, 4), "StrongIsr", 8000, retries=2)
 
 
 @pytest.mark.slow
