@@ -55,6 +55,7 @@ def test_resume_of_a_finished_run_gives_its_result(spark, tmp_path):
     assert again.vacuous == ["MoreThanAllSet"]
 
 
+@pytest.mark.slow  # a subprocess with its own Spark session: ~30 s
 def test_killed_run_resumes_from_its_last_complete_level(spark, tmp_path):
     ckpt = tmp_path / "ckpt"
     script = tmp_path / "run.py"

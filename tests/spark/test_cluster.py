@@ -12,7 +12,8 @@ from explorer.registry import load_factory
 from tests.fixtures.models import Bits, Counters
 from tests.spark.helpers import compare
 
-pytestmark = pytest.mark.spark
+# Separate executor JVMs take 10-30 s to start: CI runs these, the fast loop does not.
+pytestmark = [pytest.mark.spark, pytest.mark.slow]
 
 USER_MODEL = '''
 from typing import NamedTuple
