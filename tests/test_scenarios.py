@@ -58,3 +58,13 @@ def test_scenarios_command_lists_ids_and_commands(capsys):
     assert main(["scenarios"]) == 0
     out = capsys.readouterr().out
     assert "K4" in out and "isrcheck check classic --generation kip279 --replicas 3" in out
+
+
+def test_scenario_trace_json_replays_to_the_same_violation(capsys, tmp_path):
+    path = tmp_path / "k9.itf.json"
+    assert main(["scenario", "K9", "--quiet", "--trace-json", str(path)]) == 0
+    capsys.readouterr()
+    assert main(["replay", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert "Replayed 6 states; every step matches the model." in out
+    assert "=> AckedRecordNotLost fails at state 6" in out
