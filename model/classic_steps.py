@@ -123,8 +123,15 @@ def leader_inc_high_watermark(t: ModelTables) -> Step:
     return step
 
 
-def become_follower_and_truncate(t: ModelTables, truncation_offset: TruncationOffset) -> Step:
+def become_follower_and_truncate(t: ModelTables, truncation_offset: TruncationOffset, *, fenced: bool = False) -> Step:
+    """``BecomeFollowerAndTruncateTo``: a replica applies a newer LeaderAndIsr request naming
+    another leader and truncates where its generation's ``truncation_offset`` says.
+
+    fenced: KIP-320's OffsetsForLeaderEpoch carries the leader epoch, so the named replica must
+        already lead at that epoch before the follower can take the request and truncate.
+    """
     n = t.layout.n
+    base = t.layout.base
     rq_i = t.layout.g + REQUESTS
     mask = t.layout.all_mask
     length = t.logs.length
@@ -137,6 +144,10 @@ def become_follower_and_truncate(t: ModelTables, truncation_offset: TruncationOf
             leader = (request >> n) - 1
             if leader < 0:
                 continue
+            if fenced:
+                lb = base[leader]
+                if s[lb + LEADER] != leader or s[lb + EPOCH] != epoch:
+                    continue  # the named leader must already lead at this epoch
             isr = request & mask
             for r, b in blocks:
                 if r == leader or epoch <= s[b + EPOCH]:

@@ -52,7 +52,7 @@ def _kip320(t: ModelTables) -> list[Step]:
         kip320.fenced_leader_shrink_isr(t),
         common.leader_write(t),
         kip320.fenced_leader_inc_high_watermark(t),
-        kip320.fenced_become_follower_and_truncate(t),
+        classic.become_follower_and_truncate(t, truncation.kip279_first_mismatch_from_tail(t), fenced=True),
         classic.follower_replicate(t, fenced=True),
     ]
 

@@ -114,35 +114,3 @@ def fenced_leader_inc_high_watermark(t: ModelTables) -> Step:
                 out.append((acts[leader][hw + 1], s[: b + HW] + (hw + 1,) + s[b + HW + 1 :]))
 
     return step
-
-
-def fenced_become_follower_and_truncate(t: ModelTables) -> Step:
-    n = t.layout.n
-    rq_i = t.layout.g + REQUESTS
-    mask = t.layout.all_mask
-    pow_ = t.logs.pow
-    first_mismatch = t.logs.first_mismatch_from_tail
-    base = t.layout.base
-    acts = t.actions.follow_truncate
-    blocks = true_leader_blocks(t)
-
-    def step(s: tuple, out: list) -> None:
-        for epoch, request in enumerate(s[rq_i]):
-            leader = (request >> n) - 1
-            if leader < 0:
-                continue
-            lb = base[leader]
-            if s[lb + LEADER] != leader or s[lb + EPOCH] != epoch:
-                continue  # the named leader must already lead at this epoch
-            isr = request & mask
-            leader_log = s[lb]
-            for r, b in blocks:
-                if r == leader or epoch <= s[b + EPOCH]:
-                    continue
-                log = s[b]
-                off = first_mismatch(leader_log, log)
-                hw = s[b + HW]
-                nxt = s[:b] + (log % pow_[off], off if off < hw else hw, epoch, leader, isr) + s[b + 5 :]
-                out.append((acts[r][leader][epoch][off], nxt))
-
-    return step
