@@ -6,6 +6,7 @@
     isrcheck properties MODEL [model options]                a model's properties and which run by default
     isrcheck scenarios                                       the bug catalogue: named scenarios
     isrcheck scenario ID [--full] [--trace-json PATH]        run one and print its shortest trace
+    isrcheck simulate MODEL --depth D --behaviours N --seed S random behaviours, as TLC's -simulate
 
 MODEL is a registered name (``classic``) or ``path/to/file.py[:factory]``. Model options come from
 the factory's signature. Exit status: 0 no violation, 1 a violation (or a vacuous ``sometimes``
@@ -21,6 +22,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from explorer.cli_simulate import cmd_simulate
 from explorer.errors import UserError
 
 EXIT_OK, EXIT_VIOLATION, EXIT_USAGE, EXIT_DIVERGED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
@@ -290,7 +292,7 @@ def cmd_scenario(argv: list[str]) -> int:
 
 
 COMMANDS = {"check": cmd_check, "replay": cmd_replay, "models": cmd_models, "properties": cmd_properties,
-            "scenarios": cmd_scenarios, "scenario": cmd_scenario}
+            "scenarios": cmd_scenarios, "scenario": cmd_scenario, "simulate": cmd_simulate}
 
 
 def main(argv: list[str] | None = None) -> int:
