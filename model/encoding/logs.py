@@ -20,7 +20,7 @@ read straight off the records, as in the spec).
 
 from __future__ import annotations
 
-from .config import ClassicConfig
+from ..config import ClassicConfig
 
 
 class LogTables:
