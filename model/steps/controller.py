@@ -37,6 +37,28 @@ from ..encoding.state import EPOCH, ISR, LEADER
 Step = Callable[[tuple, list], None]
 
 
+class NamedRequests(dict):
+    """``named[requests]``: (epoch, leader, isr) of every LeaderAndIsr request in the tuple that
+    names a leader (the only ones a replica acts on), by ascending epoch. Memoised per requests
+    tuple: there are few distinct ones, and three steps read them on every state."""
+
+    def __init__(self, n: int) -> None:
+        super().__init__()
+        self.n = n
+
+    def __missing__(self, requests: tuple) -> tuple:
+        n, mask = self.n, (1 << self.n) - 1
+        named = tuple((epoch, (code >> n) - 1, code & mask) for epoch, code in enumerate(requests) if code >> n)
+        self[requests] = named
+        return named
+
+
+def stopped_brokers(t: Any) -> tuple[int, bool]:
+    """The position of the stopped-brokers mask (``dead``) and whether the model has it: a stopped
+    broker takes no step of its own."""
+    return t.fields.dead, t.fields.dead >= 0
+
+
 def controller_elect_leader(t: Any) -> Step:
     """``ControllerElectLeader`` (KafkaReplication.tla; ZooKeeper-era controller)."""
     lay = t.layout
@@ -44,8 +66,7 @@ def controller_elect_leader(t: Any) -> Step:
     ql_i, qi_i, rq_i = lay.q_leader, lay.q_isr, lay.requests_i
     max_epoch = t.config.max_leader_epoch
     acts = t.actions.elect
-    dead_i = t.fields.dead
-    stops = dead_i >= 0
+    dead_i, stops = stopped_brokers(t)
 
     def step(s: tuple, out: list) -> None:
         reqs = s[rq_i]
@@ -95,22 +116,17 @@ def controller_shrink_isr(t: Any) -> Step:
 
 def become_leader(t: Any) -> Step:
     """``BecomeLeader`` (KafkaReplication.tla): a replica adopts a newer request naming it leader."""
-    lay = t.layout
-    n, mask, base, bit = lay.n, lay.all_mask, lay.base, lay.bit
-    rq_i = lay.requests_i
+    base, bit, rq_i = t.layout.base, t.layout.bit, t.layout.requests_i
+    named = NamedRequests(t.layout.n)
     acts = t.actions.become_leader
-    dead_i = t.fields.dead
-    stops = dead_i >= 0
+    dead_i, stops = stopped_brokers(t)
 
     def step(s: tuple, out: list) -> None:
         dead = s[dead_i] if stops else 0
-        for epoch, request in enumerate(s[rq_i]):
-            leader = (request >> n) - 1
-            if leader < 0:
-                continue
+        for epoch, leader, isr in named[s[rq_i]]:
             b = base[leader]
             if epoch > s[b + EPOCH] and not dead & bit[leader]:
-                out.append((acts[leader][epoch], s[: b + EPOCH] + (epoch, leader, request & mask) + s[b + ISR + 1 :]))
+                out.append((acts[leader][epoch], s[: b + EPOCH] + (epoch, leader, isr) + s[b + ISR + 1 :]))
 
     return step
 
@@ -123,9 +139,8 @@ def leader_write(t: Any) -> Step:
     length, pow_, epochs = t.logs.length, t.logs.pow, t.logs.epochs
     acts = t.actions.write
     blocks = tuple((r, lay.base[r]) for r in lay.replicas)
-    bit = lay.bit
-    dead_i, acked_i = t.fields.dead, t.fields.acked
-    stops = dead_i >= 0
+    bit, acked_i = lay.bit, t.fields.acked
+    dead_i, stops = stopped_brokers(t)
     acks, min_isr = t.options.acks, t.options.min_insync_replicas
     popcount = tuple(bin(m).count("1") for m in range(1 << lay.n))
 

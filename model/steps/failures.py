@@ -144,26 +144,19 @@ def broker_restart(t: Any) -> Step:
     that it adopts the current request (or a later one, never an older one: requests in flight to
     it died with its connections) through the generation's own ``BecomeLeader`` /
     ``BecomeFollower...`` step, truncating as that generation truncates."""
-    g = t.layout.g
-    rq_i = g + REQUESTS
-    dead_i = t.fields.dead
-    base = t.layout.base
-    bit = t.layout.bit
-    n = t.layout.n
+    rq_i, dead_i = t.layout.requests_i, t.fields.dead
+    base, bit, members = t.layout.base, t.layout.bit, t.layout.members
     acts = t.actions.restart
 
     def step(s: tuple, out: list) -> None:
         dead = s[dead_i]
-        if not dead:
-            return
         current = len(s[rq_i]) - 1
-        for r in range(n):
-            if dead & bit[r]:
-                b = base[r]
-                # Requests older than the current one died with the broker's connections.
-                epoch = current - 1 if current >= 0 else s[b + EPOCH]
-                nxt = s[: b + EPOCH] + (epoch,) + s[b + EPOCH + 1 : dead_i] + (dead & ~bit[r],) + s[dead_i + 1 :]
-                out.append((acts[r], nxt))
+        for r in members[dead]:  # every stopped broker, in ascending order
+            b = base[r]
+            # Requests older than the current one died with the broker's connections.
+            epoch = current - 1 if current >= 0 else s[b + EPOCH]
+            nxt = s[: b + EPOCH] + (epoch,) + s[b + EPOCH + 1 : dead_i] + (dead & ~bit[r],) + s[dead_i + 1 :]
+            out.append((acts[r], nxt))
 
     return step
 
@@ -173,17 +166,12 @@ def flush_log(t: Any) -> Step:
     ``log.flush.interval.*``, segment roll and when the recovery point is checkpointed; any moment
     is possible). Truncation lowers the flushed offset with the log (``model.steps.follower``)."""
     dead_i, flushed_i = t.fields.dead, t.fields.flushed
-    base = t.layout.base
-    bit = t.layout.bit
-    n = t.layout.n
+    base, members, all_mask = t.layout.base, t.layout.members, t.layout.all_mask
     length = t.logs.length
     acts = t.actions.flush
 
     def step(s: tuple, out: list) -> None:
-        dead = s[dead_i]
-        for r in range(n):
-            if dead & bit[r]:
-                continue
+        for r in members[all_mask & ~s[dead_i]]:  # every running broker
             k = length[s[base[r]]]
             f = flushed_i + r
             if s[f] < k:

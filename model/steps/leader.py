@@ -30,7 +30,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..encoding.state import EPOCH, HW, ISR, LEADER
-from .controller import Step
+from .controller import Step, stopped_brokers
 from .rules import caught_up_table, hw_reached_current_epoch
 
 
@@ -40,28 +40,41 @@ def quorum_update(s: tuple, b: int, q_isr: int, new_isr: int) -> tuple:
     return s[: b + ISR] + (new_isr,) + s[b + ISR + 1 : q_isr] + (new_isr,) + s[q_isr + 1 :]
 
 
+def true_leader(t: Any):
+    """``IsTrueLeader`` of the quorum leader, running: its block offset, or -1. The quorum leader
+    is the only replica that can be the true leader, so the ISR steps look at it alone."""
+    lay = t.layout
+    base, bit = lay.base, lay.bit
+    ql_i, rq_i = lay.q_leader, lay.requests_i
+    dead_i, stops = stopped_brokers(t)
+
+    def block(s: tuple) -> int:
+        leader = s[ql_i]
+        if leader < 0:
+            return -1
+        b = base[leader]
+        if s[b + LEADER] != leader or s[b + EPOCH] != len(s[rq_i]) - 1 or (stops and s[dead_i] & bit[leader]):
+            return -1
+        return b
+
+    return block
+
+
 def leader_shrink_isr(t: Any) -> Step:
     """``LeaderShrinkIsr`` with the generation's ``isr_rule`` and fencing."""
     lay = t.layout
-    base, members, bit = lay.base, lay.members, lay.bit
-    ql_i, qi_i, rq_i = lay.q_leader, lay.q_isr, lay.requests_i
+    base, members, bit, qi_i = lay.base, lay.members, lay.bit, lay.q_isr
     length, size = t.logs.length, t.logs.size
     caught = caught_up_table(t, t.generation.isr_rule)
     fenced = t.generation.fenced
     acts = t.actions.shrink
-    dead_i = t.fields.dead
-    stops = dead_i >= 0
+    leader_block = true_leader(t)
 
     def step(s: tuple, out: list) -> None:
-        leader = s[ql_i]
-        if leader < 0:
+        b = leader_block(s)
+        if b < 0:
             return
-        b = base[leader]
-        epoch = s[b + EPOCH]
-        if s[b + LEADER] != leader or epoch != len(s[rq_i]) - 1:
-            return  # not IsTrueLeader(leader)
-        if stops and s[dead_i] & bit[leader]:
-            return
+        leader, epoch = s[b + LEADER], s[b + EPOCH]
         isr, log = s[b + ISR], s[b]
         end, row = length[log], log * size
         for r in members[isr]:
@@ -78,27 +91,20 @@ def leader_shrink_isr(t: Any) -> Step:
 def leader_expand_isr(t: Any) -> Step:
     """``LeaderExpandIsr`` with the generation's ``isr_rule``, fencing and epoch-start wait."""
     lay = t.layout
-    base, members, bit, all_mask = lay.base, lay.members, lay.bit, lay.all_mask
-    ql_i, qi_i, rq_i = lay.q_leader, lay.q_isr, lay.requests_i
+    base, members, bit, all_mask, qi_i = lay.base, lay.members, lay.bit, lay.all_mask, lay.q_isr
     size = t.logs.size
     caught = caught_up_table(t, t.generation.isr_rule)
     fenced = t.generation.fenced
     waits = t.generation.expand_waits_for_epoch_start and not t.options.expand_before_epoch_start
     reached = hw_reached_current_epoch(t)
     acts = t.actions.expand
-    dead_i = t.fields.dead
-    stops = dead_i >= 0
+    leader_block = true_leader(t)
 
     def step(s: tuple, out: list) -> None:
-        leader = s[ql_i]
-        if leader < 0:
+        b = leader_block(s)
+        if b < 0 or (waits and not reached(s, b)):
             return
-        b = base[leader]
-        epoch = s[b + EPOCH]
-        if s[b + LEADER] != leader or epoch != len(s[rq_i]) - 1:
-            return  # not IsTrueLeader(leader)
-        if (waits and not reached(s, b)) or (stops and s[dead_i] & bit[leader]):
-            return
+        leader, epoch = s[b + LEADER], s[b + EPOCH]
         isr, hw, log = s[b + ISR], s[b + HW], s[b]
         row = log * size
         for r in members[all_mask & ~isr]:
@@ -121,8 +127,8 @@ def leader_inc_high_watermark(t: Any) -> Step:
     fenced, vacuous = gen.fenced, gen.hw_vacuous_with_empty_isr
     bound = t.config.log_size if gen.hw_bound == "log-size" else -1
     acts = t.actions.inc_hw
-    dead_i, acked_i = t.fields.dead, t.fields.acked
-    stops = dead_i >= 0
+    acked_i = t.fields.acked
+    dead_i, stops = stopped_brokers(t)
     acks_all, min_isr = t.options.acks == "all", t.options.min_insync_replicas
     popcount = tuple(bin(m).count("1") for m in range(1 << lay.n))
 
