@@ -1,7 +1,7 @@
 """``TypeOk``: every field of a state is well formed.
 
-The spec's ``TypeOk`` states the types of its variables; as PROTOCOL.md notes, TLC cannot evaluate it
-as written. This is the same statement about our encoding (``model.state``): each log is a log of at
+The spec's ``TypeOk`` states the types of its variables; TLC cannot evaluate it as written
+(docs/variants.md). This is the same statement about the model's encoding (``model.encoding.state``): each log is a log of at
 most ``LogSize`` records with ids below ``MaxRecords`` and epochs up to ``MaxLeaderEpoch``; each HW is
 in ``0..LogSize``; each epoch is ``Nil`` or a valid epoch; each leader ``None`` or a replica; each ISR a
 set of replicas; ``nextRecordId`` in ``0..MaxRecords``; at most ``MaxLeaderEpoch + 1`` requests, each

@@ -7,7 +7,7 @@ The TLA+ variables of ``KafkaReplication.tla`` map onto the flat tuple ``s`` as 
 replicas with internal indices ``i = 0..n-1`` (shown to users as ids ``i + 1``):
 
 ====================  ===============================================================
-``s[5*i + LOG]``      ``replicaLog[i]``: log code (see ``model.logs``)
+``s[5*i + LOG]``      ``replicaLog[i]``: log code (see ``model.encoding.logs``)
 ``s[5*i + HW]``       ``replicaState[i].hw``
 ``s[5*i + EPOCH]``    ``replicaState[i].leaderEpoch``  (``NIL = -1`` before any request)
 ``s[5*i + LEADER]``   ``replicaState[i].leader``       (``NONE = -1``)
