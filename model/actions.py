@@ -47,7 +47,8 @@ class BecomeLeader:
 @dataclass(frozen=True, slots=True)
 class LeaderWrite:
     """A producer write: a replica presuming leadership appends record ``record_id`` stamped with
-    its leader ``epoch`` at ``offset`` (``LeaderWrite``; acks semantics abstracted away)."""
+    its leader ``epoch`` at ``offset`` (``LeaderWrite``; the ``acks`` option decides whether the producer
+    is answered, ``model.steps.controller``)."""
 
     leader: int
     record_id: int
