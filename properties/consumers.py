@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from explorer.contract import Property
 
-from .durability import _ext, _record_ids
+from .durability import _ext
 from .tables import Tables
 
 
@@ -176,7 +176,7 @@ def follower_can_serve(t: Tables) -> Property:
 
 def acked_record_survives(t: Tables) -> Property:
     acked_i = _ext(t, "AckedRecordSurvives", "acked", "acks='1' or acks='all'").acked
-    ids = _record_ids(t)
+    ids = t.logs.id_masks
     bases = t.layout.base
 
     def missing(s: tuple) -> int:

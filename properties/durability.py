@@ -39,24 +39,13 @@ def _ext(t: Tables, name: str, field: str, needs: str):
     return t.fields
 
 
-def _record_ids(t: Tables) -> list[int]:
-    logs = t.logs
-    ids = [0] * logs.size
-    for code in range(logs.size):
-        recs = logs.records[code]
-        if recs is not None:
-            for rec in recs:
-                ids[code] |= 1 << logs.record_id(rec)
-    return ids
-
-
 def acked_record_not_lost(t: Tables) -> Property:
     EPOCH, LEADER = t.layout.EPOCH, t.layout.LEADER
     ext = _ext(t, "AckedRecordNotLost", "acked", "acks='1' or acks='all'")
     acked_i = ext.acked
     ql_i, rq_i = t.layout.q_leader, t.layout.requests_i
     base = t.layout.base
-    ids = _record_ids(t)
+    ids = t.logs.id_masks
 
     def missing(s: tuple) -> int:
         leader = s[ql_i]
@@ -89,19 +78,13 @@ def acked_record_not_lost(t: Tables) -> Property:
 
 def log_matching(t: Tables) -> Property:
     HW = t.layout.HW
-    common = t.logs.common_prefix
-    size = t.logs.size
-    memo: dict[int, int] = {}
+    prefixes, size = t.logs.common_prefixes, t.logs.size
     base = t.layout.base
     n = t.layout.n
     pairs = tuple((a, b) for a in range(n) for b in range(a + 1, n))
 
     def prefix(x: int, y: int) -> int:
-        key = x * size + y
-        got = memo.get(key)
-        if got is None:
-            got = memo[key] = common(x, y)
-        return got
+        return prefixes[x * size + y]
 
     def failures(s: tuple):
         for a, b in pairs:

@@ -26,20 +26,14 @@ from .tables import Tables
 def _isr_agreement(t: Tables, use_quorum_isr: bool) -> tuple[Callable, Callable]:
     """Predicate and describer for Weak/StrongIsr; they differ only in whose ISR is checked."""
     HW, LEADER, ISR = t.layout.HW, t.layout.LEADER, t.layout.ISR
-    common = t.logs.common_prefix
-    size = t.logs.size
-    memo: dict[int, int] = {}
+    prefixes, size = t.logs.common_prefixes, t.logs.size
     members = t.layout.members
     blocks = tuple((r, t.layout.base[r]) for r in t.layout.replicas)
     base = t.layout.base
     q_isr = t.layout.q_isr
 
     def prefix(a: int, b: int) -> int:
-        key = a * size + b
-        got = memo.get(key)
-        if got is None:
-            got = memo[key] = common(a, b)
-        return got
+        return prefixes[a * size + b]
 
     def failures(s: tuple):
         for r, b in blocks:

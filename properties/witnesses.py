@@ -54,13 +54,7 @@ def new_leader_elected(t: Tables) -> Property:
 
 
 def truncation_happened(t: Tables) -> Property:
-    logs = t.logs
-    ids = [0] * logs.size
-    for code in range(logs.size):
-        recs = logs.records[code]
-        if recs is not None:
-            for rec in recs:
-                ids[code] |= 1 << logs.record_id(rec)
+    ids = t.logs.id_masks
     bases = t.layout.base
     nr = t.layout.next_record_id
 

@@ -22,18 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-
-class PairTable(dict):
-    """A memo over pairs of log codes, keyed ``leader_log * size + follower_log``."""
-
-    def __init__(self, size: int, compute: Callable[[int, int], int]) -> None:
-        super().__init__()
-        self.size = size
-        self.compute = compute
-
-    def __missing__(self, key: int) -> int:
-        value = self[key] = self.compute(*divmod(key, self.size))
-        return value
+from ..encoding.logs import PairTable
 
 
 def _upto(k: int) -> int:
