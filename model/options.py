@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .config import ClassicConfig
+from .generations import GENERATIONS
 
 ACKS = ("none", "0", "1", "all")
 STOPS = ("all", "controlled", "crash", "lossy", "crash+lossy")
@@ -101,7 +102,7 @@ class DurabilityOptions:
             )
         if not isinstance(self.expand_before_epoch_start, bool):
             raise ValueError(f"expand_before_epoch_start must be a bool, got {self.expand_before_epoch_start!r}")
-        if self.expand_before_epoch_start and config.generation not in ("kip320", "kip320-first-try"):
+        if self.expand_before_epoch_start and not GENERATIONS[config.generation].expand_waits_for_epoch_start:
             raise ValueError(
                 f"expand_before_epoch_start applies to generation kip320 or kip320-first-try (whose leaders "
                 f"wait for the HW to reach their epoch before expanding); {config.generation} never waits"
@@ -187,7 +188,7 @@ class ConsumerOptions:
             raise ValueError(f"consumer_reads={self.consumer_reads!r} is unknown: choose one of {', '.join(READS)}")
         if self.truncation not in TRUNCATION:
             raise ValueError(f"truncation={self.truncation!r} is unknown: choose one of {', '.join(TRUNCATION)}")
-        if self.truncation != "on-become-follower" and config.generation != "kip320":
+        if self.truncation != "on-become-follower" and not GENERATIONS[config.generation].fenced:
             raise ValueError(
                 f"truncation={self.truncation!r} is truncation on fetch with a diverging epoch (Kafka 2.7+), "
                 f"built on KIP-320's epoch fencing: use generation 'kip320' (not {config.generation!r}) "
