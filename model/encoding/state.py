@@ -70,6 +70,9 @@ class Layout:
         self.bit = tuple(1 << i for i in range(n))
         # members[mask] -> replica indices in ascending order
         self.members = tuple(tuple(i for i in range(n) if mask >> i & 1) for mask in range(1 << n))
+        # blocks[i] = (i, base offset); running_blocks[stopped mask] = the blocks of running replicas
+        self.blocks = tuple((i, self.base[i]) for i in range(n))
+        self.running_blocks = tuple(tuple(rb for rb in self.blocks if not mask >> rb[0] & 1) for mask in range(1 << n))
         self.request_codes = (n + 1) << n
 
     # -- requests ----------------------------------------------------------------------------

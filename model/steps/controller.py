@@ -59,6 +59,14 @@ def stopped_brokers(t: Any) -> tuple[int, bool]:
     return t.fields.dead, t.fields.dead >= 0
 
 
+def running(t: Any) -> tuple[tuple, tuple | None, int]:
+    """``(blocks, live, dead_i)`` for a step that loops over the running replicas: in state ``s``
+    they are ``live[s[dead_i]] if live else blocks``, (replica, block offset) pairs in ascending
+    order (``live`` is None when brokers never stop: one test per state, no call)."""
+    dead_i = t.fields.dead
+    return t.layout.blocks, (t.layout.running_blocks if dead_i >= 0 else None), dead_i
+
+
 def controller_elect_leader(t: Any) -> Step:
     """``ControllerElectLeader`` (KafkaReplication.tla; ZooKeeper-era controller)."""
     lay = t.layout
@@ -138,28 +146,26 @@ def leader_write(t: Any) -> Step:
     max_records, log_size = t.config.max_records, t.config.log_size
     length, pow_, epochs = t.logs.length, t.logs.pow, t.logs.epochs
     acts = t.actions.write
-    blocks = tuple((r, lay.base[r]) for r in lay.replicas)
-    bit, acked_i = lay.bit, t.fields.acked
-    dead_i, stops = stopped_brokers(t)
-    acks, min_isr = t.options.acks, t.options.min_insync_replicas
+    acked_i = t.fields.acked
+    blocks, live, dead_i = running(t)
+    ack_on_append, min_isr = t.options.acks == "1", t.options.min_insync_replicas if t.options.acks == "all" else 0
     popcount = tuple(bin(m).count("1") for m in range(1 << lay.n))
 
     def step(s: tuple, out: list) -> None:
         record_id = s[nr_i]
         if record_id >= max_records:
             return
-        dead = s[dead_i] if stops else 0
-        for r, b in blocks:
+        for r, b in live[s[dead_i]] if live else blocks:
             if s[b + LEADER] == r:
                 log = s[b]
                 k = length[log]
-                if k < log_size and not dead & bit[r]:
-                    if acks == "all" and popcount[s[b + ISR]] < min_isr:
-                        continue  # NotEnoughReplicasException: the produce request is refused
+                if k < log_size:
+                    if min_isr and popcount[s[b + ISR]] < min_isr:
+                        continue  # acks=all: NotEnoughReplicasException, the produce request is refused
                     epoch = s[b + EPOCH]
                     new_log = log + (record_id * epochs + epoch + 1) * pow_[k]
                     nxt = s[:b] + (new_log,) + s[b + 1 : nr_i] + (record_id + 1,) + s[nr_i + 1 :]
-                    if acks == "1":  # acknowledged on the leader's append
+                    if ack_on_append:  # acks=1: acknowledged on the leader's append
                         nxt = nxt[:acked_i] + (nxt[acked_i] | 1 << record_id,) + nxt[acked_i + 1 :]
                     out.append((acts[r][record_id][epoch][k], nxt))
 

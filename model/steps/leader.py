@@ -30,7 +30,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..encoding.state import EPOCH, HW, ISR, LEADER
-from .controller import Step, stopped_brokers
+from .controller import Step, running, stopped_brokers
 from .rules import caught_up_table, hw_reached_current_epoch
 
 
@@ -64,8 +64,8 @@ def leader_shrink_isr(t: Any) -> Step:
     """``LeaderShrinkIsr`` with the generation's ``isr_rule`` and fencing."""
     lay = t.layout
     base, members, bit, qi_i = lay.base, lay.members, lay.bit, lay.q_isr
-    length, size = t.logs.length, t.logs.size
-    caught = caught_up_table(t, t.generation.isr_rule)
+    length = t.logs.length
+    caught, mult = caught_up_table(t, t.generation.isr_rule)
     fenced = t.generation.fenced
     acts = t.actions.shrink
     leader_block = true_leader(t)
@@ -76,7 +76,7 @@ def leader_shrink_isr(t: Any) -> Step:
             return
         leader, epoch = s[b + LEADER], s[b + EPOCH]
         isr, log = s[b + ISR], s[b]
-        end, row = length[log], log * size
+        end, row = length[log], log * mult
         for r in members[isr]:
             if r == leader:
                 continue
@@ -92,8 +92,7 @@ def leader_expand_isr(t: Any) -> Step:
     """``LeaderExpandIsr`` with the generation's ``isr_rule``, fencing and epoch-start wait."""
     lay = t.layout
     base, members, bit, all_mask, qi_i = lay.base, lay.members, lay.bit, lay.all_mask, lay.q_isr
-    size = t.logs.size
-    caught = caught_up_table(t, t.generation.isr_rule)
+    caught, mult = caught_up_table(t, t.generation.isr_rule)
     fenced = t.generation.fenced
     waits = t.generation.expand_waits_for_epoch_start and not t.options.expand_before_epoch_start
     reached = hw_reached_current_epoch(t)
@@ -106,7 +105,7 @@ def leader_expand_isr(t: Any) -> Step:
             return
         leader, epoch = s[b + LEADER], s[b + EPOCH]
         isr, hw, log = s[b + ISR], s[b + HW], s[b]
-        row = log * size
+        row = log * mult
         for r in members[all_mask & ~isr]:
             rb = base[r]
             # IsFollowerCaughtUp(leader, r, high watermark)
@@ -119,21 +118,20 @@ def leader_expand_isr(t: Any) -> Step:
 def leader_inc_high_watermark(t: Any) -> Step:
     """``LeaderIncHighWatermark`` with the generation's ``hw_rule``, fencing and literal quirks."""
     lay = t.layout
-    base, members, bit = lay.base, lay.members, lay.bit
-    blocks = tuple((r, base[r]) for r in lay.replicas)
-    length, size, records, epochs = t.logs.length, t.logs.size, t.logs.records, t.logs.epochs
+    base, members = lay.base, lay.members
+    length, records, epochs = t.logs.length, t.logs.records, t.logs.epochs
     gen = t.generation
-    caught = caught_up_table(t, gen.hw_rule)
+    caught, mult = caught_up_table(t, gen.hw_rule)
     fenced, vacuous = gen.fenced, gen.hw_vacuous_with_empty_isr
     bound = t.config.log_size if gen.hw_bound == "log-size" else -1
     acts = t.actions.inc_hw
     acked_i = t.fields.acked
-    dead_i, stops = stopped_brokers(t)
+    blocks, live, dead_i = running(t)
     acks_all, min_isr = t.options.acks == "all", t.options.min_insync_replicas
     popcount = tuple(bin(m).count("1") for m in range(1 << lay.n))
 
     def step(s: tuple, out: list) -> None:
-        for leader, b in blocks:
+        for leader, b in (live[s[dead_i]] if live else blocks):
             hw, log = s[b + HW], s[b]
             if hw >= (bound if bound >= 0 else length[log]):
                 continue
@@ -141,10 +139,8 @@ def leader_inc_high_watermark(t: Any) -> Step:
             isr = s[b + ISR]
             if not presumes and (isr or not vacuous):
                 continue
-            if stops and s[dead_i] & bit[leader]:
-                continue
             epoch = s[b + EPOCH]
-            row, end = log * size, hw + 1
+            row, end = log * mult, hw + 1
             for f in members[isr]:
                 fb = base[f]
                 # IsFollowerCaughtUp(leader, f, hw + 1)

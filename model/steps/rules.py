@@ -30,15 +30,15 @@ def _upto(k: int) -> int:
     return (1 << (k + 1)) - 1
 
 
-def caught_up_table(t: Any, rule: str) -> PairTable:
-    """The table of ``rule`` for the model's log tables."""
+def caught_up_table(t: Any, rule: str) -> tuple[Any, int]:
+    """The table of ``rule`` for the model's log tables, and the multiplier of the leader's log
+    code in its key: ``table[leader_log * mult + follower_log]``. A rule that reads only the
+    follower's log (``follower-end``) is a plain list by follower log code (``mult`` 0), the
+    cheapest lookup for the most common rule."""
     length, epoch_at, common = t.logs.length, t.logs.epoch_at, t.logs.common_prefix
 
     def log_end(leader: int, follower: int) -> int:
         return _upto(min(length[leader], length[follower]))
-
-    def follower_end(leader: int, follower: int) -> int:
-        return _upto(length[follower])
 
     def leader_epoch(leader: int, follower: int) -> int:
         le, fe = epoch_at[leader], epoch_at[follower]
@@ -47,9 +47,10 @@ def caught_up_table(t: Any, rule: str) -> PairTable:
     def matching_prefix(leader: int, follower: int) -> int:
         return _upto(common(leader, follower))
 
-    rules = {"log-end": log_end, "follower-end": follower_end, "leader-epoch": leader_epoch,
-             "matching-prefix": matching_prefix}
-    return PairTable(t.logs.size, rules[rule])
+    if rule == "follower-end":
+        return [_upto(k) if k >= 0 else 0 for k in length], 0
+    rules = {"log-end": log_end, "leader-epoch": leader_epoch, "matching-prefix": matching_prefix}
+    return PairTable(t.logs.size, rules[rule]), t.logs.size
 
 
 def hw_reached_current_epoch(t: Any) -> Callable[[tuple, int], bool]:
