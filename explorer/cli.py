@@ -22,17 +22,17 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from explorer.cli_args import (  # noqa: F401  (the exit statuses are part of this module's interface)
+    EXIT_DIVERGED,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_USAGE,
+    EXIT_VIOLATION,
+    parse_with_model,
+)
+from explorer.cli_args import Parser as _Parser
 from explorer.cli_simulate import cmd_simulate
 from explorer.errors import UserError
-
-EXIT_OK, EXIT_VIOLATION, EXIT_USAGE, EXIT_DIVERGED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is a UserError (one paragraph, exit 2) like every other."""
-
-    def error(self, message: str) -> None:  # type: ignore[override]
-        raise UserError(f"{message} (see {self.prog} --help)")
 
 
 def _check_parser() -> argparse.ArgumentParser:
@@ -67,43 +67,8 @@ def _check_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _model_parser(spec: str, options: list[Any]) -> argparse.ArgumentParser:
-    p = _Parser(prog=f"isrcheck check {spec}", add_help=False)
-    group = p.add_argument_group(f"options of model {spec}")
-    for opt in options:
-        if opt.type is bool:
-            group.add_argument(opt.flag, dest=opt.name, action=argparse.BooleanOptionalAction, default=opt.default)
-        else:
-            group.add_argument(opt.flag, dest=opt.name, type=opt.type, default=opt.default, choices=opt.choices,
-                               help=f"default: {opt.default}")
-    return p
-
-
 def _parse_check(argv: list[str]) -> tuple[argparse.Namespace, dict[str, Any], Any]:
-    from explorer.registry import load_factory, model_options
-
-    parser = _check_parser()
-    if not argv or argv[0] in ("-h", "--help"):
-        parser.print_help()
-        raise SystemExit(EXIT_OK)
-    args, rest = parser.parse_known_args(argv)
-    factory = load_factory(args.model)
-    mparser = _model_parser(args.model, model_options(factory))
-    if args.help:
-        parser.print_help()
-        print()
-        mparser.print_help()
-        raise SystemExit(EXIT_OK)
-    margs, unknown = mparser.parse_known_args(rest)
-    if unknown:
-        known = " ".join(o.flag for o in model_options(factory)) or "(none)"
-        raise UserError(f"unrecognised argument(s) {' '.join(unknown)}; model {args.model!r} takes: {known}")
-    options = vars(margs)
-    try:
-        model = factory(**options)
-    except (ValueError, TypeError) as exc:
-        raise UserError(f"model {args.model!r} refused its options: {exc}") from None
-    return args, options, model
+    return parse_with_model(_check_parser(), argv)
 
 
 def _progress(args: argparse.Namespace) -> Any:
