@@ -62,37 +62,79 @@ class Context:
 _CONTEXTS: dict[str, Context] = {}
 
 
-def load_context(payload: tuple[str, bytes, tuple[tuple[str, str], ...]]) -> Context:
+def load_context(payload: tuple) -> Context:
     """The run's context on an executor, unpickled once per Python worker process.
 
-    ``payload`` is (digest, cloudpickled (model, props, symmetry, check_deadlock), user modules).
-    User model files (loaded by ``explorer.registry`` as ``isrcheck_user_model_<stem>``) are not
-    importable on executors, so they are shipped with ``SparkContext.addFile`` and loaded here
-    under the same module name before the model is unpickled; states and actions of classes
-    defined there then pickle the same way in both directions.
+    ``payload`` is (digest, cloudpickled (model, props, symmetry, check_deadlock, classes of
+    ``__main__``), user modules, helper zip) as ``session.make_payload`` makes it. User model
+    files (loaded by ``explorer.registry`` as ``isrcheck_user_model_<stem>``) are not importable on
+    executors, so they are shipped with ``SparkContext.addFile`` and loaded here under the same
+    module name before the model is unpickled, after the helper modules they may import; states
+    and actions of classes defined there then pickle the same way in both directions.
     """
-    digest, blob, modules = payload
+    digest, blob, modules, helpers = payload
     ctx = _CONTEXTS.get(digest)
     if ctx is None:
+        ensure_helpers(helpers)
         ensure_modules(modules)
         from pyspark import cloudpickle
 
-        ctx = Context(*cloudpickle.loads(blob))
+        model, props, symmetry, check_deadlock, classes = cloudpickle.loads(blob)
+        alias_main(classes)
+        ctx = Context(model, props, symmetry, check_deadlock)
         _CONTEXTS.clear()
         _CONTEXTS[digest] = ctx
     return ctx
 
 
-def ensure_modules(modules: Iterable[tuple[str, str]]) -> None:
-    for name, filename in modules:
-        if name in sys.modules:
-            continue
-        from pyspark import SparkFiles
+HELPERS_PREFIX = "isrcheck-helpers-"
+_ALIASED: dict[str, type] = {}
 
-        spec = importlib.util.spec_from_file_location(name, SparkFiles.get(filename))
+
+def ensure_helpers(name: str | None) -> None:
+    """Put the shipped zip of helper modules on ``sys.path`` (last: what the executor has installed
+    wins), forgetting the modules a reused Python worker loaded from an earlier run's zip."""
+    if name is None:
+        return
+    from pyspark import SparkFiles
+
+    path = SparkFiles.get(name)
+    if path in sys.path:
+        return
+    for old in [p for p in sys.path if os.path.basename(p).startswith(HELPERS_PREFIX)]:
+        sys.path.remove(old)
+        for module_name, module in list(sys.modules.items()):
+            if (getattr(module, "__file__", None) or "").startswith(old + os.sep):
+                del sys.modules[module_name]
+    sys.path.append(path)
+    importlib.invalidate_caches()
+
+
+def ensure_modules(modules: Iterable[tuple[str, str]]) -> None:
+    from pyspark import SparkFiles
+
+    for name, filename in modules:
+        path = SparkFiles.get(filename)
+        if getattr(sys.modules.get(name), "__file__", None) == path:
+            continue  # loaded by an earlier task of this run (a reused Python worker)
+        spec = importlib.util.spec_from_file_location(name, path)
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
         spec.loader.exec_module(module)
+
+
+def alias_main(classes: dict[str, type]) -> None:
+    """Register the driver's ``__main__`` classes in this worker's ``__main__`` under their names.
+    Only in a PySpark worker (never in the driver, whose ``__main__`` holds the originals), and
+    never over a name the worker's own ``__main__`` uses."""
+    main = sys.modules.get("__main__")
+    spec = getattr(main, "__spec__", None)
+    if main is None or not getattr(spec, "name", "").startswith("pyspark."):
+        return
+    for name, cls in classes.items():
+        if name not in vars(main) or _ALIASED.get(name) is getattr(main, name):
+            setattr(main, name, cls)
+            _ALIASED[name] = cls
 
 
 # -- reports: what a batch found, merged by sums and minima so the merge order does not matter ----
