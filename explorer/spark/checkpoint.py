@@ -89,8 +89,9 @@ def _describe(value: Any) -> str:
 
 
 def code_version(model: Any, props: Any) -> str:
-    """A digest of the explorer's source and of the model's and the properties' source files:
-    a checkpoint of other code may hold other states under the same fingerprints."""
+    """A digest of the explorer's source and of the model's, the properties' and the model's helper
+    modules' source files: a checkpoint of other code may hold other states under the same
+    fingerprints."""
     import explorer
 
     files = set(Path(explorer.__file__).parent.rglob("*.py"))
@@ -107,6 +108,9 @@ def code_version(model: Any, props: Any) -> str:
             files.update(path.parent.rglob("*.py"))
         else:
             files.add(path)
+    from explorer.spark.session import helper_modules
+
+    files.update(path for _, path in helper_modules().values())  # helpers beside a model file or script
     digest = hashlib.sha256()
     for path in sorted(files):
         digest.update(path.name.encode())

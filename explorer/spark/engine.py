@@ -33,7 +33,10 @@ from explorer.spark.level import (
     expand,
     initial_candidates,
     merge_reports,
+    model_modules,
     partition_of,
+    rehack,
+    unhack_namedtuples,
 )
 from explorer.spark.session import get_session, make_payload
 from explorer.spark.store import Store
@@ -118,8 +121,15 @@ class _Run:
     # -- the run ---------------------------------------------------------------------------------------
 
     def execute(self) -> CheckResult:
-        with Interrupts() as interrupts:
-            return self._execute(interrupts)
+        from explorer.spark.session import helper_modules
+
+        # States made of the user's namedtuple classes must reach executors whole (methods included).
+        undone = unhack_namedtuples(model_modules(self.model, helper_modules()))
+        try:
+            with Interrupts() as interrupts:
+                return self._execute(interrupts)
+        finally:
+            rehack(undone)
 
     def _execute(self, interrupts: Interrupts) -> CheckResult:
         manifest = None
@@ -183,7 +193,12 @@ class _Run:
                 if not self.restored:
                     # The store is half rebuilt: no trace can be walked back; nothing new was explored.
                     raise KeyboardInterrupt
-            return self.result(interrupted=interrupted, cut=cut)
+            try:
+                return self.result(interrupted=interrupted, cut=cut)
+            except Exception:
+                if interrupts.requested:  # a Ctrl-C while the traces were rebuilt cancelled their jobs
+                    raise KeyboardInterrupt from None
+                raise
         finally:
             self.store.release()
 

@@ -81,6 +81,7 @@ def load_context(payload: tuple) -> Context:
 
         model, props, symmetry, check_deadlock, classes = cloudpickle.loads(blob)
         alias_main(classes)
+        unhack_namedtuples(model_modules(model, _helper_names()))
         ctx = Context(model, props, symmetry, check_deadlock)
         _CONTEXTS.clear()
         _CONTEXTS[digest] = ctx
@@ -110,6 +111,12 @@ def ensure_helpers(name: str | None) -> None:
     importlib.invalidate_caches()
 
 
+def _helper_names() -> list[str]:
+    """Modules this worker loaded from the shipped helper zip."""
+    zips = tuple(p + os.sep for p in sys.path if os.path.basename(p).startswith(HELPERS_PREFIX))
+    return [n for n, m in list(sys.modules.items()) if zips and (getattr(m, "__file__", None) or "").startswith(zips)]
+
+
 def ensure_modules(modules: Iterable[tuple[str, str]]) -> None:
     from pyspark import SparkFiles
 
@@ -121,6 +128,41 @@ def ensure_modules(modules: Iterable[tuple[str, str]]) -> None:
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
         spec.loader.exec_module(module)
+
+
+def model_modules(model: Any, extra: Iterable[str] = ()) -> list[str]:
+    """Names of the loaded modules whose classes may make up states: ``__main__``, the model's own
+    package (or module), user model files and ``extra`` (helper modules)."""
+    top = type(model).__module__.split(".")[0]
+    names = {"__main__", *extra}
+    names.update(n for n in sys.modules if n == top or n.startswith(top + ".") or n.startswith("isrcheck_user_model_"))
+    return sorted(n for n in names if n in sys.modules)
+
+
+def unhack_namedtuples(module_names: Iterable[str]) -> list[tuple[type, Any]]:
+    """Let the namedtuple classes of these modules pickle by reference again; returns what to put
+    back (``rehack``).
+
+    Once imported, PySpark makes every namedtuple class created afterwards (and those already in
+    ``__main__``) pickle by name and field names: the receiving process rebuilds a bare namedtuple
+    class, without the user's methods and properties, so a model whose successors call a method of
+    its state class fails on executors (or, for states that executors send back, on the driver).
+    The engine makes sure these classes exist on executors under the same names (shipped modules,
+    ``alias_main``), so plain pickling by reference is correct and keeps the class whole."""
+    undone = []
+    for name in module_names:
+        for value in list(vars(sys.modules[name]).values()):
+            if (isinstance(value, type) and issubclass(value, tuple) and value.__module__ == name
+                    and value.__dict__.get("_is_namedtuple_") and "__reduce__" in value.__dict__):
+                undone.append((value, value.__dict__["__reduce__"]))
+                delattr(value, "__reduce__")
+    return undone
+
+
+def rehack(undone: Iterable[tuple[type, Any]]) -> None:
+    """Put back what ``unhack_namedtuples`` took away (the user's session keeps PySpark's behaviour)."""
+    for cls, reduce in undone:
+        cls.__reduce__ = reduce
 
 
 def alias_main(classes: dict[str, type]) -> None:

@@ -28,6 +28,9 @@ from typing import NamedTuple
 class Cell(NamedTuple):
     row: int
     col: int
+
+    def moved(self, dr, dc):  # a method: the class must reach executors whole, not rebuilt from its fields
+        return Cell(self.row + dr, self.col + dc)
 '''
 HELPER_PACKAGE = {
     "__init__.py": "from .moves import MOVES\n",
@@ -49,7 +52,7 @@ class Grid:
     def successors(self, state):
         for name, dr, dc in MOVES:
             if state.row + dr < self.size and state.col + dc < self.size:
-                yield name, Cell(state.row + dr, state.col + dc)
+                yield name, state.moved(dr, dc)
 
     def properties(self):
         return [Property.always("AvoidsCell", lambda s: (s.row, s.col) != (self.size - 2, self.size - 1)),
@@ -84,8 +87,9 @@ def test_model_file_with_helper_modules_beside_it(spark_cluster, tmp_path):
     assert [len(v.trace) for v in spark.violations] == [10]
 
 
-# A script as a user writes one (or a notebook's cells): the model class and its state class are
-# defined in __main__, the state class from a helper beside the script, a session already active.
+# A script as a user writes one (or a notebook's cells): the model class and its state class (with a
+# property) are defined in __main__, the moves come from a helper beside the script, and a session is
+# already active.
 SCRIPT = '''
 import json
 import os
@@ -110,6 +114,10 @@ class Pos(NamedTuple):
     col: int
     done: bool
 
+    @property
+    def free(self):  # used by successors on executors: PySpark's namedtuple pickling would drop it
+        return not self.done
+
 
 class Walk:
     def __init__(self, size):
@@ -119,7 +127,7 @@ class Walk:
         return [Pos(0, 0, False)]
 
     def successors(self, state):
-        if state.done:
+        if not state.free:
             return
         for name, dr, dc in MOVES:
             if state.row + dr < self.size and state.col + dc < self.size:
