@@ -106,6 +106,7 @@ from grid_moves import MOVES
 
 spark = (SparkSession.builder.master({master!r}).config("spark.ui.enabled", "false")
          .config("spark.ui.showConsoleProgress", "false").config("spark.executorEnv.PYTHONPATH", {root!r})
+         .config("spark.executorEnv.PYSPARK_ENABLE_NAMEDTUPLE_PATCH", "1")
          .getOrCreate())
 
 
@@ -155,7 +156,10 @@ def test_model_defined_in_main_runs_on_a_cluster(tmp_path):
     write_helpers(tmp_path)
     script = tmp_path / "notebook_like.py"
     script.write_text(textwrap.dedent(SCRIPT).format(root=ROOT, master=CLUSTER))
-    env = {**os.environ, "PYTHONPATH": "", "SPARK_LOCAL_IP": "127.0.0.1", "PYSPARK_PYTHON": sys.executable}
+    # PySpark's switch back to its 3.x record pickling (plain pickle, namedtuples by name and fields),
+    # where __main__ classes are not shipped by value with each record: the engine must ship them.
+    env = {**os.environ, "PYTHONPATH": "", "SPARK_LOCAL_IP": "127.0.0.1", "PYSPARK_PYTHON": sys.executable,
+           "PYSPARK_ENABLE_NAMEDTUPLE_PATCH": "1"}
     proc = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True,
                           timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
