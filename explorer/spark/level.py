@@ -143,7 +143,8 @@ def unhack_namedtuples(module_names: Iterable[str]) -> list[tuple[type, Any]]:
     """Let the namedtuple classes of these modules pickle by reference again; returns what to put
     back (``rehack``).
 
-    Once imported, PySpark makes every namedtuple class created afterwards (and those already in
+    With ``PYSPARK_ENABLE_NAMEDTUPLE_PATCH=1`` (PySpark's switch back to its 3.x record pickling),
+    PySpark, once imported, makes every namedtuple class created afterwards (and those already in
     ``__main__``) pickle by name and field names: the receiving process rebuilds a bare namedtuple
     class, without the user's methods and properties, so a model whose successors call a method of
     its state class fails on executors (or, for states that executors send back, on the driver).
@@ -166,7 +167,9 @@ def rehack(undone: Iterable[tuple[type, Any]]) -> None:
 
 
 def alias_main(classes: dict[str, type]) -> None:
-    """Register the driver's ``__main__`` classes in this worker's ``__main__`` under their names.
+    """Register the driver's ``__main__`` classes in this worker's ``__main__`` under their names,
+    for records pickled by plain pickle (``PYSPARK_ENABLE_NAMEDTUPLE_PATCH=1``), which name them
+    ``__main__.<class>``; PySpark 4's default record pickling (cloudpickle) carries them by value.
     Only in a PySpark worker (never in the driver, whose ``__main__`` holds the originals), and
     never over a name the worker's own ``__main__`` uses."""
     main = sys.modules.get("__main__")
