@@ -39,7 +39,7 @@ def run_with_graph(model: Any, props: Selected, *, symmetry: bool, store: str, f
     if props.liveness and not (result.interrupted or (result.stats.get("stopped_at_violation")
                                                      and options.get("stop_at_first", True))):
         check_liveness(model, graph, props, result, key_of=make_key(model, symmetry=symmetry, store=store),
-                       fair=fair)
+                       fair=fair, stop_at_first=options.get("stop_at_first", True))
     elif props.liveness:
         result.stats["fairness"] = describe_fairness(fair)
     return result
@@ -71,7 +71,12 @@ def new_graph(model: Any, props: Selected, *, symmetry: bool) -> StateGraph:
 
 def resolve_fairness(model: Any, override: dict[str, str] | None) -> dict[str, str]:
     """The fairness a run assumes: the model's declaration, or ``override`` when given."""
-    return dict(fairness(model)) if override is None else dict(override)
+    if override is None:
+        return dict(fairness(model))
+    bad = {f: k for f, k in override.items() if k not in ("weak", "strong")}
+    if bad:
+        raise UserError(f"fairness must map action families to 'weak' or 'strong'; got {bad!r:.200}")
+    return dict(override)
 
 
 def describe_fairness(fair: dict[str, str]) -> str:
@@ -86,8 +91,9 @@ def describe_fairness(fair: dict[str, str]) -> str:
 
 
 def check_liveness(model: Any, graph: StateGraph, props: Selected, result: CheckResult, *, key_of: Any,
-                   fair: dict[str, str]) -> None:
-    """Add a lasso ``Violation`` to ``result`` for each liveness property a fair behaviour breaks."""
+                   fair: dict[str, str], stop_at_first: bool = False) -> None:
+    """Add a lasso ``Violation`` to ``result`` for each liveness property a fair behaviour breaks
+    (only the first one with ``stop_at_first``, as for safety properties)."""
     _, where = labels_of(props.liveness)
     masks = FairnessMasks.of(graph, fair)
     bits = graph.bits
@@ -115,6 +121,10 @@ def check_liveness(model: Any, graph: StateGraph, props: Selected, result: Check
             what = "the target never holds" if prop.kind is Kind.LEADS_TO else "the property never holds"
             detail = detail or f"{what} on this fair behaviour"
             result.violations.append(Violation(prop.name, prop.kind.value, trace, detail))
+            if stop_at_first:
+                result.complete = False
+                result.stats["stopped_at_violation"] = True
+                break
     result.stats["fairness"] = describe_fairness(fair)
     result.stats["liveness_checked"] = ", ".join(checked)
 
@@ -168,3 +178,23 @@ def violates_on_lasso(prop: Property, trace: Trace) -> int | None:
             if not any(target(t) for t in later) and not q_in_loop:
                 return i + 1
     return None
+
+
+def lasso_is_fair(model: Any, trace: Trace, fair: dict[str, str] | None = None) -> tuple[bool, str]:
+    """Whether a lasso's loop is fair under ``fair`` (default: the model's fairness), recomputing
+    enabled families from the model; and why not, or which fairness it respects."""
+    fair = resolve_fairness(model, fair)
+    family_of = family_function(model)
+    states = trace.states[trace.loop:]
+    taken = {family_of(s.action) for s in trace.steps[trace.loop + 1:]}
+    if trace.loop_action is not None:
+        taken.add(family_of(trace.loop_action))
+    enabled = [{family_of(a) for a, _ in model.successors(s)} for s in states]
+    for family, kind in sorted(fair.items()):
+        if family in taken:
+            continue
+        if kind == "weak" and all(family in e for e in enabled):
+            return False, f"{family} is weakly fair, enabled throughout the loop and never taken"
+        if kind == "strong" and any(family in e for e in enabled):
+            return False, f"{family} is strongly fair, enabled in the loop and never taken"
+    return True, describe_fairness(fair)

@@ -10,10 +10,10 @@ makes B eventually enter depends on whether A's loop takes the lock:
   only while A is outside, infinitely often but never continuously. Weak fairness lets B starve;
   strong fairness of ``enter`` does not.
 
-``fairness`` picks what the model declares: none, weak (every family weakly fair), strong
+``declared_fairness`` picks what the model declares: none, weak (every family weakly fair), strong
 (``enter`` strongly fair, A's steps weakly fair), or a-only (only A's steps fair: B may be ignored).
 
-    isrcheck check docs/examples/mutex.py --variant strong --fairness weak   # B starves: a lasso
+    isrcheck check docs/examples/mutex.py --variant strong --declared-fairness weak   # B starves: a lasso
 """
 
 from __future__ import annotations
@@ -66,5 +66,5 @@ class Mutex:
 
 
 def make_model(*, variant: Literal["weak", "strong"] = "strong",
-               fairness: Literal["none", "weak", "strong", "a-only"] = "strong") -> Mutex:
-    return Mutex(variant, fairness)
+               declared_fairness: Literal["none", "weak", "strong", "a-only"] = "strong") -> Mutex:
+    return Mutex(variant, declared_fairness)
