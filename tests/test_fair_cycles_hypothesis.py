@@ -128,13 +128,17 @@ def _lasso_is_real_and_fair(m: RandomGraph, trace) -> bool:
 
 # Shapes the search must get right, tried first: a two-state loop whose exit is strongly fair but
 # enabled in one state only (refinement removes it: no violation), and the same exit weakly fair.
+# Then a three-state loop where removing the state that enables the strong exit leaves a fair
+# loop of two (a violation only the refinement finds).
 SPIN = [(0, 1, "a"), (1, 0, "a"), (0, 2, "b")]
+REFINE = [(0, 1, "a"), (1, 0, "a"), (1, 2, "a"), (2, 1, "a"), (0, 3, "b")]
 
 
 @settings(max_examples=400)
 @example(RandomGraph(3, (0,), SPIN, frozenset({2}), frozenset(), {"a": "weak", "b": "strong"}, False))
 @example(RandomGraph(3, (0,), SPIN, frozenset({2}), frozenset(), {"a": "weak", "b": "weak"}, False))
 @example(RandomGraph(3, (0,), SPIN, frozenset({2}), frozenset({1}), {"a": "strong"}, True))
+@example(RandomGraph(4, (0,), REFINE, frozenset({3}), frozenset(), {"a": "weak", "b": "strong"}, False))
 @given(graphs())
 def test_fair_cycle_search_agrees_with_brute_force(m):
     result = check(m, properties=["P"])
