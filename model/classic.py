@@ -22,6 +22,8 @@ from typing import Any
 from explorer.contract import Property
 
 from .config import ClassicConfig
+from .fairness import action_family as step_family
+from .fairness import fairness_table
 from .generations import STEPS
 from .signals import Signals
 from .symmetry import Symmetry
@@ -79,6 +81,14 @@ class ClassicModel:
     def state_view(self, state: tuple) -> dict[str, Any]:
         """The state as the spec's named variables, JSON-friendly (replica ids 1..n)."""
         return self._view.view(state)
+
+    def fairness(self) -> dict[str, str]:
+        """Weak fairness of the steps Kafka takes on its own (``model.fairness``), for liveness."""
+        return fairness_table(self.config.replicas)
+
+    def action_family(self, action: Any) -> str:
+        """The step and, for a broker's step, the broker: ``FollowerReplicate r2`` (``model.fairness``)."""
+        return step_family(action)
 
     def signals(self, state: tuple) -> dict[str, Any]:
         """Operator signals (``model.signals``): leader, ISR size, under-replication, follower lag.

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from explorer.contract import Property
 from model.tables import ModelTables
 
-from . import consumers, durability, isr, transitions, witnesses
+from . import consumers, durability, isr, liveness, transitions, witnesses
 
 CATALOGUE: dict[str, Callable[[ModelTables], Property]] = {
     "TypeOk": durability.type_ok,  # the classic TypeOk, extended when the model has durability fields
@@ -27,6 +27,10 @@ CATALOGUE: dict[str, Callable[[ModelTables], Property]] = {
     "FollowerRejoinedIsr": witnesses.follower_rejoined_isr,
     "OnlyTruncationShortensLogs": transitions.only_truncation_shortens_logs,
     "LogMatching": durability.log_matching,
+    # Liveness (leads-to under the model's fairness, model.fairness): opt-in, never in DEFAULT.
+    "LeaderEventuallyElected": liveness.leader_eventually_elected,
+    "EventuallyOnline": liveness.eventually_online,
+    "FollowerEventuallyInIsr": liveness.follower_eventually_in_isr,
 }
 
 # Properties that read the durability model's fields (``model.durability``): selectable by name
@@ -41,11 +45,13 @@ EXTENSION_CATALOGUE: dict[str, Callable[[ModelTables], Property]] = {
     "LeaderHighWatermarkMonotone": consumers.leader_high_watermark_monotone,
     "RecordConsumed": consumers.record_consumed,
     "FollowerCanServe": consumers.follower_can_serve,
+    "AckedWriteEventuallyAnswered": liveness.acked_write_eventually_answered,
 }
 NEEDS_EXTENSION = {
     "AckedRecordNotLost": "acked", "RecordAcknowledged": "acked", "BrokerStoppedAndBack": "dead",
     "AckedRecordSurvives": "acked", "ConsistentRead": "served", "ReadBelowHighWatermark": "served",
     "LeaderHighWatermarkMonotone": "served", "RecordConsumed": "served", "FollowerCanServe": "served",
+    "AckedWriteEventuallyAnswered": "acked",
 }
 # The consumer promises (K12) a model with consumers checks by default; LeaderHighWatermarkMonotone
 # is opt-in (a transition property on every step).
