@@ -80,13 +80,18 @@ def resolve_fairness(model: Any, override: dict[str, str] | None) -> dict[str, s
 
 
 def describe_fairness(fair: dict[str, str]) -> str:
-    weak = sorted(f for f, k in fair.items() if k == "weak")
-    strong = sorted(f for f, k in fair.items() if k == "strong")
+    """``weak fairness of A, B (r1, r2); strong fairness of C``: families that differ only after their
+    first space (one per broker, say) are grouped."""
     parts = []
-    if weak:
-        parts.append("weak fairness of " + ", ".join(weak))
-    if strong:
-        parts.append("strong fairness of " + ", ".join(strong))
+    for kind in ("weak", "strong"):
+        groups: dict[str, list[str]] = {}
+        for family in sorted(f for f, k in fair.items() if k == kind):
+            head, _, rest = family.partition(" ")
+            groups.setdefault(head, []).append(rest)
+        names = [head if rests == [""] else f"{head} ({', '.join(r or '-' for r in rests)})"
+                 for head, rests in groups.items()]
+        if names:
+            parts.append(f"{kind} fairness of " + ", ".join(names))
     return "; ".join(parts) if parts else "no fairness (any action may stop being taken: stuttering)"
 
 
