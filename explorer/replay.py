@@ -108,11 +108,11 @@ def evaluate(model: Any, trace: Trace, properties: Sequence[str] | None = None) 
     if trace.loop is not None and props.liveness:
         from explorer.liveness import lasso_is_fair, violates_on_lasso
 
-        fair, why = lasso_is_fair(model, trace)
+        fair, _ = lasso_is_fair(model, trace)
         for prop in props.liveness:
             index = violates_on_lasso(prop, trace)
             if index is not None and fair:  # an unfair loop is no counterexample: the property is not violated
-                violated.append((prop.name, index, f"never satisfied on this lasso, whose loop is fair ({why})"))
+                violated.append((prop.name, index, "never satisfied on this lasso, whose loop is fair"))
     for prop in props.always:
         for i, step in enumerate(trace.steps, start=1):
             if not prop.predicate(step.state):
