@@ -31,7 +31,7 @@ CONFIGS = [
     ("classic 2/2/2/2", BASE),
     ("acks=all, 1 crash, unclean any", {**BASE, "acks": "all", "max_crashes": 1, "stops": "crash",
                                         "unclean_election": "any"}),
-    ("1 crash + 1 lossy, all stops", {**BASE, "acks": "all", "max_crashes": 2, "stops": "all",
+    ("acks=all, 2 stops (all kinds), unclean any", {**BASE, "acks": "all", "max_crashes": 2, "stops": "all",
                                       "unclean_election": "any"}),
 ]
 LARGE = ("classic 3/2/2/2", {**BASE, "replicas": 3})
@@ -91,7 +91,7 @@ def main() -> None:
     args = ap.parse_args()
     configs = CONFIGS + ([LARGE] if args.large else [])
     print(f"liveness run = default properties + {LIVENESS}; medians of {args.repeat} alternating runs each")
-    print(f"{'configuration':<34}{'states':>10}{'safety s':>10}{'liveness s':>12}{'ratio':>7}"
+    print(f"{'configuration':<44}{'states':>10}{'safety s':>10}{'liveness s':>12}{'ratio':>7}"
           f"{'safety MiB':>12}{'liveness MiB':>14}{'extra B/state':>15}")
     for name, options in configs:
         safety, live = [], []
@@ -103,12 +103,12 @@ def main() -> None:
         s_mib = statistics.median(r["peak_kib"] for r in safety) / 1024
         l_mib = statistics.median(r["peak_kib"] for r in live) / 1024
         extra = (l_mib - s_mib) * 1024 * 1024 / live[0]["distinct"]
-        print(f"{name:<34}{live[0]['distinct']:>10,}{s:>10.2f}{t:>12.2f}{t / s:>7.2f}{s_mib:>12.0f}{l_mib:>14.0f}"
+        print(f"{name:<44}{live[0]['distinct']:>10,}{s:>10.2f}{t:>12.2f}{t / s:>7.2f}{s_mib:>12.0f}{l_mib:>14.0f}"
               f"{extra:>15.0f}")
     print("\nnetworkx, worst case (every state in the candidate graph), tracemalloc:")
     for name, options in configs:
         r = run_child("networkx", options)
-        print(f"{name:<34}{r['distinct']:>10,} states {r['nx_edges']:>10,} edges: networkx "
+        print(f"{name:<44}{r['distinct']:>10,} states {r['nx_edges']:>10,} edges: networkx "
               f"{r['nx_bytes'] / r['distinct']:>6.0f} B/state ({r['nx_bytes'] / 2**20:.0f} MiB); graph store "
               f"{r['store_bytes'] / r['distinct']:.0f} B/state")
 
