@@ -129,7 +129,8 @@ class Model(Protocol[S, A]):
     (``[signals] leader 1 | ISR 2/3 | under-replicated | lag r2=1``) and ITF JSON carries them in
     each state's ``#meta``, so replay and state comparison ignore them. Keys are short words;
     values are ints, strings, bools (True shows the key alone, False hides it), None (shown
-    ``-``), lists, or flat dicts (shown ``k=v k=v``).
+    ``-``), lists, or flat dicts (shown ``k=v k=v``). For liveness: ``fairness() -> dict[str, str]``
+    and ``action_family(action) -> str`` (see the module docstring).
     """
 
     def init_states(self) -> Sequence[S]: ...
