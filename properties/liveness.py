@@ -27,24 +27,30 @@ artefact of running out of epochs.
 
 from __future__ import annotations
 
+from typing import Any
+
 from explorer.contract import Property
-from model.state import EPOCH, HW, LEADER, Q_ISR, Q_LEADER, REQUESTS
-from model.tables import ModelTables
+
+# Offsets in a replica's block and after the blocks (``model.state``: LOG, HW, EPOCH, LEADER, ISR;
+# NEXT_RECORD_ID, Q_LEADER, Q_ISR, REQUESTS), used when the layout does not name them itself.
+_BLOCK = {"HW": 1, "EPOCH": 2, "LEADER": 3}
+_GLOBAL = {"q_leader": 1, "q_isr": 2, "requests_i": 3}
 
 
 class _Reader:
-    """Index arithmetic shared by the properties (one place that knows the state layout)."""
+    """Index arithmetic shared by the properties: the one place that knows the state layout, read
+    from the model's tables (``t.layout``; the stopped-broker mask from ``t.ext`` or ``t.fields``)
+    so that properties/ needs no import from model/."""
 
-    def __init__(self, t: ModelTables) -> None:
+    def __init__(self, t: Any) -> None:
         lay = t.layout
-        self.n, self.base, self.bit = lay.n, lay.base, lay.bit
-        g = lay.g
-        self.ql_i, self.qi_i, self.rq_i = g + Q_LEADER, g + Q_ISR, g + REQUESTS
+        self.n, self.base, self.bit, self.all_mask = lay.n, lay.base, lay.bit, lay.all_mask
+        self.HW, self.EPOCH, self.LEADER = (getattr(lay, k, v) for k, v in _BLOCK.items())
+        self.ql_i, self.qi_i, self.rq_i = (getattr(lay, k, lay.g + v) for k, v in _GLOBAL.items())
         self.max_epoch = t.config.max_leader_epoch
-        ext = getattr(t, "ext", None)
-        self.dead_i = ext.dead if ext is not None else -1
+        ext = getattr(t, "fields", None) or getattr(t, "ext", None)
+        self.dead_i = getattr(ext, "dead", -1) if ext is not None else -1
         self.length = t.logs.length
-        self.all_mask = lay.all_mask
 
     def dead(self, s: tuple) -> int:
         return s[self.dead_i] if self.dead_i >= 0 else 0
@@ -59,10 +65,10 @@ class _Reader:
         if ql < 0:
             return False
         b = self.base[ql]
-        return s[b + LEADER] == ql and s[b + EPOCH] == len(s[self.rq_i]) - 1
+        return s[b + self.LEADER] == ql and s[b + self.EPOCH] == len(s[self.rq_i]) - 1
 
 
-def leader_eventually_elected(t: ModelTables) -> Property:
+def leader_eventually_elected(t: Any) -> Property:
     r = _Reader(t)
 
     def trigger(s: tuple) -> bool:
@@ -76,7 +82,7 @@ def leader_eventually_elected(t: ModelTables) -> Property:
         doc="a partition with a running ISR member and no established leader eventually has one")
 
 
-def eventually_online(t: ModelTables) -> Property:
+def eventually_online(t: Any) -> Property:
     r = _Reader(t)
 
     def trigger(s: tuple) -> bool:
@@ -91,7 +97,7 @@ def eventually_online(t: ModelTables) -> Property:
             "election when the last ISR member's broker never comes back)")
 
 
-def follower_eventually_in_isr(t: ModelTables) -> Property:
+def follower_eventually_in_isr(t: Any) -> Property:
     r = _Reader(t)
 
     def out_of_isr(s: tuple) -> bool:
@@ -108,7 +114,7 @@ def follower_eventually_in_isr(t: ModelTables) -> Property:
         doc="while a leader is established, every running replica is eventually back in the ISR")
 
 
-def acked_write_eventually_answered(t: ModelTables) -> Property:
+def acked_write_eventually_answered(t: Any) -> Property:
     r = _Reader(t)
     blocks = tuple((i, r.base[i]) for i in range(r.n))
     length = r.length
@@ -116,7 +122,7 @@ def acked_write_eventually_answered(t: ModelTables) -> Property:
     def waiting(s: tuple) -> bool:
         dead = r.dead(s)
         for i, b in blocks:
-            if s[b + LEADER] == i and not dead & r.bit[i] and length[s[b]] > s[b + HW]:
+            if s[b + r.LEADER] == i and not dead & r.bit[i] and length[s[b]] > s[b + r.HW]:
                 return True
         return False
 
