@@ -11,7 +11,7 @@ The networkx figure is measured with tracemalloc on the worst case: a candidate 
 every explored state (a leads-to whose target never holds); real properties hand networkx only the
 states where the target is false.
 
-Usage: python bench/bench_liveness.py [--repeat 3] [--large]
+Usage: python bench/bench_liveness.py [--repeat 3] [--large | --large-only]
 """
 
 from __future__ import annotations
@@ -88,8 +88,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--large", action="store_true", help="also the 3-replica classic model (738k states)")
+    ap.add_argument("--large-only", action="store_true", help="only the 3-replica classic model")
     args = ap.parse_args()
-    configs = CONFIGS + ([LARGE] if args.large else [])
+    configs = [LARGE] if args.large_only else CONFIGS + ([LARGE] if args.large else [])
     print(f"liveness run = default properties + {LIVENESS}; medians of {args.repeat} alternating runs each")
     print(f"{'configuration':<44}{'states':>10}{'safety s':>10}{'liveness s':>12}{'ratio':>7}"
           f"{'safety MiB':>12}{'liveness MiB':>14}{'extra B/state':>15}")
