@@ -214,3 +214,10 @@ def test_graph_files_and_stats(tmp_path, capsys):
 def test_graph_and_fairness_bad_input_exit_2(capsys, argv, message):
     assert main(["check", MUTEX, *argv]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_a_run_stopped_by_a_safety_violation_checks_no_liveness(capsys):
+    result = check(fixture("stop"), properties=["Finishes"], check_deadlock=True)
+    assert [v.property for v in result.violations] == ["deadlock"] and "liveness_checked" not in result.stats
+    assert main(["check", f"{FIXTURES}:make_stop", "--property", "Finishes", "--deadlock"]) == 1
+    assert "Liveness not checked: the run stopped first" in capsys.readouterr().out
