@@ -1,6 +1,6 @@
 """The liveness entries of the scenario catalogue: both sides of Kafka's durability/availability
 trade-off, and what weak fairness does and does not promise. Registered in the
-``isrcheck.scenarios`` entry-point group (``liveness = "model.scenarios_liveness:scenarios"``).
+``isrcheck.scenarios`` entry-point group (``liveness = "model.scenarios.liveness:scenarios"``).
 
 Each checks an opt-in leads-to property of ``properties.liveness`` under the model's fairness
 (``model.fairness``: the steps Kafka takes on its own are weakly fair; failures, restarts, writes
