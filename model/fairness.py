@@ -23,8 +23,8 @@ from __future__ import annotations
 
 from typing import Any
 
-# Which field names the broker that takes the step (as ``model.durability.ACTOR_FIELD``, plus the
-# durability steps); the controller's steps have none.
+# Which field of an action (``model.actions``) names the broker that takes the step; the
+# controller's steps have none.
 ACTOR = {
     "BecomeLeader": "replica",
     "BecomeFollowerAndTruncate": "replica",
