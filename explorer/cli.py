@@ -6,6 +6,7 @@
     isrcheck properties MODEL [model options]                a model's properties and which run by default
     isrcheck scenarios                                       the bug catalogue: named scenarios
     isrcheck scenario ID [--full] [--trace-json PATH]        run one and print its shortest trace
+    isrcheck show TRACE.json [--html FILE]                   show a trace file (text, or a page to step through)
 
 MODEL is a registered name (``classic``) or ``path/to/file.py[:factory]``. Model options come from
 the factory's signature. Exit status: 0 no violation, 1 a violation (or a vacuous ``sometimes``
@@ -21,6 +22,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from explorer import cli_html
 from explorer.errors import UserError
 
 EXIT_OK, EXIT_VIOLATION, EXIT_USAGE, EXIT_DIVERGED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
@@ -52,6 +54,7 @@ def _check_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print a machine-readable summary on stdout")
     p.add_argument("--trace-json", metavar="PATH", help="write each counterexample as an ITF JSON trace")
     p.add_argument("--regression", metavar="PATH", help="write the first counterexample as a pytest regression")
+    cli_html.add_option(p)
     p.add_argument("--progress-interval", type=float, metavar="SECONDS", help="seconds between progress lines")
     p.add_argument("--quiet", action="store_true", help="no progress output")
     spark = p.add_argument_group("spark engine")
@@ -129,6 +132,7 @@ def cmd_check(argv: list[str]) -> int:
         raise UserError(f"--{next(iter(engine_options)).replace('_', '-')} applies to --engine spark only")
     if args.engine == "spark" and args.store != "exact":
         raise UserError("--store applies to the local engine; the spark engine always keeps 128-bit fingerprints")
+    cli_html.check_path(args.html)
     result = check(model, engine=args.engine, max_depth=args.max_depth, stop_at_first=not args.keep_going,
                    symmetry=args.symmetry, check_deadlock=args.deadlock, properties=args.properties,
                    store=args.store, progress=_progress(args), **engine_options)
@@ -157,6 +161,9 @@ def cmd_check(argv: list[str]) -> int:
         print(render_summary(result))
         for path in written:
             print(f"Wrote {path}")
+    if args.html:
+        cli_html.write_check(args.html, model, result, model_name=args.model, options=options)
+        print(f"Wrote {args.html}", file=sys.stderr if args.json else sys.stdout)
     if result.violations or result.vacuous:
         return EXIT_VIOLATION
     return EXIT_INTERRUPTED if result.interrupted else EXIT_OK
@@ -266,7 +273,9 @@ def cmd_scenario(argv: list[str]) -> int:
     p.add_argument("--full", action="store_true", help="print whole states")
     p.add_argument("--trace-json", metavar="PATH", help="write the counterexample as an ITF JSON trace")
     p.add_argument("--quiet", action="store_true", help="no progress output")
+    cli_html.add_option(p)
     args = p.parse_args(argv)
+    cli_html.check_path(args.html)
     sc = get_scenario(args.id)
     model = build_model(sc.model, dict(sc.options))
     print(f"{sc.id}: {sc.title}\n{sc.story}\n$ {sc.command()}\n")
@@ -286,11 +295,15 @@ def cmd_scenario(argv: list[str]) -> int:
     got += f", trace of {len(result.violations[0].trace)} states" if result.violations else ""
     verdict = "as the catalogue says" if as_expected else "NOT as the catalogue says"
     print(f"\nExpected: {expected}; got: {got} ({verdict}).")
+    if args.html:
+        cli_html.write_check(args.html, model, result, model_name=sc.model, options=dict(sc.options),
+                             scenario={"id": sc.id, "title": sc.title, "story": sc.story}, command=sc.command())
+        print(f"Wrote {args.html}")
     return EXIT_OK if as_expected else EXIT_VIOLATION
 
 
 COMMANDS = {"check": cmd_check, "replay": cmd_replay, "models": cmd_models, "properties": cmd_properties,
-            "scenarios": cmd_scenarios, "scenario": cmd_scenario}
+            "scenarios": cmd_scenarios, "scenario": cmd_scenario, "show": cli_html.cmd_show}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -218,14 +218,18 @@ def run_local(
     frontier: list[tuple[Any, Any]] = []
     interrupted = False
     cut_by_depth = False
+    levels: list[int] = []  # distinct states first found at each depth (the HTML report's chart)
     try:
         frontier = search.initial_level()
+        if frontier:
+            levels.append(len(frontier))
         while frontier and not search.stopped:
             if max_depth is not None and search.depth >= max_depth:
                 cut_by_depth = True
                 break
             frontier = search.expand_level(frontier)
             if frontier:
+                levels.append(len(frontier))
                 search.depth += 1
     except KeyboardInterrupt:
         interrupted = True
@@ -251,4 +255,5 @@ def run_local(
         collision_probability=collision_probability(distinct, search.generated) if store == "fingerprint" else None,
         stats={"frontier_left": len(frontier), "max_depth": max_depth, "symmetry": symmetry,
                "stopped_at_violation": search.stopped},
+        levels=levels,
     )

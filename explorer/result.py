@@ -59,7 +59,8 @@ class CheckResult:
     ``complete`` is True when every reachable state within the model's bounds was explored;
     a run cut by ``max_depth``, by the first violation or by an interrupt is not complete.
     ``vacuous`` lists the ``sometimes`` properties a complete run never reached; ``examples``
-    holds a shortest trace to each one it did reach.
+    holds a shortest trace to each one it did reach. ``levels`` counts the distinct states first
+    found at each BFS depth (index 0 = depth 1), when the engine records them (the HTML report's chart).
     """
 
     distinct_states: int
@@ -76,6 +77,7 @@ class CheckResult:
     store: str = "exact"
     collision_probability: float | None = None
     stats: dict[str, Any] = field(default_factory=dict)
+    levels: list[int] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:

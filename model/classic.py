@@ -23,6 +23,7 @@ from explorer.contract import Property
 
 from .config import ClassicConfig
 from .generations import STEPS
+from .picture import picture
 from .signals import Signals
 from .symmetry import Symmetry
 from .tables import ModelTables
@@ -79,6 +80,10 @@ class ClassicModel:
     def state_view(self, state: tuple) -> dict[str, Any]:
         """The state as the spec's named variables, JSON-friendly (replica ids 1..n)."""
         return self._view.view(state)
+
+    def picture(self, state: tuple, detail: str = "") -> dict[str, Any]:
+        """The state drawn as Kafka's diagrams draw it (``model.picture``), for the HTML trace report."""
+        return picture(self.state_view(state), detail)
 
     def signals(self, state: tuple) -> dict[str, Any]:
         """Operator signals (``model.signals``): leader, ISR size, under-replication, follower lag.
