@@ -212,14 +212,14 @@ def traces_of(model: Any, result: CheckResult) -> list[dict[str, Any]]:
 
 # -- the header --------------------------------------------------------------------------------------
 
-def _options_text(options: dict[str, Any]) -> str:
-    return " ".join(f"{k}={short(v)}" for k, v in options.items()) or "(defaults)"
+def _options_list(options: dict[str, Any]) -> list[str]:
+    return [f"{k}={short(v)}" for k, v in options.items()] or ["(defaults)"]
 
 
 def header(*, model_name: str, options: dict[str, Any], properties: Sequence[str], verdict: str, tone: str,
            counts: list[tuple[str, str]] | None = None, levels: Sequence[int] = (),
            scenario: dict[str, str] | None = None, command: str = "") -> dict[str, Any]:
-    return {"model": model_name, "options": _options_text(options), "properties": list(properties),
+    return {"model": model_name, "options": _options_list(options), "properties": list(properties),
             "verdict": verdict, "tone": tone, "counts": [list(c) for c in counts or []], "levels": list(levels),
             "scenario": scenario, "command": command}
 

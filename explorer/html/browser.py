@@ -61,8 +61,9 @@ def open_report(browser: Any, path: str | os.PathLike, *, width: int = 1200, hei
 
 
 def screenshot(path: str | os.PathLike, png: str | os.PathLike, *, step: int | None = None,
-               width: int = 1200, height: int = 800) -> None:
-    """A PNG of the report at ``path``, at state ``step`` (0-based; default the last state)."""
+               width: int = 1200, height: int = 800, fields: bool = True) -> None:
+    """A PNG of the whole report at ``path``, at state ``step`` (0-based; default the last state);
+    ``fields=False`` folds the table of state fields away (the picture alone, a smaller image)."""
     with chromium() as browser:
         page = open_report(browser, path, width=width, height=height)
         if step is None:
@@ -71,4 +72,6 @@ def screenshot(path: str | os.PathLike, png: str | os.PathLike, *, step: int | N
             page.keyboard.press("Home")
             for _ in range(step):
                 page.keyboard.press("ArrowRight")
+        if not fields:
+            page.eval_on_selector("#fields-box", "box => { box.open = false; }")
         page.screenshot(path=str(png), full_page=True)

@@ -34,7 +34,9 @@
     const dl = el("dl");
     const row = (k, v) => { dl.append(el("dt", {}, k)); const dd = el("dd"); dd.append(v); dl.append(dd); };
     row("model", el("code", {}, h.model));
-    row("options", el("code", {}, h.options));
+    const opts = el("span", { class: "options" });
+    for (const o of h.options) { opts.append(el("code", {}, o), document.createTextNode(" ")); }
+    row("options", opts);
     if (h.properties && h.properties.length) row("properties", document.createTextNode(h.properties.join(", ")));
     row("verdict", el("span", { class: "verdict " + h.tone, id: "verdict" }, h.verdict));
     for (const [k, v] of h.counts || []) row(k, document.createTextNode(v));
@@ -209,7 +211,7 @@
           const x = PAD + m.at * CW;
           if (m.at >= lane.cells.length) {
             grp.append(svg("rect", { x: x + 2, y: TOP, width: CW - 4, height: CH, rx: 3 }));
-            // A record truncated away by this very step still shows (struck through) inside the box.
+            // A record truncated away by this very step still shows (crossed out) inside the box.
             if (!(lane.removed || []).some((r) => r.at === m.at)) grp.append(svg("text", { x: x + CW / 2, y: TOP + CH / 2 }, "\u2717"));
           } else {
             grp.append(svg("rect", { x: x - 1, y: TOP - 3, width: CW + 2, height: CH + 6, rx: 5, fill: "none" }));
@@ -224,6 +226,7 @@
         grp.append(svg("title", {}, "removed in this step (truncated)"));
         grp.append(svg("rect", { x: PAD + r.at * CW + 3, y: TOP + 1, width: CW - 6, height: CH - 2, rx: 3 }));
         grp.append(svg("text", { x: PAD + r.at * CW + CW / 2, y: TOP + CH / 2 }, r.text));
+        grp.append(svg("line", { x1: PAD + r.at * CW + 6, y1: TOP + CH - 4, x2: PAD + (r.at + 1) * CW - 6, y2: TOP + 4 }));
         g.append(grp);
       }
       for (const [at, marks] of Object.entries(byAt)) {
