@@ -62,13 +62,39 @@ def write_page(path: str | os.PathLike, text: str) -> None:
         raise
 
 
+def set_options(model_name: str, options: dict[str, Any]) -> dict[str, Any]:
+    """The options that differ from the factory's defaults: what a reader needs to tell this run
+    from another (the command line and ITF carry all of them)."""
+    from explorer.registry import load_factory, model_options
+
+    try:
+        defaults = {opt.name: opt.default for opt in model_options(load_factory(model_name))}
+    except UserError:
+        return dict(options)
+    return {k: v for k, v in options.items() if k not in defaults or defaults[k] != v}
+
+
 def write_check(path: str, model: Any, result: Any, *, model_name: str, options: dict[str, Any],
                 scenario: dict[str, str] | None = None, command: str = "") -> None:
     from explorer.html import render
     from explorer.report_html import check_report
 
-    data = check_report(model, result, model_name=model_name, options=options, scenario=scenario, command=command)
+    data = check_report(model, result, model_name=model_name, options=set_options(model_name, options),
+                        scenario=scenario, command=command)
     write_page(path, render(data))
+
+
+def _scenario(meta: dict[str, Any]) -> dict[str, str] | None:
+    """The catalogue entry a trace file names, for the page's title and story."""
+    from explorer.scenarios import get_scenario
+
+    if not meta.get("scenario"):
+        return None
+    try:
+        sc = get_scenario(str(meta["scenario"]))
+    except UserError:
+        return {"id": str(meta["scenario"]), "title": "", "story": ""}
+    return {"id": sc.id, "title": sc.title, "story": sc.story}
 
 
 def cmd_show(argv: list[str]) -> int:
@@ -112,13 +138,16 @@ def cmd_show(argv: list[str]) -> int:
         print(render_trace(model, replayed.trace, full=args.full))
         print(f"\n{verdict}" + (f": {detail}" if detail and tone == "bad" else ""))
         return EXIT_OK
-    scenario = {"id": meta["scenario"], "title": "", "story": ""} if meta.get("scenario") else None
-    head = header(model_name=str(meta.get("model")), options=meta.get("options") or {},
-                  properties=[prop] if prop else [], verdict=verdict, tone=tone, scenario=scenario,
+    model_name = str(meta.get("model"))
+    head = header(model_name=model_name, options=set_options(model_name, meta.get("options") or {}),
+                  properties=[prop] if prop else [], verdict=verdict, tone=tone, scenario=_scenario(meta),
                   counts=[("trace", f"{len(replayed.trace)} states"), ("file", str(args.trace))])
-    title = f"{prop} in {Path(args.trace).name}" if prop else Path(args.trace).name
+    name = Path(args.trace).name
+    what = f"{prop} in {name}" if prop else name
+    scenario = head["scenario"]
+    title = f"{scenario['id']}: {scenario['title']}" if scenario and scenario["title"] else what
     entry = trace_entry(model, replayed.trace, name=prop or "trace", kind=kind, detail=detail,
-                        fail_index=fail_index, loop=loop, title=title)
+                        fail_index=fail_index, loop=loop, title=f"{what}: {len(replayed.trace)} states")
     write_page(args.html, render(report(head, [entry], title=title)))
     print(f"Wrote {args.html} ({len(replayed.trace)} states)")
     return EXIT_OK

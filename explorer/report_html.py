@@ -213,7 +213,7 @@ def traces_of(model: Any, result: CheckResult) -> list[dict[str, Any]]:
 # -- the header --------------------------------------------------------------------------------------
 
 def _options_list(options: dict[str, Any]) -> list[str]:
-    return [f"{k}={short(v)}" for k, v in options.items()] or ["(defaults)"]
+    return [f"{k}={short(v)}" for k, v in options.items()] or ["(the model's defaults)"]
 
 
 def header(*, model_name: str, options: dict[str, Any], properties: Sequence[str], verdict: str, tone: str,

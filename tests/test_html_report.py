@@ -180,6 +180,14 @@ def test_cli_check_scenario_and_show_write_pages(capsys, tmp_path):
     assert main(["show", str(trace_file)]) == 0
     assert "State 10: BecomeFollowerAndTruncate" in capsys.readouterr().out
 
+    # The header names the options that differ from the model's defaults; a lasso's ITF loop is kept.
+    assert data["header"]["options"] == ["generation=truncate-to-hw"] == again["header"]["options"]
+    lasso = json.loads(trace_file.read_text())
+    lasso["loop"] = 3
+    trace_file.write_text(json.dumps(lasso))
+    assert main(["show", str(trace_file), "--html", str(shown)]) == 0
+    assert page_data(shown.read_text())["traces"][0]["loop"] == 3
+
     racy = tmp_path / "racy.html"
     assert main(["check", RACY, "--quiet", "--html", str(racy)]) == 1
     assert len(page_data(racy.read_text())["traces"][0]["steps"]) == 5
