@@ -13,9 +13,10 @@ flight), acknowledged records.
 
 A violation's detail (the property's ``describe`` text) names records (``record 3``,
 ``record(s) 0, 1``) and offsets (``offset 0``); the picture of the failing state marks each named
-record where some replica lacks it (at the offset a replica holding it has it) and each named
-offset, and the report follows the named records through every step. Anything the detail does not
-name as a record or offset is not marked (the text is shown in full beside the picture).
+record where some replica lacks it (at the offset a replica holding it has it: lost when the
+replica's log ends before, diverged when another record sits there) and each named offset, and
+the report follows the named records through every step. Anything the detail does not name as a
+record or offset is not marked (the text is shown in full beside the picture).
 """
 
 from __future__ import annotations
@@ -126,7 +127,11 @@ def _focus(view: dict[str, Any], detail: str) -> dict[str, Any]:
             if any(e["id"] == rec for e in log):
                 continue
             at = held[0] if held else None
-            missing.append({"lane": lane, "at": at, "text": f"record {rec} lost at replica {rid}"})
+            if at is not None and at < len(log):  # diverged: another record sits where this one belongs
+                text = f"replica {rid} has record {log[at]['id']} at offset {at}, not record {rec}"
+            else:
+                text = f"record {rec} lost at replica {rid}"
+            missing.append({"lane": lane, "at": at, "text": text})
     return {"keys": [f"record {r}" for r in records], "offsets": offsets, "missing": missing}
 
 

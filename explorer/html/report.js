@@ -176,9 +176,17 @@
       for (const tag of lane.tags) head.append(el("span", { class: "tag" + (tag.tone ? " " + tag.tone : "") + (tag.changed ? " changed" : "") }, tag.text));
       row.append(head);
       const missing = failing ? focus.missing.filter((m) => m.lane === li) : [];
-      const byAt = {};
-      for (const m of lane.marks) (byAt[m.at] = byAt[m.at] || []).push(m);
-      const stack = Math.max(1, ...Object.values(byAt).map((a) => a.length));
+      // Mark labels go in rows under the cells: each in the first row where it does not run into
+      // the label before it (HW and LEO at one offset stack; "flushed" next to "HW" too).
+      const placed = [], rowEnds = [];
+      for (const m of [...lane.marks].sort((a, b) => a.at - b.at)) {
+        const x = PAD + m.at * CW, label = m.name + (m.changed ? " \u2190" : "");
+        let r = rowEnds.findIndex((end) => end < x);
+        if (r < 0) { r = rowEnds.length; rowEnds.push(0); }
+        rowEnds[r] = x + 4 + label.length * 6.5;
+        placed.push({ m, x, r, label });
+      }
+      const stack = Math.max(1, rowEnds.length);
       const height = TOP + CH + 6 + stack * MARK_LINE + (missing.length ? 16 * missing.length : 0);
       const width = PAD * 2 + slots * CW;
       const g = svg("svg", { width, height, class: "log" });
@@ -205,7 +213,8 @@
       });
       for (let i = 0; i < slots; i++) g.append(svg("text", { class: "off", x: PAD + i * CW + CW / 2, y: TOP - 4 }, String(i)));
       missing.forEach((m, k) => {
-        const grp = svg("g", { class: "missing lost", "data-offset": m.at === null ? "" : m.at });
+        const diverged = m.at !== null && m.at < lane.cells.length;  // another record sits there
+        const grp = svg("g", { class: "missing " + (diverged ? "diverged" : "lost"), "data-offset": m.at === null ? "" : m.at });
         grp.append(svg("title", {}, m.text));
         if (m.at !== null && m.at < slots) {
           const x = PAD + m.at * CW;
@@ -214,7 +223,7 @@
             // A record truncated away by this very step still shows (crossed out) inside the box.
             if (!(lane.removed || []).some((r) => r.at === m.at)) grp.append(svg("text", { x: x + CW / 2, y: TOP + CH / 2 }, "\u2717"));
           } else {
-            grp.append(svg("rect", { x: x - 1, y: TOP - 3, width: CW + 2, height: CH + 6, rx: 5, fill: "none" }));
+            grp.append(svg("rect", { class: "over", x: x - 1, y: TOP - 3, width: CW + 2, height: CH + 6, rx: 5 }));
           }
         }
         const cx = m.at === null ? PAD : PAD + m.at * CW;
@@ -229,15 +238,14 @@
         grp.append(svg("line", { x1: PAD + r.at * CW + 6, y1: TOP + CH - 4, x2: PAD + (r.at + 1) * CW - 6, y2: TOP + 4 }));
         g.append(grp);
       }
-      for (const [at, marks] of Object.entries(byAt)) {
-        const x = PAD + Number(at) * CW;
-        marks.forEach((m, k) => {
-          const grp = svg("g", { class: "mark " + m.name + (m.changed ? " changed" : ""), "data-mark": m.name, "data-at": at });
-          if (k === 0) grp.append(svg("line", { x1: x, x2: x, y1: TOP - 3, y2: TOP + CH + 4 }));
-          grp.append(svg("text", { x: x + 2, y: TOP + CH + 4 + (k + 1) * MARK_LINE - 2 }, m.name + (m.changed ? " \u2190" : "")));
-          grp.append(svg("title", {}, m.name + " = " + at));
-          g.append(grp);
-        });
+      const drawn = new Set();
+      for (const { m, x, r, label } of placed) {
+        const grp = svg("g", { class: "mark " + m.name + (m.changed ? " changed" : ""), "data-mark": m.name, "data-at": m.at });
+        if (!drawn.has(m.at) || m.changed) grp.append(svg("line", { x1: x, x2: x, y1: TOP - 3, y2: TOP + CH + 4 }));
+        drawn.add(m.at);
+        grp.append(svg("text", { x: x + 2, y: TOP + CH + 4 + (r + 1) * MARK_LINE - 2 }, label));
+        grp.append(svg("title", {}, m.name + " = " + m.at));
+        g.append(grp);
       }
       row.append(g);
       lanesBox.append(row);
