@@ -21,6 +21,7 @@ from explorer.result import Step, Trace
 from explorer.scenarios import get_scenario
 from explorer.views import changes, view
 from model.picture import named_in
+from model.picture import picture as model_picture
 from tests.fixtures.models import Counters
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -49,6 +50,25 @@ def test_the_detail_names_records_and_offsets():
                     "2 has nothing") == ([0], [0])
     assert named_in("leader 2 (epoch 2) serves without acknowledged record(s) 0, 3") == ([0, 3], [])
     assert named_in("the quorum has no leader (None)") == ([], [])
+
+
+def test_a_named_record_is_lost_where_a_log_ends_and_diverged_where_another_sits():
+    st = {"hw": 1, "leaderEpoch": 2, "leader": 1, "isr": [1, 2]}
+    state_view = {
+        "replicaLog": {"1": [{"id": 1, "epoch": 2}], "2": [{"id": 0, "epoch": 0}], "3": []},
+        "replicaState": {"1": st, "2": {**st, "leader": 1}, "3": {**st, "leaderEpoch": 0}},
+        "quorumState": {"leaderEpoch": 2, "leader": 1, "isr": [1, 2]},
+        "leaderAndIsrRequests": [{"leaderEpoch": 2, "leader": 1, "isr": [1, 2]}],
+    }
+    pic = model_picture(state_view, "differ at offset 0: 1 has record 1 of epoch 2, 2 has record 0 of epoch 0")
+    assert pic["focus"]["missing"] == [
+        {"lane": 1, "at": 0, "text": "replica 2 has record 0 at offset 0, not record 1"},
+        {"lane": 2, "at": 0, "text": "record 1 lost at replica 3"},
+        {"lane": 0, "at": 0, "text": "replica 1 has record 1 at offset 0, not record 0"},
+        {"lane": 2, "at": 0, "text": "record 0 lost at replica 3"},
+    ]
+    assert pic["facts"][1]["value"] == [{"text": "epoch 2: leader 1, ISR {1,2} → pending at 3", "tone": "lead"}]
+    assert "focus" not in model_picture(state_view)
 
 
 def test_k1_report_one_step_per_state_with_the_text_traces_changes():
