@@ -14,7 +14,8 @@ flight), acknowledged records.
 A violation's detail (the property's ``describe`` text) names records (``record 3``,
 ``record(s) 0, 1``) and offsets (``offset 0``); the picture of the failing state marks each named
 record where some replica lacks it (at the offset a replica holding it has it: lost when the
-replica's log ends before, diverged when another record sits there) and each named offset, and
+replica's log ends before and the controller counts it (leader or ISR), missing when it does not,
+diverged when another record sits there) and each named offset, and
 the report follows the named records through every step. Anything the detail does not name as a
 record or offset is not marked (the text is shown in full beside the picture).
 """
@@ -120,6 +121,8 @@ def _requests(view: dict[str, Any]) -> list[Any]:
 def _focus(view: dict[str, Any], detail: str) -> dict[str, Any]:
     records, offsets = named_in(detail)
     logs = {int(r): log for r, log in view["replicaLog"].items()}
+    quorum = view["quorumState"]
+    counted = set(quorum["isr"]) | {quorum["leader"]}  # the replicas a committed record must be on
     missing = []
     for rec in records:
         held = [off for log in logs.values() for off, e in enumerate(log) if e["id"] == rec]
@@ -129,8 +132,10 @@ def _focus(view: dict[str, Any], detail: str) -> dict[str, Any]:
             at = held[0] if held else None
             if at is not None and at < len(log):  # diverged: another record sits where this one belongs
                 text = f"replica {rid} has record {log[at]['id']} at offset {at}, not record {rec}"
-            else:
+            elif rid in counted:
                 text = f"record {rec} lost at replica {rid}"
+            else:  # outside the controller's ISR and not leading: its gap loses nothing (yet)
+                text = f"record {rec} missing at replica {rid}"
             missing.append({"lane": lane, "at": at, "text": text})
     return {"keys": [f"record {r}" for r in records], "offsets": offsets, "missing": missing}
 

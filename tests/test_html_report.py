@@ -63,9 +63,9 @@ def test_a_named_record_is_lost_where_a_log_ends_and_diverged_where_another_sits
     pic = model_picture(state_view, "differ at offset 0: 1 has record 1 of epoch 2, 2 has record 0 of epoch 0")
     assert pic["focus"]["missing"] == [
         {"lane": 1, "at": 0, "text": "replica 2 has record 0 at offset 0, not record 1"},
-        {"lane": 2, "at": 0, "text": "record 1 lost at replica 3"},
+        {"lane": 2, "at": 0, "text": "record 1 missing at replica 3"},  # outside the controller's ISR
         {"lane": 0, "at": 0, "text": "replica 1 has record 1 at offset 0, not record 0"},
-        {"lane": 2, "at": 0, "text": "record 0 lost at replica 3"},
+        {"lane": 2, "at": 0, "text": "record 0 missing at replica 3"},
     ]
     assert pic["facts"][1]["value"] == [{"text": "epoch 2: leader 1, ISR {1,2} → pending at 3", "tone": "lead"}]
     assert "focus" not in model_picture(state_view)
