@@ -297,7 +297,8 @@ def cmd_scenario(argv: list[str]) -> int:
     print(f"\nExpected: {expected}; got: {got} ({verdict}).")
     if args.html:
         cli_html.write_check(args.html, model, result, model_name=sc.model, options=dict(sc.options),
-                             scenario={"id": sc.id, "title": sc.title, "story": sc.story}, command=sc.command())
+                             scenario={"id": sc.id, "title": sc.title, "story": sc.story}, command=sc.command(),
+                             notes=[("catalogue", f"expected {expected}; got {got} ({verdict})")])
         print(f"Wrote {args.html}")
     return EXIT_OK if as_expected else EXIT_VIOLATION
 

@@ -14,6 +14,7 @@ import os
 import stat
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -75,12 +76,13 @@ def set_options(model_name: str, options: dict[str, Any]) -> dict[str, Any]:
 
 
 def write_check(path: str, model: Any, result: Any, *, model_name: str, options: dict[str, Any],
-                scenario: dict[str, str] | None = None, command: str = "") -> None:
+                scenario: dict[str, str] | None = None, command: str = "",
+                notes: Sequence[tuple[str, str]] = ()) -> None:
     from explorer.html import render
     from explorer.report_html import check_report
 
     data = check_report(model, result, model_name=model_name, options=set_options(model_name, options),
-                        scenario=scenario, command=command)
+                        scenario=scenario, command=command, notes=notes)
     write_page(path, render(data))
 
 

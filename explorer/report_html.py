@@ -225,8 +225,9 @@ def header(*, model_name: str, options: dict[str, Any], properties: Sequence[str
 
 
 def run_header(result: CheckResult, *, model_name: str, options: dict[str, Any],
-               scenario: dict[str, str] | None = None, command: str = "") -> dict[str, Any]:
-    """The header of a check: verdict and TLC-style counts of ``result``."""
+               scenario: dict[str, str] | None = None, command: str = "",
+               notes: Sequence[tuple[str, str]] = ()) -> dict[str, Any]:
+    """The header of a check: verdict and TLC-style counts of ``result``, then ``notes`` (label, text)."""
     if result.violations:
         verdict = "; ".join(f"{v.property} violated ({len(v.trace)} states)" for v in result.violations)
         tone = "bad"
@@ -246,6 +247,7 @@ def run_header(result: CheckResult, *, model_name: str, options: dict[str, Any],
     ]
     if result.stats.get("stopped_at_violation"):
         counts.append(("scope", "stopped at the first violation"))
+    counts += list(notes)
     return header(model_name=model_name, options=options, properties=result.properties, verdict=verdict, tone=tone,
                   counts=counts, levels=result.levels, scenario=scenario, command=command)
 
@@ -255,8 +257,10 @@ def report(head: dict[str, Any], traces: list[dict[str, Any]], *, title: str) ->
 
 
 def check_report(model: Any, result: CheckResult, *, model_name: str, options: dict[str, Any],
-                 scenario: dict[str, str] | None = None, command: str = "") -> dict[str, Any]:
+                 scenario: dict[str, str] | None = None, command: str = "",
+                 notes: Sequence[tuple[str, str]] = ()) -> dict[str, Any]:
     """The whole report of one ``explorer.check`` run."""
-    head = run_header(result, model_name=model_name, options=options, scenario=scenario, command=command)
+    head = run_header(result, model_name=model_name, options=options, scenario=scenario, command=command,
+                      notes=notes)
     title = f"{scenario['id']}: {scenario['title']}" if scenario else f"isrcheck {model_name}: {head['verdict']}"
     return report(head, traces_of(model, result), title=title)

@@ -189,6 +189,8 @@ def test_cli_check_scenario_and_show_write_pages(capsys, tmp_path):
     assert f"Wrote {page}" in capsys.readouterr().out
     data = page_data(page.read_text())
     assert data["header"]["scenario"]["id"] == "K1" and len(data["traces"][0]["steps"]) == 10
+    assert ["catalogue", "expected violated, trace of 10 states; got violated, trace of 10 states "
+            "(as the catalogue says)"] in data["header"]["counts"]
 
     shown = tmp_path / "shown.html"
     assert main(["show", str(trace_file), "--html", str(shown)]) == 0
