@@ -153,10 +153,12 @@ def mark_changes(before: dict[str, Any] | None, after: dict[str, Any]) -> None:
 # -- traces ----------------------------------------------------------------------------------------
 
 def trace_entry(model: Any, trace: Trace, *, name: str, kind: str = "", detail: str = "",
-                fail_index: int | None = None, loop: int | None = None, title: str = "") -> dict[str, Any]:
+                fail_index: int | None = None, loop: int | None = None, loop_action: str | None = None,
+                title: str = "") -> dict[str, Any]:
     """One trace of the report. ``fail_index`` (0-based, default the last state) is the state the
-    property fails in: only its picture is asked to mark what ``detail`` names. ``loop`` (0-based)
-    is the state a lasso's last state returns to."""
+    property fails in: only its picture is asked to mark what ``detail`` names. A lasso has ``loop``
+    (0-based), the state its last state goes back to by ``loop_action`` (the action's text; None
+    with ``loop`` the last index: the last state stutters forever)."""
     draw = picture_hook(model)
     with_detail = draw is not None and _takes_detail(draw)
     failing = len(trace) - 1 if fail_index is None else fail_index
@@ -182,29 +184,61 @@ def trace_entry(model: Any, trace: Trace, *, name: str, kind: str = "", detail: 
             previous_picture = pic
         steps.append(entry)
         previous_view = current
-    return {"name": name, "title": title or name, "kind": kind, "detail": detail, "fail": failing if kind else None,
-            "loop": loop, "steps": steps}
+    out = {"name": name, "title": title or name, "kind": kind, "detail": detail, "fail": failing if kind else None,
+           "loop": loop, "steps": steps}
+    if loop is not None:
+        out["lasso"] = _closing_step(model, trace, loop, loop_action, previous_view, previous_picture)
+    return out
 
 
-def violation_loop(violation: Any) -> int | None:
-    """A lasso's loop index when the violation carries one (liveness), else None."""
-    loop = getattr(violation, "loop", None)
-    if loop is None:
-        loop = getattr(getattr(violation, "trace", None), "loop", None)
-    return loop if isinstance(loop, int) and not isinstance(loop, bool) else None
+def _closing_step(model: Any, trace: Trace, loop: int, action: str | None, last_view: dict[str, Any] | None,
+                  last_picture: dict[str, Any] | None) -> dict[str, Any]:
+    """The step that closes a lasso (last state -> state ``loop``), with its own changes and
+    picture, so following the loop highlights what that step changes rather than what the loop
+    state's first arrival did."""
+    target = trace.steps[loop].state
+    target_view = view(model, target)
+    closing: dict[str, Any] = {
+        "action": action, "stutters": action is None and loop == len(trace) - 1,
+        "changed": [[path, short(old), short(new)] for path, old, new in changes(last_view or {}, target_view)],
+    }
+    draw = picture_hook(model)
+    if draw is not None:
+        pic = normalise_picture(draw(target))
+        mark_changes(last_picture, pic)
+        closing["picture"] = pic
+    return closing
+
+
+def lasso_of(trace: Trace) -> tuple[int | None, str | None]:
+    """(loop index, closing action's text) of a lasso trace (liveness), or (None, None)."""
+    loop = getattr(trace, "loop", None)
+    if not isinstance(loop, int) or isinstance(loop, bool):
+        return None, None
+    action = getattr(trace, "loop_action", None)
+    return loop, None if action is None else repr(action)
 
 
 def _what(kind: str) -> str:
     return {"always": "invariant", "transition": "transition property", "deadlock": "deadlock",
-            "eventually": "liveness property"}.get(kind, kind)
+            "eventually": "liveness property", "leads-to": "liveness property"}.get(kind, kind)
+
+
+def _violation_title(v: Any) -> str:
+    loop, _ = lasso_of(v.trace)
+    if loop is None:
+        return f"{v.property} ({_what(v.kind)}) violated in a trace of {len(v.trace)} states"
+    return (f"{v.property} ({_what(v.kind)}) violated by a lasso: {loop} state(s) of prefix, then a loop of "
+            f"{len(v.trace) - loop} state(s) repeated forever")
 
 
 def traces_of(model: Any, result: CheckResult) -> list[dict[str, Any]]:
     """The violations of a run, then a shortest example of each ``sometimes`` property reached."""
     out = []
     for v in result.violations:
-        out.append(trace_entry(model, v.trace, name=v.property, kind=v.kind, detail=v.detail, loop=violation_loop(v),
-                               title=f"{v.property} ({_what(v.kind)}) violated in a trace of {len(v.trace)} states"))
+        loop, loop_action = lasso_of(v.trace)
+        out.append(trace_entry(model, v.trace, name=v.property, kind=v.kind, detail=v.detail, loop=loop,
+                               loop_action=loop_action, title=_violation_title(v)))
     for prop, trace in result.examples.items():
         out.append(trace_entry(model, trace, name=prop, title=f"{prop} (sometimes) reached in {len(trace)} states"))
     return out

@@ -143,20 +143,40 @@ def test_a_screenshot_of_the_picture_is_not_blank(browser, k8):
     assert lanes["variance"] > 100 and lanes["levels"] > 20
 
 
-def test_a_lasso_goes_back_to_its_loop(browser, tmp_path):
+def lasso_page(tmp_path, loop: int, loop_action: str | None):
+    """A report of Counters(1 counter, 0..3) drawn as a lasso (the loop is made up: the page only
+    needs its shape), with the generic table since Counters draws no picture."""
     model = Counters(n=1, limit=4)
-    result = check(model)
-    trace = result.examples["AllAtLimit"]
-    entry = trace_entry(model, trace, name="Cycle", kind="eventually", detail="never settles", loop=1)
-    path = tmp_path / "lasso.html"
+    trace = check(model).examples["AllAtLimit"]
+    entry = trace_entry(model, trace, name="Cycle", kind="eventually", detail="never settles", loop=loop,
+                        loop_action=loop_action)
+    path = tmp_path / f"lasso-{loop}.html"
     path.write_text(render(report(header(model_name="counters", options={}, properties=["Cycle"], verdict="-",
                                          tone="bad"), [entry], title="lasso")))
-    page = chromium.open_report(browser, path)
+    return path
+
+
+def test_a_lasso_goes_back_to_its_loop(browser, tmp_path):
+    page = chromium.open_report(browser, lasso_page(tmp_path, 1, "Reset(to=1)"))
     assert page.locator("#timeline li").count() == 4 and page.locator("#timeline li.in-loop").count() == 3
     page.keyboard.press("End")
-    assert "back to state 2" in page.inner_text("#loopnote")
-    assert page.locator("#fields tr.changed").count() == 1  # a user model: the generic table, no picture
-    assert page.locator(".lane").count() == 0
+    assert "Reset(to=1) goes back to state 2" in page.inner_text("#loopnote")
+    assert "Cycle fails on this behaviour" in page.inner_text("#failure")
+    assert page.locator(".lane").count() == 0 and highlighted(page) == ["c0"]  # the generic table
+    page.keyboard.press("ArrowRight")  # follows the loop: the closing step's own change, 3 -> 1
+    assert step_of(page) == 1 and page.get_attribute("body", "data-via") == "loop"
+    assert page.inner_text("#action code") == "Reset(to=1)"
+    assert page.inner_text("#fields tr.changed td:nth-child(2)") == "3 \u2192 1"
+    page.keyboard.press("ArrowRight")  # and on round the loop as before
+    assert step_of(page) == 2 and page.get_attribute("body", "data-via") == ""
+    assert page.inner_text("#fields tr.changed td:nth-child(2)") == "1 \u2192 2"
+    page.close()
+
+
+def test_a_lasso_that_stutters_stays(browser, tmp_path):
+    page = chromium.open_report(browser, lasso_page(tmp_path, 3, None))
+    page.keyboard.press("End")
+    assert "stutters forever" in page.inner_text("#loopnote") and page.is_disabled("#next")
     page.keyboard.press("ArrowRight")
-    assert step_of(page) == 1 and page.inner_text("#loopnote") == ""
+    assert step_of(page) == 3
     page.close()

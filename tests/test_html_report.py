@@ -8,6 +8,7 @@ import json
 import random
 import re
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -16,13 +17,13 @@ from explorer.cli import main
 from explorer.errors import ContractError
 from explorer.html import render
 from explorer.registry import build_model
-from explorer.report_html import check_report, header, normalise_picture, report, trace_entry
+from explorer.report_html import check_report, header, lasso_of, normalise_picture, report, trace_entry
 from explorer.result import Step, Trace
 from explorer.scenarios import get_scenario
 from explorer.views import changes, view
 from model.picture import named_in
 from model.picture import picture as model_picture
-from tests.fixtures.models import Counters
+from tests.fixtures.models import Counters, Tick
 
 ROOT = Path(__file__).resolve().parent.parent
 RACY = str(ROOT / "tests" / "fixtures" / "racy_lock.py")
@@ -232,3 +233,16 @@ def test_show_a_trace_that_no_longer_replays_exits_3(capsys, tmp_path):
     capsys.readouterr()
     assert main(["show", str(trace_file), "--html", str(tmp_path / "x.html")]) == 3
     assert "diverged at state 6" in capsys.readouterr().err and not (tmp_path / "x.html").exists()
+
+
+def test_a_lasso_carries_its_closing_step():
+    model = Counters(n=1, limit=4)
+    trace = check(model).examples["AllAtLimit"]
+    entry = trace_entry(model, trace, name="Cycle", kind="eventually", loop=1, loop_action="Reset(to=1)")
+    assert entry["loop"] == 1
+    assert entry["lasso"] == {"action": "Reset(to=1)", "stutters": False, "changed": [["c0", "3", "1"]]}
+    stutter = trace_entry(model, trace, name="Cycle", kind="eventually", loop=3)
+    assert stutter["lasso"]["stutters"] and stutter["lasso"]["changed"] == []
+    # A liveness Trace carries loop and loop_action; the report reads them by name.
+    lasso = SimpleNamespace(loop=2, loop_action=Tick(0))
+    assert lasso_of(lasso) == (2, "Tick(process=0)") and lasso_of(trace) == (None, None)

@@ -99,16 +99,22 @@
   }
 
   // -- one state ---------------------------------------------------------------------------------------------
-  function go(i) {
+  // ``viaLoop``: arrived at a lasso's loop state by its closing step, whose own changes are shown.
+  function go(i, viaLoop) {
     const t = trace(), n = t.steps.length;
     step = Math.max(0, Math.min(n - 1, i));
-    const s = t.steps[step];
+    const lasso = t.loop !== null && t.loop !== undefined ? t.lasso : null;
+    const closing = viaLoop && lasso ? lasso : null;
+    const own = t.steps[step];
+    const s = closing ? { action: closing.action || "(the step back to state " + (t.loop + 1) + ")", fields: own.fields, signals: own.signals, changed: closing.changed,
+                          picture: closing.picture } : own;
     document.body.dataset.step = String(step);
+    document.body.dataset.via = closing ? "loop" : "";
     document.getElementById("slider").value = String(step + 1);
     document.getElementById("position").textContent = "state " + (step + 1) + " of " + n;
     document.getElementById("first").disabled = step === 0;
     document.getElementById("prev").disabled = step === 0;
-    const looping = t.loop !== null && t.loop !== undefined;
+    const looping = lasso !== null && !lasso.stutters;
     document.getElementById("next").disabled = step === n - 1 && !looping;
     document.getElementById("last").disabled = step === n - 1;
     for (const li of document.querySelectorAll("#timeline li")) {
@@ -120,8 +126,9 @@
     const action = document.getElementById("action");
     action.textContent = "";
     action.className = step === 0 ? "initial" : "";
-    action.append(document.createTextNode("State " + (step + 1) + ": "));
+    action.append(document.createTextNode("State " + (step + 1) + (closing ? ", again" : "") + ": "));
     action.append(el("code", {}, s.action));
+    if (closing) action.append(document.createTextNode(" (the step that closes the loop)"));
 
     const sig = document.getElementById("signals");
     sig.textContent = "";
@@ -129,15 +136,19 @@
 
     const failure = document.getElementById("failure");
     failure.textContent = "";
-    if (t.fail === step) {
-      failure.append(el("b", {}, t.name + " fails here"));
+    if (t.fail === step && !closing) {
+      failure.append(el("b", {}, t.name + (lasso ? " fails on this behaviour" : " fails here")));
       if (t.detail) failure.append(document.createTextNode(": " + t.detail));
     }
     const loopnote = document.getElementById("loopnote");
     loopnote.textContent = "";
-    if (looping && step === n - 1) {
-      loopnote.textContent = "\u21BB The trace loops: from here it goes back to state " + (t.loop + 1) +
-        ", and the steps " + (t.loop + 1) + "\u2013" + n + " repeat forever (next \u25B6 follows the loop).";
+    if (lasso && step === n - 1 && !closing) {
+      loopnote.textContent = lasso.stutters
+        ? "\u21BB State " + n + " stutters forever: no fairly scheduled action is enabled, so nothing changes again."
+        : "\u21BB The behaviour loops: " + (lasso.action || "a step") + " goes back to state " + (t.loop + 1) +
+          ", and states " + (t.loop + 1) + "\u2013" + n + " repeat forever (next \u25B6 follows the loop).";
+    } else if (closing) {
+      loopnote.textContent = "\u21BB Back at state " + (t.loop + 1) + " by the loop: from here the same steps repeat forever.";
     }
     drawPicture(t, s);
     drawFields(s);
@@ -296,8 +307,8 @@
 
   // -- input ---------------------------------------------------------------------------------------------------
   function next() {
-    const t = trace();
-    if (step === t.steps.length - 1 && t.loop !== null && t.loop !== undefined) go(t.loop); else go(step + 1);
+    const t = trace(), lasso = t.loop !== null && t.loop !== undefined ? t.lasso : null;
+    if (step === t.steps.length - 1 && lasso && !lasso.stutters) go(t.loop, true); else go(step + 1);
   }
   function wire() {
     document.getElementById("first").addEventListener("click", () => go(0));
