@@ -86,7 +86,11 @@
     t.steps.forEach((s, i) => {
       const li = el("li", { "data-index": i, title: s.action });
       li.append(el("span", { class: "n" }, String(i + 1)));
-      li.append(el("span", { class: "act" }, s.action));
+      const act = el("span", { class: "act" });
+      const cut = s.action.indexOf("(");  // an action's name, then its arguments, muted
+      if (cut > 0) act.append(el("b", {}, s.action.slice(0, cut)), el("span", { class: "args" }, s.action.slice(cut)));
+      else act.textContent = s.action;
+      li.append(act);
       if (t.fail === i) li.classList.add("fails");
       if (t.loop !== null && t.loop !== undefined && i >= t.loop) li.classList.add("in-loop");
       li.addEventListener("click", () => go(i));
