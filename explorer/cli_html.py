@@ -23,6 +23,14 @@ from explorer.errors import UserError
 EXIT_OK, EXIT_DIVERGED = 0, 3
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with a usage error as a UserError (exit 2, one paragraph), as in ``explorer.cli``
+    (not imported from there: ``explorer.cli`` imports this module)."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise UserError(f"{message} (see {self.prog} --help)")
+
+
 def add_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--html", metavar="FILE",
                         help="write the trace(s) as one self-contained HTML page to step through in a browser")
@@ -102,7 +110,6 @@ def _scenario(meta: dict[str, Any]) -> dict[str, str] | None:
 def cmd_show(argv: list[str]) -> int:
     """``isrcheck show TRACE.itf.json [--html FILE] [--full]``: replay a trace file against its model
     and show it, as text or as an HTML page."""
-    from explorer.cli import _Parser
     from explorer.html import render
     from explorer.itf import read_itf
     from explorer.replay import Divergence, load_and_replay

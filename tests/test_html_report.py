@@ -21,8 +21,8 @@ from explorer.report_html import check_report, header, lasso_of, normalise_pictu
 from explorer.result import Step, Trace
 from explorer.scenarios import get_scenario
 from explorer.views import changes, view
-from model.picture import named_in
-from model.picture import picture as model_picture
+from model.encoding.picture import named_in
+from model.encoding.picture import picture as model_picture
 from tests.fixtures.models import Counters, Tick
 
 ROOT = Path(__file__).resolve().parent.parent
