@@ -36,6 +36,8 @@ from .encoding.picture import picture
 from .encoding.signals import Signals
 from .encoding.symmetry import Symmetry
 from .encoding.view import StateView
+from .fairness import action_family as step_family
+from .fairness import fairness_table
 from .options import ConsumerOptions, DurabilityOptions
 from .steps import next_steps
 from .tables import ModelTables
@@ -112,6 +114,14 @@ class ReplicationModel:
     def picture(self, state: tuple, detail: str = "") -> dict[str, Any]:
         """The state drawn as Kafka's diagrams draw it (``model.encoding.picture``), for the HTML report."""
         return picture(self.state_view(state), detail)
+
+    def fairness(self) -> dict[str, str]:
+        """Weak fairness of the steps Kafka takes on its own (``model.fairness``), for liveness."""
+        return fairness_table(self.config.replicas)
+
+    def action_family(self, action: Any) -> str:
+        """The step and, for a broker's step, the broker: ``FollowerReplicate r2`` (``model.fairness``)."""
+        return step_family(action)
 
     def signals(self, state: tuple) -> dict[str, Any]:
         """Operator signals (``model.encoding.signals``): leader, ISR size, under-replication,
