@@ -203,13 +203,18 @@ def test_cli_check_scenario_and_show_write_pages(capsys, tmp_path):
     assert main(["show", str(trace_file)]) == 0
     assert "State 10: BecomeFollowerAndTruncate" in capsys.readouterr().out
 
-    # The header names the options that differ from the model's defaults; a lasso's ITF loop is kept.
+    # The header names the options that differ from the model's defaults.
     assert data["header"]["options"] == ["generation=truncate-to-hw"] == again["header"]["options"]
-    lasso = json.loads(trace_file.read_text())
-    lasso["loop"] = 3
-    trace_file.write_text(json.dumps(lasso))
-    assert main(["show", str(trace_file), "--html", str(shown)]) == 0
-    assert page_data(shown.read_text())["traces"][0]["loop"] == 3
+
+    # A lasso (liveness scenario L1): the run's page and the trace file's page both draw its loop.
+    lasso_file, lasso_page = tmp_path / "l1.itf.json", tmp_path / "l1.html"
+    assert main(["scenario", "L1", "--quiet", "--html", str(lasso_page), "--trace-json", str(lasso_file)]) == 0
+    ran = page_data(lasso_page.read_text())["traces"][0]
+    loop = json.loads(lasso_file.read_text())["loop"]
+    assert ran["loop"] == loop and "lasso" in ran and "violated by a lasso" in ran["title"]
+    assert main(["show", str(lasso_file), "--html", str(shown)]) == 0
+    replayed = page_data(shown.read_text())["traces"][0]
+    assert replayed["loop"] == loop and replayed["lasso"] == ran["lasso"]
 
     racy = tmp_path / "racy.html"
     assert main(["check", RACY, "--quiet", "--html", str(racy)]) == 1
