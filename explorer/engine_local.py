@@ -236,15 +236,16 @@ class _Search:
         bounded = hasattr(self.model, "within_bounds")
         stride = max(1, len(frontier) // _LEVEL_SAMPLE)
         for state, key in frontier[::stride][:_LEVEL_SAMPLE]:
+            what = "within_bounds(state)"
             try:
                 if bounded and not within_bounds(self.model, state):
                     continue
+                what = "successors(state)"
                 audit_successors(self.model, state)
             except (UserError, ModelError):
                 raise
             except Exception as exc:
-                raise ModelError("successors(state)", exc, model=self.model, state=state,
-                                 trace=self.safe_trace(key)) from exc
+                raise ModelError(what, exc, model=self.model, state=state, trace=self.safe_trace(key)) from exc
 
     def expand_level(self, frontier: list[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
         """The next level: every new successor of the frontier, in frontier and successor order.

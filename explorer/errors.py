@@ -1,6 +1,6 @@
 """Errors a user can act on, and the exit statuses the command line gives them.
 
-Exit statuses (the project-wide table; README.md and docs/exit-status.md show it to users):
+Exit statuses (the project-wide table; README.md and docs/cli.md show it to users):
 
     0    no violation (every reachable state within the bounds was checked)
     1    a violation was found (or a ``sometimes`` property was never reached)

@@ -61,9 +61,10 @@ def check_output_path(path: str | os.PathLike, what: str) -> Path:
         mode = os.stat(target).st_mode if target.exists() else 0
         if not stat.S_ISREG(mode):
             kind = "a folder" if stat.S_ISDIR(mode) else "not a regular file (a device, a pipe or a socket)"
+            example = "test_cex.py" if "regression" in what else "cex.itf.json"
             raise UserError(
                 f"{what} {shown!r} is {kind}; isrcheck writes a regular file there and will not replace it. "
-                "Give a file name (e.g. cex.itf.json)" + (" inside that folder" if stat.S_ISDIR(mode) else "")
+                f"Give a file name (e.g. {example})" + (" inside that folder" if stat.S_ISDIR(mode) else "")
             )
         if not os.access(target, os.W_OK):
             raise UserError(f"{what} {shown!r} exists and is read-only; remove it or choose another name")
