@@ -199,7 +199,7 @@ class _Search:
         try:
             inits = list(self.model.init_states())
             audit_init_states(inits, list(self.model.init_states()))
-        except (UserError, ModelError):
+        except (UserError, ModelError, MemoryError):
             raise
         except Exception as exc:
             raise ModelError("init_states()", exc, model=self.model) from exc
@@ -215,7 +215,7 @@ class _Search:
                     continue
                 level.append((state, key))
                 self.check_state(state, key)
-            except (UserError, ModelError):
+            except (UserError, ModelError, MemoryError):
                 raise
             except Exception as exc:
                 callee = _callee(exc, _INITIAL_CODE)
@@ -242,7 +242,7 @@ class _Search:
                     continue
                 what = "successors(state)"
                 audit_successors(self.model, state)
-            except (UserError, ModelError):
+            except (UserError, ModelError, MemoryError):
                 raise
             except Exception as exc:
                 raise ModelError(what, exc, model=self.model, state=state, trace=self.safe_trace(key)) from exc

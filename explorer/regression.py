@@ -42,7 +42,7 @@ along the recorded steps.
 import os
 
 from explorer.registry import build_model, resolve_spec
-from explorer.replay import Divergence, evaluate, replay_actions  # noqa: F401
+from explorer.replay import Divergence, evaluate, replay_actions  # noqa: F401  (evaluate: not for deadlocks)
 
 EXPECT = "violated"  # or "fixed"
 MODEL = {model!r}  # a model file's path is relative to this file's folder
@@ -56,7 +56,11 @@ HERE = os.path.dirname(os.path.abspath(__file__)) if "__file__" in globals() els
 def test_{name}_counterexample_reproduces():
     model = build_model(resolve_spec(MODEL, HERE), OPTIONS)
     if EXPECT == "violated":
-        trace = replay_actions(model, ACTIONS, init_index={init_index})
+        try:
+            trace = replay_actions(model, ACTIONS, init_index={init_index})
+        except Divergence as exc:
+            raise AssertionError(f"the recorded trace is no longer possible ({{exc}}); if the bug is fixed, "
+                                 "set EXPECT = 'fixed'") from exc
         assert {fails}, (
             "the recorded trace no longer violates {violation.property}; if the bug is fixed, set EXPECT = 'fixed'")
     else:
