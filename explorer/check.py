@@ -110,8 +110,8 @@ def _validate(model: Any, *, engine: str, max_depth: int | None, store: str) -> 
     if max_depth is not None and (not isinstance(max_depth, int) or max_depth < 1):
         raise UserError(f"max_depth must be a positive integer (initial states are depth 1), not {max_depth!r}")
     missing = [m for m in ("init_states", "successors", "properties") if not callable(getattr(model, m, None))]
-    if missing:
-        raise UserError(
+    if missing:  # the factory handed back something else: the model broke the contract (exit 4)
+        raise ContractError(
             f"{type(model).__name__} is not a model: it lacks {', '.join(missing)}; a model needs "
             "init_states(), successors(state) and properties() (see explorer.contract.Model)"
         )
