@@ -369,9 +369,9 @@ def run_local(
                 cut_by_depth = True
                 break
             frontier = search.expand_level(frontier)
-            search.end_level()
             if frontier:
                 search.depth += 1
+            search.end_level()
     except KeyboardInterrupt:
         interrupted = True
     except (_MemoryCeiling, MemoryError) as exc:
@@ -382,8 +382,8 @@ def run_local(
         cause = (f"resident memory {human(rss_now)} passed the ceiling of {human(memory_limit)}"
 
                  if isinstance(exc, _MemoryCeiling) else "Python ran out of memory (MemoryError)")
-        limit_note = (f"Stopped at the memory limit: {cause} while exploring depth {search.depth + 1}, with "
-                      f"{unexpanded:,} states of the last level to expand. To go further: --symmetry (if the model "
+        limit_note = (f"Stopped at the memory limit: {cause} while expanding the {unexpanded:,} states at depth "
+                      f"{search.depth}. To go further: --symmetry (if the model "
                       "has canonical()), smaller bounds, --store fingerprint, or --engine spark; --max-memory "
                       "changes the ceiling.")
     search.progress.finish()
