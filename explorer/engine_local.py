@@ -207,7 +207,7 @@ class _Search:
         for state in inits:
             self.generated += 1
             try:
-                if self.sampled < _CONTRACT_SAMPLE:
+                if self.sampled < _CONTRACT_SAMPLE and within_bounds(self.model, state):
                     self.sampled += 1
                     audit_successors(self.model, state)
                 key = self.add(state, None)
@@ -222,8 +222,10 @@ class _Search:
                 if callee is not None and callee.f_code is _CHECK_STATE_CODE:
                     what = f"the predicate of property {getattr(callee.f_locals.get('prop'), 'name', '?')}"
                     raise ModelError(what, exc, model=self.model, note=f"on the initial state {state!r:.300}") from exc
-                what = "canonical(state)" if callee is not None and callee.f_code is _code_of(self.key_of) else \
-                    "successors(state)"
+                code = callee.f_code if callee is not None else None
+                what = ("within_bounds(state)" if code is _WITHIN_BOUNDS_CODE else
+                        "canonical(state)" if code is not None and code is _code_of(self.key_of) else
+                        "successors(state)")
                 raise ModelError(what, exc, model=self.model, state=state) from exc
             if self.stopped:
                 break
