@@ -68,7 +68,8 @@ class CheckResult:
     """The outcome of ``explorer.check``.
 
     ``complete`` is True when every reachable state within the model's bounds was explored;
-    a run cut by ``max_depth``, by the first violation or by an interrupt is not complete.
+    a run cut by ``max_depth``, by the first violation, by an interrupt or by a resource limit
+    (``limit``, e.g. the memory ceiling) is not complete.
     ``vacuous`` lists the ``sometimes`` properties a complete run never reached; ``examples``
     holds a shortest trace to each one it did reach.
     """
@@ -88,6 +89,8 @@ class CheckResult:
     collision_probability: float | None = None
     stats: dict[str, Any] = field(default_factory=dict)
     graph: Any = None  # explorer.graph_store.StateGraph when liveness or the graph was asked for
+    limit: str | None = None  # "memory": stopped at a resource limit before an answer
+    limit_note: str = ""  # what the limit was, where the run stopped, and how to go further
 
     @property
     def ok(self) -> bool:
