@@ -6,6 +6,7 @@
     isrcheck properties MODEL [model options]                a model's properties and which run by default
     isrcheck scenarios [--json]                              the bug catalogue: named scenarios
     isrcheck scenario ID [--full] [--json] [--trace-json PATH]  run one and print its shortest trace
+    isrcheck show TRACE.json [--html FILE]                   show a trace file (text, or a page to step through)
 
 MODEL is a registered name (``classic``) or ``path/to/file.py[:factory]``. Model options come from
 the factory's signature. Exit status: 0 no violation, 1 a violation (or a vacuous ``sometimes``
@@ -32,6 +33,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from explorer import cli_html
 from explorer.cli_graph import add_graph_arguments, graph_check_options, report_graph
 from explorer.errors import (
     EXIT_DIVERGED,
@@ -121,6 +123,7 @@ def _check_parser() -> argparse.ArgumentParser:
                    help="write the counterexample as an ITF JSON trace; when several properties fail, one file "
                         "per property: NAME-PROPERTY.itf.json beside PATH")
     p.add_argument("--regression", metavar="PATH", help="write the first counterexample as a pytest regression")
+    cli_html.add_option(p)
     add_run_options(p)
     add_graph_arguments(p)
     spark = p.add_argument_group("spark engine")
@@ -274,6 +277,7 @@ def cmd_check(argv: list[str]) -> int:
     graph_options = graph_check_options(args)
     if args.graph:
         check_output_path(args.graph, "--graph")
+    cli_html.check_path(args.html)
     result = check(model, engine=args.engine, max_depth=args.max_depth, stop_at_first=not args.keep_going,
                    symmetry=args.symmetry, check_deadlock=args.deadlock, properties=args.properties,
                    store=args.store, progress=_progress(args), max_memory=_max_memory(args),
@@ -303,6 +307,9 @@ def cmd_check(argv: list[str]) -> int:
         source = regression_source(args.model, options, v, init_index_of(model, v),
                                    relative_to=str(Path(args.regression).parent))
         outputs.write(args.regression, source, "--regression")
+    if args.html:
+        cli_html.write_check(args.html, model, result, model_name=args.model, options=options)
+        outputs.written.append(args.html)
     outputs.report(to_stderr=args.json)
     return _verdict_status(result)
 
@@ -434,7 +441,9 @@ def cmd_scenario(argv: list[str]) -> int:
                    help="print the verdict and the check's summary as JSON on stdout (docs/json.md)")
     p.add_argument("--trace-json", metavar="PATH", help="write the counterexample as an ITF JSON trace")
     add_run_options(p)
+    cli_html.add_option(p)
     args = p.parse_args(argv)
+    cli_html.check_path(args.html)
     sc = get_scenario(args.id)
     if args.trace_json:
         check_output_path(args.trace_json, "--trace-json")
@@ -470,6 +479,14 @@ def cmd_scenario(argv: list[str]) -> int:
         shown = got + (f", trace of {len(result.violations[0].trace)} states" if result.violations else "")
         verdict = "as the catalogue says" if as_expected else "NOT as the catalogue says"
         print(f"\nExpected: {expected}; got: {shown} ({verdict}).")
+    if args.html:
+        wanted = sc.expect + (f", trace of {sc.trace_length} states" if sc.trace_length else "")
+        found = got + (f", trace of {len(result.violations[0].trace)} states" if result.violations else "")
+        said = "as the catalogue says" if as_expected else "NOT as the catalogue says"
+        cli_html.write_check(args.html, model, result, model_name=sc.model, options=dict(sc.options),
+                             scenario={"id": sc.id, "title": sc.title, "story": sc.story}, command=sc.command(),
+                             notes=[("catalogue", f"expected {wanted}; got {found} ({said})")])
+        print(f"Wrote {args.html}", file=sys.stderr if args.json else sys.stdout)
     if getattr(result, "limit", None) and not result.violations:
         return EXIT_LIMIT
     if result.interrupted and not result.violations:
@@ -486,6 +503,7 @@ COMMANDS: dict[str, Callable[[list[str]], int] | str] = {
     "properties": cmd_properties,
     "scenarios": cmd_scenarios,
     "scenario": cmd_scenario,
+    "show": "explorer.cli_html:cmd_show",
 }
 
 

@@ -373,17 +373,21 @@ def run_local(
     frontier: list[tuple[Any, Any]] = []
     interrupted = False
     cut_by_depth = False
+    levels: list[int] = []  # distinct states first found at each depth (the HTML report's chart)
     limit: str | None = None
     limit_note = ""
     try:
         frontier = search.initial_level()
         search.end_level()
+        if frontier:
+            levels.append(len(frontier))
         while frontier and not search.stopped:
             if max_depth is not None and search.depth >= max_depth:
                 cut_by_depth = True
                 break
             frontier = search.expand_level(frontier)
             if frontier:
+                levels.append(len(frontier))
                 search.depth += 1
             search.end_level()
     except KeyboardInterrupt:
@@ -425,4 +429,5 @@ def run_local(
                "memory_limit": memory_limit},
         limit=limit,
         limit_note=limit_note,
+        levels=levels,
     )
