@@ -42,11 +42,11 @@ from explorer.contract import canonical_fn
 from explorer.errors import UserError
 from explorer.fingerprint import collision_probability, encode
 from explorer.parallel.order import Numbering
-from explorer.parallel.worker import serve
+from explorer.parallel.worker import INDEX_BITS, serve
 from explorer.progress import Progress, Silent, Snapshot
 from explorer.result import CheckResult, Step, Trace, Violation
 from explorer.selection import Selected, describe_failure
-from explorer.store_compact import fast_encoder
+from explorer.store_compact import fingerprint64
 
 _KIND_ORDER = {"transition": 0, "always": 1, "sometimes": 1, "deadlock": 2}
 
@@ -81,7 +81,7 @@ class _Pool:
 
     def call(self, command: str, per_worker: list[tuple]) -> list[Any]:
         """Run ``command`` on every worker at once (one argument tuple each); their results in order."""
-        for conn, args in zip(self.conns, per_worker):
+        for conn, args in zip(self.conns, per_worker, strict=True):
             conn.send((command, args))
         results, error = [], None
         for wid, conn in enumerate(self.conns):
@@ -145,34 +145,33 @@ class _Run:
         self.stopped = False
         self.frontier_size = 0
         self.started = time.monotonic()
-        self.level_sizes: list[int] = []
+        self.store_bytes: int | None = None
 
     # -- the initial level, in this process, exactly as the one-process engine does it ----------
 
-    def initial_level(self) -> list[tuple[int, Any, Any]]:
-        encoder, exact = fast_encoder(), self.store == "exact"
+    def initial_level(self) -> list[tuple[int, Any]]:
+        exact = self.store == "exact"
         seen: set[Any] = set()
-        level: list[tuple[int, Any, Any]] = []  # (number, state, stored key)
+        level: list[tuple[int, Any]] = []  # (number, state)
         indices = array("Q")
         for index, state in enumerate(self.model.init_states()):
             self.generated += 1
             encode(state)  # refuses floats, lists, dicts with a clear ContractError
-            enc = encoder(self.canon(state) if self.canon is not None else state)
-            key = enc if exact else (hash(enc) or 1)
+            kt = self.canon(state) if self.canon is not None else state
+            key = kt if exact else fingerprint64(kt)
             if key in seen:
                 continue
             seen.add(key)
             number = len(level)
-            level.append((number, state, key))
+            level.append((number, state))
             indices.append(index)
             self.check_initial(state, number)
             if self.stopped:
                 break
-        self.numbering.add_level(indices, 1)
+        self.numbering.add_level(indices)
         self.distinct = len(level)
         if level:
             self.depth = 1
-        self.level_sizes.append(len(level))
         return level
 
     def check_initial(self, state: Any, number: int) -> None:
@@ -194,20 +193,18 @@ class _Run:
     def run_level(self, pool: _Pool, level: int, tmpdir: str) -> None:
         violated = set(self.violated)
         expanded = pool.same("expand", level, violated)
-        width = max(1, max(r["widest"] for r in expanded))
         level_generated = sum(r["generated"] for r in expanded)
-        pool.same("dedup", level, width)
+        pool.same("dedup", level)
         keys = [_read(os.path.join(tmpdir, f"k_{level}_{w}")) for w in range(self.workers)]
         merged = array("Q", sorted(chain.from_iterable(keys)))
         del keys
         for w in range(self.workers):
             _write(os.path.join(tmpdir, f"m_{level}_{w}"), merged)
-        offset = self.numbering.add_level(merged, width)
-        pool.same("number", level, offset)
-        adopted = pool.same("adopt", level, violated, list(self.pending_sometimes))
+        offset = self.numbering.add_level(merged)
+        adopted = pool.same("adopt", level, offset, violated, list(self.pending_sometimes))
         events = [e for r in expanded for e in r["events"]] + [e for r in adopted for e in r["events"]]
         self.frontier_size = sum(r["size"] for r in adopted)
-        self.resolve(pool, events, merged, width, level_generated)
+        self.resolve(pool, events, merged, level_generated)
 
     def order_of(self, event: tuple) -> tuple[int, int, int, int]:
         kind = event[0]
@@ -216,7 +213,7 @@ class _Run:
             return parent, index, 1, event[2] if kind == "always" else 1 << 30
         return event[1], event[2], _KIND_ORDER[kind], event[3]
 
-    def resolve(self, pool: _Pool, events: list[tuple], merged: array, width: int, level_generated: int) -> None:
+    def resolve(self, pool: _Pool, events: list[tuple], merged: array, level_generated: int) -> None:
         ordered = sorted((self.order_of(e), e) for e in events)
         failures = [(o, e) for o, e in ordered if e[0] != "sometimes"]
         if self.stop_at_first and failures:
@@ -227,13 +224,13 @@ class _Run:
                 self.take(e)
             self.stopped = True
             parent, index, kind = stop
-            key = parent * width + index
+            key = (parent << INDEX_BITS) | index
             if kind == 0:
                 kept = bisect_left(merged, key)
             elif kind == 1:
                 kept = bisect_right(merged, key)
             else:
-                kept = bisect_left(merged, (parent + 1) * width)
+                kept = bisect_left(merged, (parent + 1) << INDEX_BITS)
             self.generated += sum(pool.same("generated_before", parent, index if kind < 2 else -1))
             self.distinct += kept
             self.frontier_size = kept
@@ -314,14 +311,11 @@ def run_parallel(
         if level_states and not run.stopped:
             ctx = _Context(model, props, run.canon, store, workers, tmpdir, check_deadlock)
             pool = _Pool(ctx)
-            owned: list[list[Any]] = [[] for _ in range(workers)]
-            shares: list[list[tuple[int, Any]]] = [[] for _ in range(workers)]
-            for number, state, key in level_states:
-                fp = (hash(key) or 1) if store == "exact" else key
-                owned[fp % workers].append(key)
-                shares[number % workers].append((number, state))
+            owned: list[list[tuple[int, Any]]] = [[] for _ in range(workers)]
+            for number, state in level_states:
+                owned[hash(run.canon(state) if run.canon is not None else state) % workers].append((number, state))
             del level_states
-            pool.call("init", list(zip(owned, shares)))
+            pool.call("init", [(share,) for share in owned])
             level = 0
             while run.frontier_size and not run.stopped:
                 if max_depth is not None and run.depth >= max_depth:
@@ -329,13 +323,17 @@ def run_parallel(
                     break
                 level += 1
                 run.run_level(pool, level, tmpdir)
-                run.level_sizes.append(run.frontier_size)
                 if run.progress.due():
                     run.progress.show(run.snapshot())
     except KeyboardInterrupt:
         interrupted = True
     finally:
         if pool is not None:
+            if not interrupted:
+                try:
+                    run.store_bytes = sum(pool.same("stored_bytes"))
+                except Exception:  # figures only; the run's outcome stands without them
+                    pass
             pool.close()
         shutil.rmtree(tmpdir, ignore_errors=True)
     run.progress.finish()
@@ -359,5 +357,5 @@ def run_parallel(
         collision_probability=collision_probability(run.distinct, run.generated) if store == "fingerprint" else None,
         stats={"frontier_left": 0 if complete else run.frontier_size, "max_depth": max_depth, "symmetry": symmetry,
                "stopped_at_violation": run.stopped, "workers": workers,
-               "trace_bytes": run.numbering.nbytes()},
+               "trace_bytes": run.numbering.nbytes(), "store_bytes": run.store_bytes},
     )

@@ -2,11 +2,11 @@
 
 Every stored state has a number: initial states 0, 1, ... in ``init_states()`` order, then each
 level in the order a one-process breadth-first search discovers it, which is the order of the key
-``parent number * width + successor index`` (``width``: the most successors any state of the
-parent level has). The coordinator keeps one such key per state, 8 bytes, in one array per level;
-that is all the trace bookkeeping there is. A trace is rebuilt by re-running the model along the
-recorded successor indices, so it is the trace the one-process engine rebuilds from its keys: the
-first successor (in the model's order) that reaches each state.
+``(parent number << INDEX_BITS) | successor index``. The coordinator keeps one such key per
+state, 8 bytes, in one array per level; that is all the trace bookkeeping there is. A trace is
+rebuilt by re-running the model along the recorded successor indices, so it is the trace the
+one-process engine rebuilds from its keys: the first successor (in the model's order) that
+reaches each state.
 """
 
 from __future__ import annotations
@@ -16,7 +16,10 @@ from bisect import bisect_right
 from typing import Any
 
 from explorer.errors import ContractError
+from explorer.parallel.worker import INDEX_BITS
 from explorer.result import Step, Trace
+
+_INDEX_MASK = (1 << INDEX_BITS) - 1
 
 
 class Numbering:
@@ -25,17 +28,15 @@ class Numbering:
     def __init__(self) -> None:
         self.levels: list[array] = []
         self.offsets: list[int] = []
-        self.widths: list[int] = []
 
     def __len__(self) -> int:
         return self.offsets[-1] + len(self.levels[-1]) if self.levels else 0
 
-    def add_level(self, keys: array, width: int) -> int:
+    def add_level(self, keys: array) -> int:
         """Append a level's sorted keys; return the number of its first state."""
         offset = len(self)
         self.levels.append(keys)
         self.offsets.append(offset)
-        self.widths.append(width)
         return offset
 
     def parent_of(self, number: int) -> tuple[int | None, int]:
@@ -44,8 +45,7 @@ class Numbering:
         key = self.levels[level][number - self.offsets[level]]
         if level == 0:
             return None, key
-        parent, index = divmod(key, self.widths[level])
-        return parent, index
+        return key >> INDEX_BITS, key & _INDEX_MASK
 
     def key_of(self, number: int) -> tuple[int, int]:
         """The (parent number, successor index) a non-initial state was discovered at."""

@@ -1,20 +1,20 @@
-"""One worker process of the parallel engine: it expands its share of a level, owns one shard of
-the visited set, and keeps the states it generated until they are numbered.
+"""One worker process of the parallel engine: it expands its share of a level and owns one shard
+of the visited set (the states whose ``hash()`` is congruent to its id modulo the number of
+workers), which is also its share of the next frontier.
 
 A worker is forked from the coordinator, so it already holds the model, the selected properties
-and the options; only small commands travel on its pipe, and the bulk of a level (encodings or
-fingerprints, and the (parent number, successor index) of each candidate) travels through files
-in a memory-backed directory, one file per (phase, sender, receiver). Phases of a level:
+and the options; only small commands travel on its pipe, and the bulk of a level (the candidate
+states and the (parent number, successor index) key of each) travels through files in a
+memory-backed directory, one file per (phase, sender, receiver). Phases of a level:
 
 - ``expand``: successors of each frontier state in number order; transition properties; a
   per-level dedup of this worker's own successors (the first occurrence is this worker's least
-  (parent number, successor index)); each candidate goes to the shard that owns its fingerprint.
-- ``dedup``: as a shard owner, keep for every candidate not seen before the least
-  (parent number, successor index) over all senders, insert it, and hand the sorted keys to the
-  coordinator, which merges them into the level's breadth-first order.
-- ``number``: give each new state its breadth-first number and tell its generator.
-- ``adopt``: as a generator, take the numbered states as the next frontier and check the state
-  properties on them.
+  key); each candidate goes to the shard that owns it.
+- ``dedup``: as a shard owner, keep for every candidate not seen before the least key over all
+  senders (the occurrence a one-process search meets first), insert it, and hand the sorted keys
+  to the coordinator, which merges them into the level's breadth-first order.
+- ``adopt``: number the new states by their place in that order; they are this worker's next
+  frontier; check the state properties on them.
 
 What no phase does: decide anything by arrival order. Every choice is a minimum over keys.
 """
@@ -32,11 +32,12 @@ from explorer.contract import within_bounds
 from explorer.errors import ContractError
 from explorer.fingerprint import encode
 from explorer.selection import describe_failure
-from explorer.store_compact import ExactTable, FingerprintTable, fast_encoder
+from explorer.store_compact import ExactTable, FingerprintTable
 
 CONTRACT_SAMPLE = 500
-DEADLOCK_INDEX = 1 << 62  # orders a deadlock after every successor of the same state
-_TAG_BITS = 32
+# A key is (parent number << INDEX_BITS) | successor index: ordering keys orders (parent, index).
+INDEX_BITS = 24
+DEADLOCK_INDEX = (1 << INDEX_BITS) - 1  # orders a deadlock after every successor of the same state
 
 
 def write_file(path: str, payload: Any) -> None:
@@ -59,54 +60,47 @@ class Worker:
         self.ctx = ctx
         self.wid = wid
         self.workers = ctx.workers
-        self.exact = ctx.store == "exact"
-        self.table = ExactTable() if self.exact else FingerprintTable()
+        self.table = ExactTable() if ctx.store == "exact" else FingerprintTable()
         self.frontier: list[tuple[int, Any]] = []
-        self.cands: list[Any] = []
-        self.bucket_js: list[array] = []
         self.local_bucket: Any = None
-        self.pending: list[int] = []
+        self.pending: list[tuple[int, Any]] = []
         self.expanded: list[tuple[int, int]] = []
         self.sampled = 0
-        self.encoder = fast_encoder()
 
     def path(self, *parts: Any) -> str:
         return os.path.join(self.ctx.tmpdir, "_".join(map(str, parts)))
 
     # -- commands ------------------------------------------------------------------------------
 
-    def init(self, owned: list[Any], frontier: list[tuple[int, Any]]) -> None:
-        for key in owned:
-            if self.exact:
-                self.table.add(key, hash(key) or 1)
-            else:
-                self.table.add(key)
-        self.frontier = frontier
+    def init(self, owned: list[tuple[int, Any]]) -> None:
+        """Take the initial states this shard owns (number, state): store them, expand them next."""
+        canon, add = self.ctx.canon, self.table.add_state
+        for _, state in owned:
+            add(canon(state) if canon is not None else state)
+        self.frontier = owned
 
     def expand(self, level: int, violated: set[str]) -> dict[str, Any]:
         ctx, model = self.ctx, self.ctx.model
-        successors, canon, encoder, W, exact = model.successors, ctx.canon, self.encoder, self.workers, self.exact
+        successors, canon, W = model.successors, ctx.canon, self.workers
         bounded = hasattr(model, "within_bounds")
         transition = [(n, p) for n, p in enumerate(ctx.props.transition) if p.name not in violated]
         deadlock = ctx.check_deadlock and "deadlock" not in violated
-        keys = [bytearray() if exact else array("q") for _ in range(W)]
-        lens = [array("L") for _ in range(W)]
-        parents = [array("q") for _ in range(W)]
-        idxs = [array("L") for _ in range(W)]
-        js = [array("L") for _ in range(W)]
+        states: list[list[Any]] = [[] for _ in range(W)]
+        canons: list[list[Any]] | None = [[] for _ in range(W)] if canon is not None else None
+        keys = [array("Q") for _ in range(W)]
         local: dict[Any, None] = {}
-        cands: list[Any] = []
         events: list[tuple] = []
         found_step: set[str] = set()
         expanded: list[tuple[int, int]] = []
         generated = 0
-        widest = 0
+        limit = DEADLOCK_INDEX
         for number, state in self.frontier:
             if bounded and not within_bounds(model, state):
                 continue
             if self.sampled < CONTRACT_SAMPLE:
                 self.sampled += 1
                 encode(state)  # refuses floats, lists, dicts with a clear ContractError
+            base = number << INDEX_BITS
             idx = -1
             for idx, (action, succ) in enumerate(successors(state)):
                 if transition:
@@ -119,112 +113,73 @@ class Worker:
                 try:
                     if kt in local:
                         continue
+                    local[kt] = None
+                    o = hash(kt) % W
                 except TypeError as exc:
                     raise _unhashable(succ, exc) from None
-                local[kt] = None
-                enc = encoder(kt)
-                fp = hash(enc) or 1
-                o = fp % W
-                if exact:
-                    keys[o] += enc
-                    lens[o].append(len(enc))
-                else:
-                    keys[o].append(fp)
-                parents[o].append(number)
-                idxs[o].append(idx)
-                js[o].append(len(cands))
-                cands.append(succ)
+                states[o].append(succ)
+                if canons is not None:
+                    canons[o].append(kt)
+                keys[o].append(base | idx)
             count = idx + 1
+            if count >= limit:
+                raise ContractError(f"a state has {count} successors; the parallel engine allows fewer than {limit}")
             generated += count
             expanded.append((number, count))
-            if count > widest:
-                widest = count
             if count == 0 and deadlock and "deadlock" not in found_step:
                 found_step.add("deadlock")
                 events.append(("deadlock", number, DEADLOCK_INDEX, 0, "deadlock", "no action is enabled"))
-        self.cands = cands
-        self.bucket_js = js
         self.expanded = expanded
+        self.frontier = []
         for o in range(W):
-            bucket = (bytes(keys[o]) if exact else keys[o], lens[o], parents[o], idxs[o])
+            bucket = (states[o], canons[o] if canons is not None else None, keys[o])
             if o == self.wid:
                 self.local_bucket = bucket
             else:
                 write_file(self.path("a", level, self.wid, o), bucket)
-        return {"generated": generated, "widest": widest, "events": events, "candidates": len(cands)}
+        return {"generated": generated, "events": events}
 
-    def dedup(self, level: int, width: int) -> int:
-        """Keep, for each fingerprint/encoding not in this shard, the least tagged key; insert the
-        new ones; write their sorted keys for the coordinator."""
-        W, exact, table = self.workers, self.exact, self.table
+    def dedup(self, level: int) -> int:
+        """Keep, for each candidate this shard has not stored, the least key over all senders;
+        store the new ones; write their sorted keys for the coordinator."""
         best: dict[Any, int] = {}
         get = best.get
-        for src in range(W):
+        kept_keys: list[int] = []
+        kept_states: list[Any] = []
+        for src in range(self.workers):
             if src == self.wid:
                 bucket, self.local_bucket = self.local_bucket, None
             else:
                 bucket = read_file(self.path("a", level, src, self.wid))
-            keys, lens, parents, idxs = bucket
-            tag = src
-            if exact:
-                at = 0
-                for size, par, ix in zip(lens, parents, idxs):
-                    end = at + size
-                    key = keys[at:end]
-                    at = end
-                    v = ((par * width + ix) << _TAG_BITS) | tag
-                    tag += W
-                    prev = get(key)
-                    if prev is None or v < prev:
-                        best[key] = v
-            else:
-                for key, par, ix in zip(keys, parents, idxs):
-                    v = ((par * width + ix) << _TAG_BITS) | tag
-                    tag += W
-                    prev = get(key)
-                    if prev is None or v < prev:
-                        best[key] = v
-            if tag >= 1 << _TAG_BITS:
-                raise ContractError("a level has more than 2**32 candidate states per worker; use fewer bounds")
-        add = table.add
-        if exact:
-            new = [v for key, v in best.items() if add(key, hash(key) or 1)]
-        else:
-            new = [v for key, v in best.items() if add(key)]
-        new.sort()
+            states, canons, keys = bucket
+            for kt, state, key in zip(canons if canons is not None else states, states, keys, strict=True):
+                i = get(kt)
+                if i is None:
+                    best[kt] = len(kept_keys)
+                    kept_keys.append(key)
+                    kept_states.append(state)
+                elif key < kept_keys[i]:
+                    kept_keys[i] = key
+                    kept_states[i] = state
+        add = self.table.add_state
+        new = [(kept_keys[i], kept_states[i]) for kt, i in best.items() if add(kt)]
+        new.sort(key=_first)
         self.pending = new
-        write_file(self.path("k", level, self.wid), array("Q", [v >> _TAG_BITS for v in new]))
+        write_file(self.path("k", level, self.wid), array("Q", [k for k, _ in new]))
         return len(new)
 
-    def number(self, level: int, offset: int) -> None:
-        """Number this shard's new states by their place in the merged order; tell generators."""
-        W = self.workers
+    def adopt(self, level: int, offset: int, violated: set[str], pending_sometimes: list[str]) -> dict[str, Any]:
+        """Number this shard's new states by their place in the merged order; they are the next
+        frontier; check the state properties on them."""
         merged = read_file(self.path("m", level, self.wid))
-        positions = [array("L") for _ in range(W)]
-        numbers = [array("q") for _ in range(W)]
+        frontier: list[tuple[int, Any]] = []
+        append = frontier.append
         lo = 0
-        mask = (1 << _TAG_BITS) - 1
-        for v in self.pending:
-            lo = bisect_left(merged, v >> _TAG_BITS, lo)
-            tag = v & mask
-            src = tag % W
-            positions[src].append(tag // W)
-            numbers[src].append(offset + lo)
+        for key, state in self.pending:
+            lo = bisect_left(merged, key, lo)
+            append((offset + lo, state))
             lo += 1
         self.pending = []
-        for g in range(W):
-            write_file(self.path("n", level, self.wid, g), (positions[g], numbers[g]))
-
-    def adopt(self, level: int, violated: set[str], pending_sometimes: list[str]) -> dict[str, Any]:
-        """Take this worker's numbered states as its next frontier and check state properties."""
-        W, cands = self.workers, self.cands
-        frontier: list[tuple[int, Any]] = []
-        for o in range(W):
-            positions, numbers = read_file(self.path("n", level, o, self.wid))
-            js = self.bucket_js[o]
-            frontier.extend((n, cands[js[p]]) for p, n in zip(positions, numbers))
-        frontier.sort(key=_first)
-        self.cands, self.bucket_js = [], []
         self.frontier = frontier
         return {"events": self.check_states(frontier, violated, pending_sometimes), "size": len(frontier)}
 
@@ -241,7 +196,7 @@ class Worker:
                 for pos, prop in list(always):
                     if not prop.predicate(state):
                         events.append(("always", number, pos, prop.name, describe_failure(prop, state)))
-                        always.remove((pos, prop))  # later states of this worker come later in order
+                        always.remove((pos, prop))  # later states of this shard come later in order
             if sometimes:
                 for prop in list(sometimes):
                     if prop.predicate(state):
@@ -253,7 +208,7 @@ class Worker:
 
     def generated_before(self, number: int, index: int) -> int:
         """Successors this worker generated from states numbered below ``number``, plus
-        ``index + 1`` if it expanded ``number`` itself (the sequential count at a stop)."""
+        ``index + 1`` if it expanded ``number`` itself (the one-process count at a stop)."""
         total = 0
         for n, count in self.expanded:
             if n < number:
@@ -261,6 +216,9 @@ class Worker:
             elif n == number:
                 total += min(count, index + 1)
         return total
+
+    def stored_bytes(self) -> int:
+        return self.table.nbytes()
 
 
 def _first(entry: tuple[int, Any]) -> int:
