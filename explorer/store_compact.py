@@ -121,6 +121,10 @@ class FingerprintTable:
     def add_state(self, state: Any) -> bool:
         return self.add(fingerprint64(state))
 
+    def add_hashed(self, state: Any, _h: int) -> bool:
+        """``add_state``; the state's ``hash()`` is not a fingerprint, so it is not used."""
+        return self.add(fingerprint64(state))
+
     def _grow(self) -> None:
         old = self.slots
         size = 2 * len(old)
@@ -156,7 +160,10 @@ class ExactTable:
 
     def add_state(self, state: Any) -> bool:
         """Insert ``state``; True if no equal state was there before."""
-        h = hash(state)
+        return self.add_hashed(state, hash(state))
+
+    def add_hashed(self, state: Any, h: int) -> bool:
+        """``add_state`` for a state whose ``hash()`` is ``h``."""
         slots, mask, hashes, offsets, arena = self.slots, self.mask, self.hashes, self.offsets, self.arena
         i = h & mask
         while True:

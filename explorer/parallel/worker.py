@@ -66,6 +66,10 @@ class Worker:
         self.pending: list[tuple[int, Any]] = []
         self.expanded: list[tuple[int, int]] = []
         self.sampled = 0
+        # The states this shard stored in the last two levels, as a plain set: most successors
+        # that are not new were stored one or two levels earlier, and a set lookup runs in C
+        # while a probe of the compact table runs in Python.
+        self.recent: list[set[Any]] = [set(), set()]
 
     def path(self, *parts: Any) -> str:
         return os.path.join(self.ctx.tmpdir, "_".join(map(str, parts)))
@@ -75,8 +79,10 @@ class Worker:
     def init(self, owned: list[tuple[int, Any]]) -> None:
         """Take the initial states this shard owns (number, state): store them, expand them next."""
         canon, add = self.ctx.canon, self.table.add_state
-        for _, state in owned:
-            add(canon(state) if canon is not None else state)
+        kts = [canon(state) if canon is not None else state for _, state in owned]
+        for kt in kts:
+            add(kt)
+        self.recent = [set(kts), set()]
         self.frontier = owned
 
     def expand(self, level: int, violated: set[str]) -> dict[str, Any]:
@@ -88,7 +94,9 @@ class Worker:
         states: list[list[Any]] = [[] for _ in range(W)]
         canons: list[list[Any]] | None = [[] for _ in range(W)] if canon is not None else None
         keys = [array("Q") for _ in range(W)]
-        local: dict[Any, None] = {}
+        hashes = [array("q") for _ in range(W)]
+        local: dict[Any, int] = {}
+        setdefault = local.setdefault
         events: list[tuple] = []
         found_step: set[str] = set()
         expanded: list[tuple[int, int]] = []
@@ -110,17 +118,19 @@ class Worker:
                             events.append(("transition", number, idx, pos, prop.name,
                                            describe_failure(prop, state, action, succ)))
                 kt = canon(succ) if canon is not None else succ
+                n = len(local)
                 try:
-                    if kt in local:
+                    if setdefault(kt, n) != n:
                         continue
-                    local[kt] = None
-                    o = hash(kt) % W
+                    h = hash(kt)
                 except TypeError as exc:
                     raise _unhashable(succ, exc) from None
+                o = h % W
                 states[o].append(succ)
                 if canons is not None:
                     canons[o].append(kt)
                 keys[o].append(base | idx)
+                hashes[o].append(h)
             count = idx + 1
             if count >= limit:
                 raise ContractError(f"a state has {count} successors; the parallel engine allows fewer than {limit}")
@@ -132,7 +142,7 @@ class Worker:
         self.expanded = expanded
         self.frontier = []
         for o in range(W):
-            bucket = (states[o], canons[o] if canons is not None else None, keys[o])
+            bucket = (states[o], canons[o] if canons is not None else None, keys[o], hashes[o])
             if o == self.wid:
                 self.local_bucket = bucket
             else:
@@ -143,26 +153,36 @@ class Worker:
         """Keep, for each candidate this shard has not stored, the least key over all senders;
         store the new ones; write their sorted keys for the coordinator."""
         best: dict[Any, int] = {}
-        get = best.get
+        setdefault = best.setdefault
         kept_keys: list[int] = []
         kept_states: list[Any] = []
+        kept_hashes: list[int] = []
         for src in range(self.workers):
             if src == self.wid:
                 bucket, self.local_bucket = self.local_bucket, None
             else:
                 bucket = read_file(self.path("a", level, src, self.wid))
-            states, canons, keys = bucket
-            for kt, state, key in zip(canons if canons is not None else states, states, keys, strict=True):
-                i = get(kt)
-                if i is None:
-                    best[kt] = len(kept_keys)
+            states, canons, keys, hashes = bucket
+            for kt, state, key, h in zip(canons if canons is not None else states, states, keys, hashes, strict=True):
+                n = len(kept_keys)
+                i = setdefault(kt, n)
+                if i == n:
                     kept_keys.append(key)
                     kept_states.append(state)
+                    kept_hashes.append(h)
                 elif key < kept_keys[i]:
                     kept_keys[i] = key
                     kept_states[i] = state
-        add = self.table.add_state
-        new = [(kept_keys[i], kept_states[i]) for kt, i in best.items() if add(kt)]
+        add = self.table.add_hashed
+        last, before = self.recent
+        fresh: list[Any] = []
+        new: list[tuple[int, Any]] = []
+        for kt, i in best.items():
+            if kt in last or kt in before or not add(kt, kept_hashes[i]):
+                continue
+            fresh.append(kt)
+            new.append((kept_keys[i], kept_states[i]))
+        self.recent = [set(fresh), last]
         new.sort(key=_first)
         self.pending = new
         write_file(self.path("k", level, self.wid), array("Q", [k for k, _ in new]))
