@@ -92,19 +92,25 @@ class _Pool:
         return value
 
     def close(self, *, force: bool = False) -> None:
+        """Stop the workers. ``force``: the run ended mid-level (first violation, interrupt, error),
+        so tasks may still be queued: terminate, and do not let this process wait at exit for
+        queue threads that would feed workers which are gone."""
         for proc, tasks in zip(self.procs, self.tasks, strict=True):
             if force:
                 proc.terminate()
             else:
                 try:
                     tasks.put(None)
-                except OSError:
+                except (OSError, ValueError):
                     proc.terminate()
         for proc in self.procs:
             proc.join(timeout=5)
             if proc.is_alive():
                 proc.terminate()
                 proc.join()
+        for q in (*self.tasks, *self.results):
+            q.cancel_join_thread()
+            q.close()
 
 
 class _Run:
@@ -394,6 +400,11 @@ def run_parallel(
                 run.progress.show(run.snapshot(len(frontier)))
     except KeyboardInterrupt:
         interrupted = True
+    except BaseException:
+        if pool is not None:
+            pool.close(force=True)
+            pool = None
+        raise
     finally:
         if pool is not None:
             pool.close(force=interrupted or run.stopped)
