@@ -49,7 +49,7 @@ def _check_parser() -> argparse.ArgumentParser:
     p.add_argument("--store", choices=["exact", "fingerprint"], default="exact",
                    help="keep exact states (default) or 64-bit fingerprints with a collision estimate")
     p.add_argument("--workers", type=int, metavar="N",
-                   help="local engine processes (default: every core; 1: one process); same results for any N")
+                   help="local engine processes (default 1; 0: every core); the same results for any N")
     p.add_argument("--full", action="store_true", help="print whole states in traces, not only what changed")
     p.add_argument("--json", action="store_true", help="print a machine-readable summary on stdout")
     p.add_argument("--trace-json", metavar="PATH", help="write each counterexample as an ITF JSON trace")
@@ -133,7 +133,8 @@ def cmd_check(argv: list[str]) -> int:
         raise UserError("--store applies to the local engine; the spark engine always keeps 128-bit fingerprints")
     if args.workers is not None and args.engine != "local":
         raise UserError("--workers applies to --engine local; the spark engine spreads work over its executors")
-    workers = args.workers if args.engine == "local" else 1  # default for the local engine: every core
+    # One process stays the default until the parallel mode is faster on these machines (docs/architecture.md).
+    workers = (None if args.workers == 0 else args.workers or 1) if args.engine == "local" else 1
     result = check(model, engine=args.engine, max_depth=args.max_depth, stop_at_first=not args.keep_going,
                    symmetry=args.symmetry, check_deadlock=args.deadlock, properties=args.properties,
                    store=args.store, progress=_progress(args), workers=workers, **engine_options)

@@ -156,7 +156,7 @@ def test_cli_workers_flag_gives_the_same_output():
 
     one = summary("--workers", "1")
     assert one == summary("--workers", "2") and one["violations"]
-    bad = subprocess.run([sys.executable, "-m", "explorer.cli", "check", "classic", "--workers", "0"],
+    bad = subprocess.run([sys.executable, "-m", "explorer.cli", "check", "classic", "--workers", "-2"],
                          capture_output=True, text=True, cwd=ROOT)
     assert bad.returncode == 2 and "workers" in bad.stderr and "Traceback" not in bad.stderr
 
