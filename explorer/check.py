@@ -5,6 +5,7 @@ the user a clear message, not a long run."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -31,6 +32,7 @@ def check(
     graph: bool = False,
     fairness: dict[str, str] | None = None,
     max_memory: int | str | None = "auto",
+    workers: int | None = 1,
     **engine_options: Any,
 ) -> CheckResult:
     """Explore every state of ``model`` reachable within its bounds and check its properties.
@@ -53,12 +55,16 @@ def check(
     max_memory: the local engine's ceiling on resident memory, in bytes, or a size text ("4G",
         "50%"); "auto" (default): 80 % of the machine's memory; None: no ceiling. A run that
         reaches it stops cleanly and reports ``result.limit == "memory"``.
+    workers: processes for the local engine (None: every core this process may use). 1 is the
+        one-process engine; more fork workers (``explorer.parallel``) and give the same counts,
+        depth, verdicts and traces.
     """
     _validate(model, engine=engine, max_depth=max_depth, store=store)
     if symmetry:
         from explorer.engine_local import make_key
 
         make_key(model, symmetry=True, store=store)  # refuses a model without canonical(), before anything else
+    workers = resolve_workers(workers, engine)
     props = select_properties(model, properties)
     if not props.names and not check_deadlock:
         declared = [p.name for p in model.properties()]
@@ -80,6 +86,13 @@ def check(
                 f"option(s) {', '.join(sorted(engine_options))} apply to the spark engine only; "
                 "drop them or pass engine='spark'"
             )
+        if workers > 1:
+            if wants_graph:
+                raise UserError("the state graph and liveness properties need one process; use --workers 1")
+            from explorer.parallel import run_parallel
+
+            return run_parallel(model, props, workers=workers, max_depth=max_depth, stop_at_first=stop_at_first,
+                                symmetry=symmetry, check_deadlock=check_deadlock, store=store, progress=progress)
         from explorer.engine_local import run_local
 
         if not wants_graph:
@@ -102,6 +115,25 @@ def check(
         ) from None
     return run_spark(model, props, max_depth=max_depth, stop_at_first=stop_at_first, symmetry=symmetry,
                      check_deadlock=check_deadlock, progress=progress, **engine_options)
+
+
+def available_cores() -> int:
+    """The cores this process may run on (its CPU affinity, else the machine's count)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def resolve_workers(workers: int | None, engine: str = "local") -> int:
+    """The number of local-engine processes for ``workers`` (None: every available core)."""
+    if workers is None:
+        return available_cores() if engine == "local" else 1
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise UserError(f"workers must be a positive integer (or omitted for every core), not {workers!r}")
+    if workers > 1 and engine != "local":
+        raise UserError("workers applies to the local engine; the spark engine spreads work over its executors")
+    return workers
 
 
 def _memory_limit(max_memory: int | str | None) -> int | None:

@@ -117,6 +117,8 @@ def _check_parser() -> argparse.ArgumentParser:
                    help="check only this property (repeatable; default: all of the model's)")
     p.add_argument("--store", choices=["exact", "fingerprint"], default="exact",
                    help="keep exact states (default) or 64-bit fingerprints with a collision estimate")
+    p.add_argument("--workers", type=int, metavar="N",
+                   help="local engine processes (default 1; 0: every core); the same results for any N")
     p.add_argument("--full", action="store_true", help="print whole states in traces, not only what changed")
     p.add_argument("--json", action="store_true", help="print a machine-readable summary on stdout (docs/json.md)")
     p.add_argument("--trace-json", metavar="PATH",
@@ -278,10 +280,14 @@ def cmd_check(argv: list[str]) -> int:
     if args.graph:
         check_output_path(args.graph, "--graph")
     cli_html.check_path(args.html)
+    if args.workers is not None and args.engine != "local":
+        raise UserError("--workers applies to --engine local; the spark engine spreads work over its executors")
+    # One process stays the default until the parallel mode is faster on these machines (docs/architecture.md).
+    workers = (None if args.workers == 0 else args.workers or 1) if args.engine == "local" else 1
     result = check(model, engine=args.engine, max_depth=args.max_depth, stop_at_first=not args.keep_going,
                    symmetry=args.symmetry, check_deadlock=args.deadlock, properties=args.properties,
                    store=args.store, progress=_progress(args), max_memory=_max_memory(args),
-                   **graph_options, **engine_options)
+                   workers=workers, **graph_options, **engine_options)
 
     if args.json:
         print(json.dumps(_json_summary(model, result, args.model, options), indent=1))
