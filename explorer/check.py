@@ -5,10 +5,11 @@ the user a clear message, not a long run."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import Any
 
-from explorer.errors import UserError
+from explorer.errors import ContractError, UserError
 from explorer.progress import Progress
 from explorer.result import CheckResult
 from explorer.selection import select_properties
@@ -30,6 +31,8 @@ def check(
     progress: Progress | None = None,
     graph: bool = False,
     fairness: dict[str, str] | None = None,
+    max_memory: int | str | None = "auto",
+    workers: int | None = 1,
     **engine_options: Any,
 ) -> CheckResult:
     """Explore every state of ``model`` reachable within its bounds and check its properties.
@@ -49,9 +52,29 @@ def check(
     graph: keep the explored state graph in ``result.graph`` (``explorer.graph_store``); implied
         by a selected liveness property (eventually, leads-to). Local engine only.
     fairness: ``{family: "weak" | "strong"}`` to assume instead of the model's ``fairness()``.
+    max_memory: the local engine's ceiling on resident memory, in bytes, or a size text ("4G",
+        "50%"); "auto" (default): 80 % of the machine's memory; None: no ceiling. A run that
+        reaches it stops cleanly and reports ``result.limit == "memory"``.
+    workers: processes for the local engine (None: every core this process may use). 1 is the
+        one-process engine; more fork workers (``explorer.parallel``) and give the same counts,
+        depth, verdicts and traces.
     """
     _validate(model, engine=engine, max_depth=max_depth, store=store)
+    if symmetry:
+        from explorer.engine_local import make_key
+
+        make_key(model, symmetry=True, store=store)  # refuses a model without canonical(), before anything else
+    workers = resolve_workers(workers, engine)
     props = select_properties(model, properties)
+    if not props.names and not check_deadlock:
+        declared = [p.name for p in model.properties()]
+        raise ContractError(
+            "nothing to check: the model declares no properties, so a run would prove nothing; add one to "
+            "properties() (Property.always(...)), or pass --deadlock to check only that every state has a successor"
+            if not declared else
+            "nothing to check: none of the model's properties runs by default (all are opt-in: "
+            f"{', '.join(declared)}); name the ones to check with --invariant NAME"
+        )
     wants_graph = graph or bool(props.liveness)
     if wants_graph and engine != "local":
         what = "liveness properties (" + ", ".join(p.name for p in props.liveness) + ")" if props.liveness \
@@ -63,15 +86,27 @@ def check(
                 f"option(s) {', '.join(sorted(engine_options))} apply to the spark engine only; "
                 "drop them or pass engine='spark'"
             )
+        if workers > 1:
+            if wants_graph:
+                raise UserError("the state graph and liveness properties need one process; use --workers 1")
+            from explorer.parallel import run_parallel
+
+            return run_parallel(model, props, workers=workers, max_depth=max_depth, stop_at_first=stop_at_first,
+                                symmetry=symmetry, check_deadlock=check_deadlock, store=store, progress=progress)
         from explorer.engine_local import run_local
 
         if not wants_graph:
             return run_local(model, props, max_depth=max_depth, stop_at_first=stop_at_first, symmetry=symmetry,
-                             check_deadlock=check_deadlock, store=store, progress=progress)
+                             check_deadlock=check_deadlock, store=store, progress=progress,
+                             memory_limit=_memory_limit(max_memory))
         from explorer.liveness import run_with_graph
 
         return run_with_graph(model, props, max_depth=max_depth, stop_at_first=stop_at_first, symmetry=symmetry,
-                              check_deadlock=check_deadlock, store=store, progress=progress, fairness=fairness)
+                              check_deadlock=check_deadlock, store=store, progress=progress, fairness=fairness,
+                              memory_limit=_memory_limit(max_memory))
+    if max_memory != "auto":
+        raise UserError("--max-memory applies to the local engine; size the spark engine with --driver-memory "
+                        "and the executors' own settings")
     try:
         from explorer.spark.engine import run_spark
     except ImportError as exc:
@@ -82,6 +117,39 @@ def check(
                      check_deadlock=check_deadlock, progress=progress, **engine_options)
 
 
+def available_cores() -> int:
+    """The cores this process may run on (its CPU affinity, else the machine's count)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def resolve_workers(workers: int | None, engine: str = "local") -> int:
+    """The number of local-engine processes for ``workers`` (None: every available core)."""
+    if workers is None:
+        return available_cores() if engine == "local" else 1
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise UserError(f"workers must be a positive integer (or omitted for every core), not {workers!r}")
+    if workers > 1 and engine != "local":
+        raise UserError("workers applies to the local engine; the spark engine spreads work over its executors")
+    return workers
+
+
+def _memory_limit(max_memory: int | str | None) -> int | None:
+    from explorer.memory import default_ceiling, parse_size
+
+    if max_memory == "auto":
+        return default_ceiling()
+    if max_memory is None or isinstance(max_memory, int) and not isinstance(max_memory, bool):
+        if max_memory is not None and max_memory <= 0:
+            raise UserError(f"max_memory must be a positive number of bytes, not {max_memory!r}")
+        return max_memory
+    if isinstance(max_memory, str):
+        return parse_size(max_memory)
+    raise UserError(f"max_memory must be bytes, a size such as '4G', 'auto' or None, not {max_memory!r}")
+
+
 def _validate(model: Any, *, engine: str, max_depth: int | None, store: str) -> None:
     if engine not in ENGINES:
         raise UserError(f"unknown engine {engine!r}; choose one of {', '.join(ENGINES)}")
@@ -90,8 +158,8 @@ def _validate(model: Any, *, engine: str, max_depth: int | None, store: str) -> 
     if max_depth is not None and (not isinstance(max_depth, int) or max_depth < 1):
         raise UserError(f"max_depth must be a positive integer (initial states are depth 1), not {max_depth!r}")
     missing = [m for m in ("init_states", "successors", "properties") if not callable(getattr(model, m, None))]
-    if missing:
-        raise UserError(
+    if missing:  # the factory handed back something else: the model broke the contract (exit 4)
+        raise ContractError(
             f"{type(model).__name__} is not a model: it lacks {', '.join(missing)}; a model needs "
             "init_states(), successors(state) and properties() (see explorer.contract.Model)"
         )

@@ -19,9 +19,7 @@ options passed to ``check`` and the report.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import tempfile
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -148,24 +146,22 @@ def graph_stats_lines(graph: Any) -> list[str]:
 
 
 def write_graph(graph: Any, path: str) -> None:
-    """GraphML or DOT by extension, atomically (a temporary file in the same folder, then rename)."""
+    """GraphML or DOT by extension, written atomically with the same rules as every output file
+    (``explorer.outputs``: through symlinks, mode from the umask, never half written)."""
+    import io
+
     import networkx as nx
 
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    kind = FORMATS[target.suffix.lower()]
+    from explorer.outputs import write_atomically
+
+    kind = FORMATS[Path(path).suffix.lower()]
     labels = True  # the visited-set key: the state itself (exact store) or its fingerprint
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            if kind == "graphml":
-                nx.write_graphml(to_networkx(graph, labels=labels), fh)
-            else:
-                fh.write(_dot(graph, labels).encode())
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    if kind == "graphml":
+        buf = io.BytesIO()
+        nx.write_graphml(to_networkx(graph, labels=labels), buf)
+        write_atomically(path, buf.getvalue())
+    else:
+        write_atomically(path, _dot(graph, labels))
 
 
 def _dot(graph: Any, labels: bool) -> str:

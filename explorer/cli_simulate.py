@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
-from explorer.cli_args import EXIT_INTERRUPTED, EXIT_OK, EXIT_VIOLATION, Parser, parse_with_model
+from explorer.errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_VIOLATION, UserError
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = Parser(prog="isrcheck simulate", add_help=False,
+    from explorer.cli import _Parser
+
+    p = _Parser(prog="isrcheck simulate", add_help=False,
                 description="Check random behaviours of MODEL (TLC's -simulate); finds violations, proves nothing.")
     p.add_argument("model", help="a registered model name or path/to/file.py[:make_model]")
     p.add_argument("-h", "--help", action="store_true", help="show this help (and MODEL's options) and exit")
@@ -31,12 +34,37 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def _parse(argv: list[str]) -> tuple[argparse.Namespace, dict[str, Any], Any]:
+    """``MODEL [model options]`` and the simulation's own options, as ``isrcheck check`` parses them."""
+    from explorer.cli import _model_parser
+    from explorer.registry import load_factory, make_model, model_options
+
+    parser = _parser()
+    if not argv or argv[0] in ("-h", "--help"):
+        parser.print_help()
+        raise SystemExit(EXIT_OK)
+    args, rest = parser.parse_known_args(argv)
+    factory = load_factory(args.model)
+    mparser = _model_parser(args.model, model_options(factory))
+    if args.help:
+        parser.print_help()
+        print()
+        mparser.print_help()
+        raise SystemExit(EXIT_OK)
+    margs, unknown = mparser.parse_known_args(rest)
+    if unknown:
+        known = " ".join(o.flag for o in model_options(factory)) or "(none)"
+        raise UserError(f"unrecognised argument(s) {' '.join(unknown)}; model {args.model!r} takes: {known}")
+    options = vars(margs)
+    return args, options, make_model(factory, args.model, options)
+
+
 def cmd_simulate(argv: list[str]) -> int:
     from explorer.itf import trace_to_itf, write_json
     from explorer.simulate import render_simulation, simulate
     from explorer.trace_text import render_violation
 
-    args, options, model = parse_with_model(_parser(), argv)
+    args, options, model = _parse(argv)
     result = simulate(model, depth=args.depth, behaviours=args.behaviours, seed=args.seed,
                       properties=args.properties)
     for violation in result.violations:

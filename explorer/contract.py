@@ -131,6 +131,29 @@ class Model(Protocol[S, A]):
     values are ints, strings, bools (True shows the key alone, False hides it), None (shown
     ``-``), lists, or flat dicts (shown ``k=v k=v``). For liveness: ``fairness() -> dict[str, str]``
     and ``action_family(action) -> str`` (see the module docstring).
+
+    ``picture(state[, detail]) -> dict``, optional: the state drawn for the HTML trace report
+    (``--html``; docs/html.md), as Stateright's models can draw themselves. Without it a report
+    shows the ``state_view`` fields as a table, changes highlighted. The dict, all keys optional
+    but ``lanes[].name``::
+
+        {"lanes": [{"name": "replica 1",                    # one row each (a replica, a jug)
+                    "tags": ["leader", {"text": "stopped", "tone": "bad"}],   # tone: lead good warn bad dim
+                    "cells": [{"text": "7", "top": "0",      # inside the cell; above it (an offset)
+                               "color": 2,                   # an int: one palette colour per value
+                               "key": "record 7",            # what a violation's detail may name
+                               "hint": "...", "tick": True, "tone": "bad"}],
+                    "marks": [{"name": "HW", "at": 1}],      # a line before cell ``at`` (a watermark)
+                    "dim": False}],                          # drawn faded (a stopped broker)
+         "facts": [{"label": "controller", "value": "leader 1" or [item, ...]}],  # items as tags
+         "legend": {"2": "leader epoch 2"},                  # what each colour means
+         "focus": {"keys": ["record 7"], "offsets": [0],     # only in the failing state's picture:
+                   "missing": [{"lane": 1, "at": 0, "text": "record 7 lost"}]}}   # outlined, marked
+
+    The explorer diffs consecutive pictures (cells by lane name and position, moved marks, new tags
+    and facts) to highlight what a step changed. It passes the violated property's ``detail`` text
+    only for the state where the property fails, and only if the hook takes a second argument; the
+    ``focus`` keys then stay outlined in every state of the trace.
     """
 
     def init_states(self) -> Sequence[S]: ...

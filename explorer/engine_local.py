@@ -17,27 +17,42 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from explorer.audit import audit_init_states, audit_successors
 from explorer.contract import canonical_fn, within_bounds
-from explorer.errors import ContractError
-from explorer.fingerprint import collision_probability, encode, fingerprint
+from explorer.errors import ContractError, ModelError, UserError
+from explorer.fingerprint import collision_probability, fingerprint
+from explorer.memory import human, rss_bytes
 from explorer.progress import Progress, Silent, Snapshot
 from explorer.rebuild import key_path, rebuild_trace
 from explorer.result import CheckResult, Step, Trace, Violation
 from explorer.selection import Selected, describe_failure
 
-# The first expansions are checked against the contract: every state must encode canonically,
-# which refuses lists, dicts, sets and floats by name. That is also what makes "successors()
+# The first expansions are checked against the contract (``explorer.audit``): every state must
+# encode canonically, which refuses lists, dicts, sets and floats by name (and so makes "successors()
 # mutated its input" impossible: a state built only from tuples, frozensets, ints and strings cannot
-# be changed in place. Later expansions are not checked; the check costs as much as the expansion.
+# be changed in place), and each is expanded twice more to catch successors that differ between
+# calls or actions whose reprs cannot identify a step. After that, a few states spread over each
+# level are audited; auditing every state would triple the cost of a run.
 _CONTRACT_SAMPLE = 500
+_LEVEL_SAMPLE = 8
+
+# Resident memory is read at least this often (seconds), also when no progress is shown.
+_MEMORY_POLL = 1.0
+
+
+class _MemoryCeiling(Exception):
+    """The run's resident memory passed its ceiling; caught by ``run_local``, never seen outside."""
+
+    def __init__(self, rss: int | None, note: str = ""):
+        super().__init__(note)
+        self.rss = rss
+        self.note = note
 
 
 def make_key(model: Any, *, symmetry: bool, store: str) -> Callable[[Any], Any]:
     """The function from a state to its visited-set key for these options."""
     canon = canonical_fn(model) if symmetry else None
     if symmetry and canon is None:
-        from explorer.errors import UserError
-
         raise UserError(
             "symmetry reduction was asked for, but the model has no canonical(state) method; "
             "add one that returns a symmetry representative, or run without --symmetry"
@@ -59,7 +74,8 @@ class _Search:
     """One run's mutable state; split out of ``run_local`` so each step reads as a short function."""
 
     def __init__(self, model: Any, props: Selected, key_of: Callable[[Any], Any], *, stop_at_first: bool,
-                 check_deadlock: bool, progress: Progress, graph: Any = None):
+                 check_deadlock: bool, progress: Progress, memory_limit: int | None = None,
+                 rss: Callable[[], int | None] = rss_bytes, graph: Any = None):
         self.model = model
         self.props = props
         self.key_of = key_of
@@ -76,6 +92,11 @@ class _Search:
         self.reached: dict[str, Any] = {}  # sometimes property -> key of the first state reaching it
         self.stopped = False
         self.sampled = 0
+        self.memory_limit = memory_limit
+        self.rss = rss
+        self.last_rss: int | None = None
+        self.level_rss: list[int] = []  # resident memory at the end of each level
+        self.next_poll = self.started + min(_MEMORY_POLL, progress.interval)
 
     # -- checks on states and steps ---------------------------------------------------------------
 
@@ -120,26 +141,116 @@ class _Search:
         return key
 
     def snapshot(self, frontier: int) -> Snapshot:
-        return Snapshot(self.generated, len(self.parents), frontier, self.depth, time.monotonic() - self.started)
+        growth = self.level_rss[-1] - self.level_rss[-2] if len(self.level_rss) >= 2 else None
+        return Snapshot(self.generated, len(self.parents), frontier, self.depth, time.monotonic() - self.started,
+                        rss=self.last_rss, rss_growth=growth)
+
+    # -- memory and progress --------------------------------------------------------------------------
+
+    def check_memory(self) -> None:
+        self.last_rss = self.rss()
+        if self.memory_limit is not None and self.last_rss is not None and self.last_rss > self.memory_limit:
+            raise _MemoryCeiling(self.last_rss)
+
+    def poll(self, frontier: int) -> None:
+        """Called from the hot loop when ``next_poll`` has passed: memory, then progress."""
+        self.next_poll = time.monotonic() + min(_MEMORY_POLL, self.progress.interval)
+        self.check_memory()
+        if self.progress.due():
+            self.progress.show(self.snapshot(frontier))
+
+    def end_level(self) -> None:
+        self.check_memory()
+        if self.last_rss is not None:
+            self.level_rss.append(self.last_rss)
+
+    # -- contract audits and model failures ----------------------------------------------------------
+
+    def audit(self, state: Any) -> None:
+        audit_successors(self.model, state)
+
+    def safe_trace(self, key: Any) -> Trace | None:
+        try:
+            return self.trace_to(key)
+        except Exception:  # the model failed once already; a second failure must not hide the first
+            return None
+
+    def expansion_failure(self, exc: Exception, *, state: Any, key: Any, action: Any, succ: Any,
+                          yielded: bool) -> ModelError:
+        """The model raised while ``state`` was being expanded: name the function, the state and
+        the action, from the frame the loop had called into (the search keeps no per-step record)."""
+        callee = _callee(exc, _EXPAND_CODE)
+        code = callee.f_code if callee is not None else None
+        trace = self.safe_trace(key)
+        common = {"model": self.model, "state": state, "trace": trace}
+        if code is _CHECK_STATE_CODE or code is _CHECK_STEP_CODE:
+            prop = callee.f_locals.get("prop")
+            kind = "property" if code is _CHECK_STATE_CODE else "transition property"
+            what = f"the predicate of {kind} {getattr(prop, 'name', '?')}"
+            return ModelError(what, exc, action=action, successor=succ, **common)
+        if code is _WITHIN_BOUNDS_CODE:
+            return ModelError("within_bounds(state)", exc, **common)
+        if code is not None and self.key_of is not fingerprint and code is _code_of(self.key_of):
+            return ModelError("canonical(state)", exc, action=action, successor=succ, **common)
+        note = (f"successors() had yielded some successors of this state before failing; the last was "
+                f"{action!r:.200}" if yielded else "")
+        return ModelError("successors(state)", exc, note=note, **common)
 
     def initial_level(self) -> list[tuple[Any, Any]]:
+        try:
+            inits = list(self.model.init_states())
+            audit_init_states(inits, list(self.model.init_states()))
+        except (UserError, ModelError, MemoryError):
+            raise
+        except Exception as exc:
+            raise ModelError("init_states()", exc, model=self.model) from exc
         level = []
-        for state in self.model.init_states():
+        for state in inits:
             self.generated += 1
-            if self.sampled < _CONTRACT_SAMPLE:
-                encode(state)  # refuses floats, lists, dicts with a clear ContractError
-            key = self.add(state, None)
-            if key is None:
-                continue
-            level.append((state, key))
-            if self.graph is not None:
-                self.graph.initial(key)
-            self.check_state(state, key)
+            try:
+                if self.sampled < _CONTRACT_SAMPLE and within_bounds(self.model, state):
+                    self.sampled += 1
+                    audit_successors(self.model, state)
+                key = self.add(state, None)
+                if key is None:
+                    continue
+                level.append((state, key))
+                if self.graph is not None:
+                    self.graph.initial(key)
+                self.check_state(state, key)
+            except (UserError, ModelError, MemoryError):
+                raise
+            except Exception as exc:
+                callee = _callee(exc, _INITIAL_CODE)
+                if callee is not None and callee.f_code is _CHECK_STATE_CODE:
+                    what = f"the predicate of property {getattr(callee.f_locals.get('prop'), 'name', '?')}"
+                    raise ModelError(what, exc, model=self.model, note=f"on the initial state {state!r:.300}") from exc
+                code = callee.f_code if callee is not None else None
+                what = ("within_bounds(state)" if code is _WITHIN_BOUNDS_CODE else
+                        "canonical(state)" if code is not None and code is _code_of(self.key_of) else
+                        "successors(state)")
+                raise ModelError(what, exc, model=self.model, state=state) from exc
             if self.stopped:
                 break
         if level:
             self.depth = 1
         return level
+
+    def audit_level(self, frontier: list[tuple[Any, Any]]) -> None:
+        """Audit a few states spread over the level (the first ones are audited in the loop)."""
+        bounded = hasattr(self.model, "within_bounds")
+        stride = max(1, len(frontier) // _LEVEL_SAMPLE)
+        for state, key in frontier[::stride][:_LEVEL_SAMPLE]:
+            what = "within_bounds(state)"
+            try:
+                if bounded and not within_bounds(self.model, state):
+                    continue
+                what = "successors(state)"
+                audit_successors(self.model, state)
+            except (UserError, ModelError, MemoryError):
+                raise
+            except Exception as exc:
+                raise ModelError(what, exc, model=self.model, state=state, trace=self.safe_trace(key)) from exc
 
     def expand_level(self, frontier: list[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
         """The next level: every new successor of the frontier, in frontier and successor order.
@@ -151,17 +262,22 @@ class _Search:
         bounded = hasattr(model, "within_bounds")
         check_steps = bool(self.props.transition)
         check_states = bool(self.props.always) or bool(self.pending_sometimes)
-        progress, graph, gid = self.progress, self.graph, -1
+        graph, gid = self.graph, -1
+        monotonic = time.monotonic
+        next_poll = self.next_poll
         nxt: list[tuple[Any, Any]] = []
         append = nxt.append
         generated = 0
+        self.audit_level(frontier)
+        state = key = action = succ = None
+        any_successor = False
         try:
             for state, key in frontier:
                 if bounded and not within_bounds(model, state):
                     continue
                 if self.sampled < _CONTRACT_SAMPLE:
                     self.sampled += 1
-                    encode(state)  # refuses floats, lists, dicts with a clear ContractError
+                    self.audit(state)
                 any_successor = False
                 if graph is not None:
                     gid = graph.expand(key, state)
@@ -193,13 +309,38 @@ class _Search:
                     self.record(Violation("deadlock", "deadlock", self.trace_to(key), "no action is enabled"))
                     if self.stopped:
                         return nxt
-                if progress.due():
+                if monotonic() >= next_poll:
                     self.generated += generated
                     generated = 0
-                    progress.show(self.snapshot(len(frontier) + len(nxt)))
+                    self.poll(len(frontier) + len(nxt))
+                    next_poll = self.next_poll
+        except (UserError, ModelError, _MemoryCeiling, MemoryError):
+            raise
+        except Exception as exc:
+            raise self.expansion_failure(exc, state=state, key=key, action=action, succ=succ,
+                                         yielded=any_successor) from exc
         finally:
             self.generated += generated
         return nxt
+
+
+def _callee(exc: BaseException, loop_code: Any) -> Any:
+    """The frame that the frame running ``loop_code`` had called when ``exc`` was raised."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_frame.f_code is not loop_code:
+        tb = tb.tb_next
+    return tb.tb_next.tb_frame if tb is not None and tb.tb_next is not None else None
+
+
+def _code_of(fn: Any) -> Any:
+    return getattr(fn, "__code__", None) or getattr(getattr(fn, "__func__", None), "__code__", None)
+
+
+_EXPAND_CODE = _Search.expand_level.__code__
+_INITIAL_CODE = _Search.initial_level.__code__
+_CHECK_STATE_CODE = _Search.check_state.__code__
+_CHECK_STEP_CODE = _Search.check_step.__code__
+_WITHIN_BOUNDS_CODE = within_bounds.__code__
 
 
 def _unhashable(state: Any, exc: Exception) -> ContractError:
@@ -219,30 +360,53 @@ def run_local(
     check_deadlock: bool = False,
     store: str = "exact",
     progress: Progress | None = None,
+    memory_limit: int | None = None,
+    rss: Callable[[], int | None] = rss_bytes,
     graph: Any = None,
 ) -> CheckResult:
-    """Explore ``model`` breadth-first; see ``explorer.check`` for the options. ``graph``, when given,
+    """Explore ``model`` breadth-first; see ``explorer.check`` for the options. ``rss`` reads the
+    resident memory that ``memory_limit`` (bytes) bounds; tests pass their own. ``graph``, when given,
     records the state graph (``explorer.graph_store.StateGraph``) for liveness and ``--graph``."""
     key_of = make_key(model, symmetry=symmetry, store=store)
     search = _Search(model, props, key_of, stop_at_first=stop_at_first, check_deadlock=check_deadlock,
-                     progress=progress or Silent(), graph=graph)
+                     progress=progress or Silent(), memory_limit=memory_limit, rss=rss, graph=graph)
     frontier: list[tuple[Any, Any]] = []
     interrupted = False
     cut_by_depth = False
+    levels: list[int] = []  # distinct states first found at each depth (the HTML report's chart)
+    limit: str | None = None
+    limit_note = ""
     try:
         frontier = search.initial_level()
+        search.end_level()
+        if frontier:
+            levels.append(len(frontier))
         while frontier and not search.stopped:
             if max_depth is not None and search.depth >= max_depth:
                 cut_by_depth = True
                 break
             frontier = search.expand_level(frontier)
             if frontier:
+                levels.append(len(frontier))
                 search.depth += 1
+            search.end_level()
     except KeyboardInterrupt:
         interrupted = True
+    except (_MemoryCeiling, MemoryError) as exc:
+        limit = "memory"
+        unexpanded = len(frontier)
+        frontier = []  # free what can be freed before the statistics and traces are produced
+        rss_now = exc.rss if isinstance(exc, _MemoryCeiling) else search.rss()
+        cause = (f"resident memory {human(rss_now)} passed the ceiling of {human(memory_limit)}"
+
+                 if isinstance(exc, _MemoryCeiling) else "Python ran out of memory (MemoryError)")
+        limit_note = (f"Stopped at the memory limit: {cause} while expanding the {unexpanded:,} states at depth "
+                      f"{search.depth}. To go further: --symmetry (if the model "
+                      "has canonical()), smaller bounds, --store fingerprint, or --engine spark; --max-memory "
+                      "changes the ceiling.")
     search.progress.finish()
     elapsed = time.monotonic() - search.started
-    complete = not (interrupted or cut_by_depth or search.stopped)
+    complete = not (interrupted or cut_by_depth or search.stopped or limit)
     examples = {name: search.trace_to(key) for name, key in search.reached.items()}
     vacuous = [p.name for p in search.pending_sometimes] if complete else []
     distinct = len(search.parents)
@@ -261,5 +425,9 @@ def run_local(
         store=store,
         collision_probability=collision_probability(distinct, search.generated) if store == "fingerprint" else None,
         stats={"frontier_left": len(frontier), "max_depth": max_depth, "symmetry": symmetry,
-               "stopped_at_violation": search.stopped},
+               "stopped_at_violation": search.stopped, "resident_memory": search.last_rss,
+               "memory_limit": memory_limit},
+        limit=limit,
+        limit_note=limit_note,
+        levels=levels,
     )

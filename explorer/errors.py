@@ -1,11 +1,56 @@
-"""Errors a user can act on. The CLI prints them as one paragraph and exits with status 2."""
+"""Errors a user can act on, and the exit statuses the command line gives them.
+
+Exit statuses (the project-wide table; README.md and docs/cli.md show it to users):
+
+    0    no violation (every reachable state within the bounds was checked)
+    1    a violation was found (or a ``sometimes`` property was never reached)
+    2    bad input: a wrong option, an impossible bound, a model file that does not load, a corrupt
+         trace or checkpoint, an output path that cannot be written
+    3    a replayed trace diverged from the model
+    4    the model itself failed: one of its functions raised, or it broke the contract
+    5    stopped at a limit before an answer (the memory ceiling)
+    130  interrupted (what was explored so far is still printed)
+"""
+
+from __future__ import annotations
+
+EXIT_OK = 0
+EXIT_VIOLATION = 1
+EXIT_USAGE = 2
+EXIT_DIVERGED = 3
+EXIT_MODEL = 4
+EXIT_LIMIT = 5
+EXIT_INTERRUPTED = 130
 
 
 class UserError(Exception):
     """Bad input: a wrong option, an impossible bound, a model file that does not load, a corrupt
-    trace or checkpoint. The message names the problem and the fix."""
+    trace or checkpoint. The message names the problem and the fix. Exit status 2."""
 
 
 class ContractError(UserError):
     """A model broke the contract of ``explorer.contract`` (unhashable or mutable state, a successor
-    function that mutates its input, successors that differ between two calls)."""
+    function that mutates its input, successors that differ between two calls). Exit status 4: the
+    fault is in the model, not in how it was run. (A subclass of UserError so that library callers
+    who catch UserError keep catching it.)"""
+
+
+class ModelError(Exception):
+    """One of the model's own functions raised while the checker ran it. Exit status 4.
+
+    ``what`` names the function (``successors(state)``, ``property StrongIsr``); ``cause`` is the
+    model's exception; ``state``/``action``/``successor`` say what was being evaluated, as TLC
+    names the state and action it was evaluating; ``trace`` (when it could be rebuilt) is the path
+    from an initial state to the state being expanded. ``explorer.model_fault`` renders it."""
+
+    def __init__(self, what: str, cause: BaseException, *, model: object = None, state: object = None,
+                 action: object = None, successor: object = None, trace: object = None, note: str = ""):
+        super().__init__(f"{what} raised {type(cause).__name__}: {cause}")
+        self.what = what
+        self.cause = cause
+        self.model = model
+        self.state = state
+        self.action = action
+        self.successor = successor
+        self.trace = trace
+        self.note = note

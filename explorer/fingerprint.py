@@ -5,6 +5,10 @@ depend on how it was built, so neither may decide a state's identity across Spar
 between a run and its resumption. A fingerprint here is an unkeyed BLAKE2b digest of a canonical,
 injective text encoding in which frozensets are sorted. 64-bit fingerprints are TLC's choice for
 one machine; the distributed engine uses 128 bits.
+
+``True`` and ``1`` (``False`` and ``0``) are one value here, as they are for Python's ``==`` and
+``hash``, which is what the exact store keys states by: every store and engine must agree on what
+is the same state, so a bool is encoded as the int it equals.
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ def _text(value: Any) -> str:
         return "(" + "".join(_text(v) + "," for v in value) + ")"
     if isinstance(value, frozenset):
         return "{" + ",".join(sorted(_text(v) for v in value)) + "}"
+    if type(value) is bool:
+        return "1" if value else "0"
     if isinstance(value, _SCALARS):
         return repr(value)
     raise ContractError(
@@ -35,10 +41,32 @@ def _text(value: Any) -> str:
 
 
 def _plain(value: tuple) -> bool:
-    """True when a tuple holds no frozenset at any depth (only scalars and such tuples)."""
+    """True when a tuple holds no frozenset and no bool at any depth (only ints, strings, bytes,
+    None and such tuples), so that its ``repr`` is its canonical text."""
+    for v in value:
+        t = type(v)
+        if t is tuple:
+            if not _plain(v):
+                return False
+        elif t is bool or not isinstance(v, _SCALARS):
+            return False
+    return True
+
+
+def _unbool(value: Any) -> Any:
+    """A tuple with every bool replaced by the int it equals, at any depth."""
+    if type(value) is bool:
+        return int(value)
+    if type(value) is tuple:
+        return tuple(_unbool(v) for v in value)
+    return value
+
+
+def _plain_but_bools(value: tuple) -> bool:
+    """True when the tuple would be plain with its bools read as ints."""
     for v in value:
         if type(v) is tuple:
-            if not _plain(v):
+            if not _plain_but_bools(v):
                 return False
         elif not isinstance(v, _SCALARS):
             return False
@@ -50,11 +78,15 @@ def encode(state: Any) -> bytes:
     different states different bytes.
 
     A tuple without frozensets (the common case: the replication model's states) is encoded by
-    ``repr``, in C; every other value by ``_text``. Both texts are Python literals that evaluate
-    back to the value (a frozenset's text to the equal set), so equal texts mean equal values
-    whichever path made them: the encoding is injective."""
-    if type(state) is tuple and _plain(state):
-        return repr(state).encode()
+    ``repr``, in C (bools first read as ints); every other value by ``_text``. Both texts are
+    Python literals that evaluate back to the value (a frozenset's text to the equal set), so
+    equal texts mean equal values whichever path made them: the encoding is injective (with
+    ``True == 1``, as Python has it)."""
+    if type(state) is tuple:
+        if _plain(state):
+            return repr(state).encode()
+        if _plain_but_bools(state):  # the same text as the equal tuple of ints
+            return repr(_unbool(state)).encode()
     return _text(state).encode()
 
 

@@ -19,13 +19,17 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from explorer.contract import signals, state_view
 from explorer.errors import UserError
+from explorer.outputs import write_atomically
 from explorer.result import Trace
+
+# The version of the files and summaries isrcheck writes (docs/json.md describes each field). It
+# changes when a field changes meaning or goes away; new fields may appear without a change.
+SCHEMA_VERSION = 1
 
 _SAFE = 2**53 - 1
 
@@ -65,7 +69,9 @@ def trace_to_itf(model: Any, trace: Trace, meta: dict[str, Any]) -> dict[str, An
     out = {
         "#meta": {"format": "ITF", "format-description": "https://apalache-mc.org/docs/adr/015adr-trace.html",
                   "source": "isrcheck", **meta},
-        "vars": list(states[0].keys() - {"#meta"}) if states else [],
+        # In the model's field order (state_view's), never a set's: trace files must be byte-identical
+        # under any PYTHONHASHSEED.
+        "vars": [k for k in states[0] if k != "#meta"] if states else [],
         "states": states,
     }
     if trace.loop is not None:
@@ -75,27 +81,25 @@ def trace_to_itf(model: Any, trace: Trace, meta: dict[str, Any]) -> dict[str, An
 
 
 def write_json(path: str | os.PathLike, data: Any) -> None:
-    """Write atomically: a temporary file in the same folder, then rename, so an interrupt never
-    leaves a half-written trace where a complete one is expected."""
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-    try:
-        with os.fdopen(fd, "w") as fh:
-            json.dump(data, fh, indent=1)
-            fh.write("\n")
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Write atomically (``explorer.outputs``): a temporary file in the same folder, then rename,
+    so an interrupt never leaves a half-written trace where a complete one is expected. The folder
+    must exist: it is checked before the run (``check_output_path``), never created."""
+    write_atomically(path, json.dumps(data, indent=1) + "\n")
 
 
 def read_itf(path: str | os.PathLike) -> dict[str, Any]:
     """A trace file, checked for the fields replay needs."""
+    if Path(path).exists() and not Path(path).is_file() and not Path(path).is_dir():
+        raise UserError(f"{str(path)!r} is not a regular file (a device or a pipe); give a trace file "
+                        "written by isrcheck")
     try:
         data = json.loads(Path(path).read_text())
     except FileNotFoundError:
         raise UserError(f"trace file {str(path)!r} does not exist") from None
+    except IsADirectoryError:
+        raise UserError(f"{str(path)!r} is a folder; give the trace file itself (e.g. cex.itf.json)") from None
+    except OSError as exc:
+        raise UserError(f"trace file {str(path)!r} cannot be read: {exc.strerror or exc}") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise UserError(f"trace file {str(path)!r} is not valid JSON ({exc}); was it cut short or edited?") from None
     meta = data.get("#meta") if isinstance(data, dict) else None

@@ -1,6 +1,8 @@
 """Progress on long runs, as TLC prints it: generated, distinct, frontier (TLC's queue), depth,
-rate and elapsed time. On a terminal it is one live line redrawn in place; otherwise (CI logs, a
-file) a plain line every ``interval`` seconds, so logs stay readable."""
+rate and elapsed time, plus the resident memory and its growth per level (when the engine knows
+them) so that a run heading past the machine's memory shows it long before it gets there. On a
+terminal it is one live line redrawn in place; otherwise (CI logs, a file) a plain line every
+``interval`` seconds, so logs stay readable."""
 
 from __future__ import annotations
 
@@ -8,6 +10,8 @@ import sys
 import time
 from dataclasses import dataclass
 from typing import TextIO
+
+from explorer.memory import human
 
 
 @dataclass
@@ -18,6 +22,8 @@ class Snapshot:
     depth: int
     elapsed: float
     note: str = ""
+    rss: int | None = None  # resident memory of the process, bytes
+    rss_growth: int | None = None  # how much the last completed level added to it
 
     def line(self) -> str:
         rate = self.distinct / self.elapsed if self.elapsed > 0 else 0.0
@@ -25,7 +31,15 @@ class Snapshot:
             f"depth {self.depth:>3} | distinct {self.distinct:>12,} | generated {self.generated:>13,} | "
             f"frontier {self.frontier:>10,} | {rate:>9,.0f} states/s | {_clock(self.elapsed)}"
         )
+        if self.rss is not None:
+            text += f" | RSS {_size(self.rss)}"
+            if self.rss_growth is not None:
+                text += f" ({'+' if self.rss_growth >= 0 else '-'}{_size(abs(self.rss_growth))}/level)"
         return f"{text} | {self.note}" if self.note else text
+
+
+def _size(n: int) -> str:
+    return human(n)
 
 
 def _clock(seconds: float) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import inspect
+import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,7 +20,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, Literal, get_args, get_origin
 
-from explorer.errors import UserError
+from explorer.errors import ModelError, UserError
 
 GROUP = "isrcheck.models"
 
@@ -45,6 +46,37 @@ def registered() -> dict[str, str]:
 
 def is_file_spec(spec: str) -> bool:
     return spec.split(":", 1)[0].endswith(".py") or "/" in spec
+
+
+def portable_spec(spec: str, relative_to: str | os.PathLike | None = None) -> str:
+    """How a file written by isrcheck records a model spec so it can be found from anywhere: a
+    registered name as is; a file spec with the path relative to ``relative_to`` (the folder of the
+    trace or regression file, so the pair can move together), or absolute when none is given."""
+    if not is_file_spec(spec):
+        return spec
+    path_text, sep, func = spec.partition(":")
+    absolute = os.path.abspath(path_text)
+    if relative_to is not None:
+        try:
+            absolute = os.path.relpath(absolute, os.path.abspath(relative_to))
+        except ValueError:  # another drive on Windows: keep it absolute
+            pass
+    return absolute + sep + func
+
+
+def resolve_spec(spec: str, base: str | os.PathLike | None) -> str:
+    """The inverse of ``portable_spec``: a relative model path recorded in a file at folder
+    ``base`` is taken relative to that folder; older files recorded it as typed (relative to the
+    directory isrcheck ran in), which is the fallback."""
+    if base is None or not is_file_spec(spec):
+        return spec
+    path_text, sep, func = spec.partition(":")
+    if os.path.isabs(path_text):
+        return spec
+    candidate = os.path.join(base, path_text)
+    if os.path.isfile(candidate) or not os.path.isfile(path_text):
+        return os.path.normpath(candidate) + sep + func
+    return spec
 
 
 def load_factory(spec: str) -> Callable[..., Any]:
@@ -135,7 +167,20 @@ def build_model(spec: str, options: dict[str, Any] | None = None) -> Any:
             f"model {spec!r} has no option {', '.join(unknown)}; "
             f"its options are: {', '.join(sorted(known)) or '(none)'}"
         )
+    return make_model(factory, spec, options or {})
+
+
+def make_model(factory: Callable[..., Any], spec: str, options: dict[str, Any]) -> Any:
+    """Call a factory: a ValueError is the factory refusing its options, and a TypeError raised by
+    the call itself is options it does not take (bad input, exit 2); anything else it raises,
+    including a TypeError from inside the model's code, is the model failing (ModelError, exit 4)."""
     try:
-        return factory(**(options or {}))
-    except (ValueError, TypeError) as exc:
+        return factory(**options)
+    except ValueError as exc:
         raise UserError(f"model {spec!r} refused its options: {exc}") from None
+    except TypeError as exc:
+        if exc.__traceback__ is None or exc.__traceback__.tb_next is None:  # raised binding the arguments
+            raise UserError(f"model {spec!r} refused its options: {exc}") from None
+        raise ModelError(f"the model factory {getattr(factory, '__name__', 'factory')}()", exc) from exc
+    except Exception as exc:
+        raise ModelError(f"the model factory {getattr(factory, '__name__', 'factory')}()", exc) from exc

@@ -127,15 +127,18 @@ def evaluate(model: Any, trace: Trace, properties: Sequence[str] | None = None) 
     return ReplayResult(trace, violated)
 
 
-def load_and_replay(data: dict[str, Any]) -> tuple[Any, ReplayResult]:
-    """Rebuild the model a trace file names and replay the file against it."""
-    from explorer.registry import build_model
+def load_and_replay(data: dict[str, Any], base: str | None = None) -> tuple[Any, ReplayResult]:
+    """Rebuild the model a trace file names and replay the file against it. ``base``: the trace
+    file's folder, which a relative model path in it is relative to."""
+    from explorer.registry import build_model, resolve_spec
 
     meta = data["#meta"]
     options = meta.get("options") or {}
     if not isinstance(options, dict):
         raise UserError("the trace file's '#meta'.'options' is not a JSON object; the file is damaged")
-    model = build_model(meta["model"], options)
+    if not isinstance(meta["model"], str):
+        raise UserError("the trace file's '#meta'.'model' is not a string; the file is damaged")
+    model = build_model(resolve_spec(meta["model"], base), options)
     trace = replay_states(model, data["states"])
     if "loop" in data and data["loop"] is not None:
         trace = close_loop(model, trace, data["loop"], meta.get("loop_action"))

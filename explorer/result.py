@@ -68,9 +68,11 @@ class CheckResult:
     """The outcome of ``explorer.check``.
 
     ``complete`` is True when every reachable state within the model's bounds was explored;
-    a run cut by ``max_depth``, by the first violation or by an interrupt is not complete.
+    a run cut by ``max_depth``, by the first violation, by an interrupt or by a resource limit
+    (``limit``, e.g. the memory ceiling) is not complete.
     ``vacuous`` lists the ``sometimes`` properties a complete run never reached; ``examples``
-    holds a shortest trace to each one it did reach.
+    holds a shortest trace to each one it did reach. ``levels`` counts the distinct states first
+    found at each BFS depth (index 0 = depth 1), when the engine records them (the HTML report's chart).
     """
 
     distinct_states: int
@@ -87,7 +89,10 @@ class CheckResult:
     store: str = "exact"
     collision_probability: float | None = None
     stats: dict[str, Any] = field(default_factory=dict)
+    levels: list[int] = field(default_factory=list)
     graph: Any = None  # explorer.graph_store.StateGraph when liveness or the graph was asked for
+    limit: str | None = None  # "memory": stopped at a resource limit before an answer
+    limit_note: str = ""  # what the limit was, where the run stopped, and how to go further
 
     @property
     def ok(self) -> bool:

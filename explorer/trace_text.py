@@ -99,10 +99,14 @@ def render_violation(model: Any, violation: Violation, *, full: bool = False) ->
 
 def render_summary(result: CheckResult) -> str:
     verdict = "no violation" if not result.violations else f"{len(result.violations)} violation(s)"
+    if getattr(result, "limit", None) and not result.violations:
+        verdict = "no violation so far, no answer"
     if result.complete:
         scope = "complete"
     elif result.interrupted:
         scope = "interrupted"
+    elif getattr(result, "limit", None):
+        scope = f"stopped at the {result.limit} limit"
     elif result.stats.get("stopped_at_violation"):
         scope = "stopped at the first violation (--continue explores on)"
     else:
@@ -117,7 +121,9 @@ def render_summary(result: CheckResult) -> str:
     if result.collision_probability is not None:
         lines.append("Fingerprint collision probability (TLC's optimistic estimate): "
                      f"{result.collision_probability:.1e}")
-    if not result.complete and not result.interrupted and not result.violations:
+    if getattr(result, "limit", None):
+        lines.append(result.limit_note or f"Stopped at the {result.limit} limit before an answer.")
+    elif not result.complete and not result.interrupted and not result.violations:
         lines.append(f"Not complete: stopped at depth {result.stats.get('max_depth')}; "
                      f"{result.stats.get('frontier_left', 0):,} states were left unexpanded.")
     if result.interrupted:

@@ -32,6 +32,7 @@ import properties as catalogue
 from explorer.contract import Property
 
 from .config import ClassicConfig
+from .encoding.picture import picture
 from .encoding.signals import Signals
 from .encoding.symmetry import Symmetry
 from .encoding.view import StateView
@@ -109,6 +110,10 @@ class ReplicationModel:
     def state_view(self, state: tuple) -> dict[str, Any]:
         """The state as the spec's named variables, JSON-friendly (replica ids 1..n)."""
         return self._view.view(state)
+
+    def picture(self, state: tuple, detail: str = "") -> dict[str, Any]:
+        """The state drawn as Kafka's diagrams draw it (``model.encoding.picture``), for the HTML report."""
+        return picture(self.state_view(state), detail)
 
     def fairness(self) -> dict[str, str]:
         """Weak fairness of the steps Kafka takes on its own (``model.fairness``), for liveness."""

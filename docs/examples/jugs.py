@@ -3,6 +3,7 @@ and a drain; can we measure exactly 4 gallons? The "invariant" ``BigJugNeverHold
 purpose, so the checker's counterexample *is* the shortest solution.
 
 Run it:  isrcheck check docs/examples/jugs.py:make_model
+(add ``--html jugs.html`` for a page that draws each jug with ``picture``, the optional hook).
 """
 
 from __future__ import annotations
@@ -62,6 +63,15 @@ class Jugs:
 
     def state_view(self, state):
         return {"small": state[0], "big": state[1]}
+
+    def picture(self, state):
+        """Optional, for the HTML report: each jug as a lane of gallons, a mark at its brim."""
+        return {"lanes": [
+            {"name": f"{jug} jug", "tags": [f"{gallons} of {self.cap[jug]} gallons"],
+             "cells": [{"text": "~", "color": 0} for _ in range(gallons)],
+             "marks": [{"name": "brim", "at": self.cap[jug]}]}
+            for jug, gallons in zip(("small", "big"), state, strict=True)
+        ]}
 
 
 def make_model(*, small: int = 3, big: int = 5, goal: int = 4) -> Jugs:

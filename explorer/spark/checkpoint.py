@@ -191,6 +191,12 @@ class Checkpoint:
             shutil.rmtree(tmp)
         return tmp
 
+    def discard_unfinished(self) -> None:
+        """Remove the folders of levels that were begun and never committed (a cancelled level).
+        Resume would replace them anyway; removing them now leaves only complete levels on disk."""
+        for tmp in self.dir.glob("level-*.tmp"):
+            shutil.rmtree(tmp, ignore_errors=True)
+
     def _commit(self, tmp: Path, level: int) -> None:
         final = self.level_dir(level)
         if final.exists():  # left by a run killed after the rename, before the manifest named it

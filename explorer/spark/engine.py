@@ -189,6 +189,9 @@ class _Run:
             if interrupted:
                 interrupts.settle()
                 sc.cancelAllJobs()
+                if self.checkpoint is not None:
+                    # The level in progress was cancelled: its half-written folder is no checkpoint.
+                    self.checkpoint.discard_unfinished()
                 self.progress.message(self.interrupted_message())
                 if not self.restored:
                     # The store is half rebuilt: no trace can be walked back; nothing new was explored.

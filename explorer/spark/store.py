@@ -11,7 +11,7 @@ executors for good, as one block per partition of a fixed partitioning by finger
 * unions the two co-partitioned RDDs (a ``PartitionerAwareUnionRDD``: partition i of the union is
   partition i of each, so the visited set is never reshuffled) and merges them per partition.
 
-This is the co-partitioned "union + per-partition merge" that TOOLCHAIN.md measured instead of
+This is the co-partitioned "union + per-partition merge" (docs/spark.md has the measurements) instead of
 ``subtractByKey``/``join``, which PySpark runs as a Python ``groupByKey`` over everything. Each
 level's output is persisted and local-checkpointed so lineage stays one level long. Parent
 records stay on executors (one pickled dict per partition and level) and are looked up with

@@ -72,4 +72,6 @@ class FloatAfterTwoSteps:
             yield "inc", (state[0] + 1,) if state[0] < 2 else (2.5,)
 
     def properties(self):
-        return []
+        from explorer import Property
+
+        return [Property.always("Small", lambda s: s[0] < 10)]  # a run must check something

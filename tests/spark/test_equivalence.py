@@ -140,7 +140,9 @@ class _DefinedInATestModule:
             yield "inc", state + 1
 
     def properties(self):
-        return []
+        from explorer import Property
+
+        return [Property.always("Small", lambda s: s < 10)]  # a run must check something
 
 
 def test_model_module_missing_on_executors_is_a_user_error(spark):

@@ -1,0 +1,213 @@
+"""The parallel local engine gives the one-process engine's results for any number of workers:
+counts, depth, verdicts, the violation each property reports with its trace (states, actions,
+detail), the sometimes examples, and where a run stops at its first violation. Also the compact
+stores' structure (what they merge, what they keep apart, what they cost per slot)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from array import array
+from pathlib import Path
+from typing import NamedTuple
+
+import pytest
+
+from explorer import check
+from explorer.check import resolve_workers
+from explorer.errors import UserError
+from explorer.parallel import run_parallel
+from explorer.registry import build_model
+from explorer.selection import select_properties
+from explorer.store_compact import ExactTable, FingerprintTable, canonical_bytes, fingerprint64, pack, unpack
+from tests.fixtures.models import Bits, Chain, Counters, TwoStarts
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def outcome(r):
+    """Everything a user sees of a run, except timing."""
+    return (
+        r.distinct_states, r.generated_states, r.depth, r.complete, r.ok, r.vacuous,
+        [(v.property, v.kind, v.detail, [(s.action, s.state) for s in v.trace.steps]) for v in r.violations],
+        {name: [(s.action, s.state) for s in t.steps] for name, t in r.examples.items()},
+        r.stats["frontier_left"], r.stats["stopped_at_violation"],
+    )
+
+
+def run(model, workers, *, properties=None, **options):
+    """One process through ``explorer.check``; more through the parallel engine with every level
+    sent to the workers (``inline_below=0``), so that even tiny models exercise the workers."""
+    if workers == 1:
+        return check(model, workers=1, properties=properties, **options)
+    return run_parallel(model, select_properties(model, properties), workers=workers, inline_below=0, **options)
+
+
+def same_for_every_worker_count(model, counts=(1, 2, 3), **options):
+    results = [outcome(run(model, w, **options)) for w in counts]
+    for w, r in zip(counts[1:], results[1:], strict=True):
+        assert r == results[0], f"{w} workers differ from 1"
+    return results[0]
+
+
+FIXTURES = [
+    ("counters", lambda: Counters(3, 4), {}),
+    ("counters bug, stop", lambda: Counters(3, 4, bug_at=5), {}),
+    ("counters bug, continue", lambda: Counters(3, 4, bug_at=5), {"stop_at_first": False}),
+    ("counters symmetry", lambda: Counters(3, 4, bug_at=5), {"symmetry": True, "stop_at_first": False}),
+    ("bits transition, stop", lambda: Bits(4), {}),
+    ("bits continue", lambda: Bits(4), {"stop_at_first": False}),
+    ("bits symmetry", lambda: Bits(4), {"symmetry": True, "stop_at_first": False}),
+    ("chain deadlock", lambda: Chain(6), {"check_deadlock": True}),
+    ("two starts", lambda: TwoStarts(), {"stop_at_first": False}),
+    ("counters depth cut", lambda: Counters(3, 4), {"max_depth": 4}),
+]
+
+
+@pytest.mark.parametrize("store", ["exact", "fingerprint"])
+@pytest.mark.parametrize("name,make,options", FIXTURES, ids=[f[0] for f in FIXTURES])
+def test_fixtures_same_results_for_1_2_3_workers(name, make, options, store):
+    result = same_for_every_worker_count(make(), store=store, **options)
+    assert result[0] > 0
+
+
+def test_fixture_results_are_the_hand_counted_ones():
+    # The equivalence above would hold for two equally wrong engines; pin one against the hand count.
+    r = run(Counters(3, 4), 2)
+    assert (r.distinct_states, r.depth, r.generated_states) == (64, 10, 1 + 3 * 3 * 16)
+    bug = run(Counters(3, 4, bug_at=5), 3)
+    (v,) = bug.violations
+    assert v.property == "SumBelowBug" and len(v.trace) == 6 and v.detail == "sum of counters is 5"
+    dead = run(Chain(6), 2, check_deadlock=True)
+    assert dead.violations[0].property == "deadlock" and dead.violations[0].trace.last == 5
+
+
+GENERATIONS = ["truncate-to-hw", "kip101", "kip279", "kip320-first-try", "kip320"]
+
+
+@pytest.mark.parametrize("generation", GENERATIONS)
+def test_classic_2222_same_results_for_1_2_3_workers(generation):
+    model = build_model("classic", {"generation": generation, "replicas": 2})
+    full = same_for_every_worker_count(model, stop_at_first=False)
+    assert full[3]  # complete
+    same_for_every_worker_count(model, counts=(1, 2), store="fingerprint", symmetry=True)
+
+
+@pytest.mark.parametrize("generation", ["kip101", "truncate-to-hw"])
+def test_classic_first_violation_stops_where_one_process_stops(generation):
+    model = build_model("classic", {"generation": generation, "replicas": 2})
+    result = same_for_every_worker_count(model, properties=["StrongIsr"])
+    assert not result[3] and result[9]  # stopped at the violation, mid-level, with the same counts
+
+
+@pytest.mark.slow
+def test_kip320_3222_two_workers_match_one():
+    model = build_model("classic", {"generation": "kip320", "replicas": 3})
+    one = check(model, workers=1, properties=["WeakIsr", "StrongIsr"])
+    two = check(model, workers=2, properties=["WeakIsr", "StrongIsr"])
+    assert outcome(one) == outcome(two)
+    assert (two.distinct_states, two.depth) == (737_794, 26) and two.ok
+
+
+class Exploding:
+    """A model whose successors() raises at depth 3: the worker's error reaches the caller."""
+
+    def init_states(self):
+        return [0]
+
+    def successors(self, state):
+        if state == 2:
+            raise ValueError("broken step at state 2")
+        return [("inc", state + 1)]
+
+    def properties(self):
+        return []
+
+
+def test_a_worker_error_reaches_the_caller():
+    with pytest.raises(ValueError, match="broken step at state 2"):
+        run(Exploding(), 2)
+
+
+def test_workers_option_is_validated():
+    assert resolve_workers(3) == 3
+    assert resolve_workers(None) >= 1
+    for bad in (0, -1, 1.5, True):
+        with pytest.raises(UserError):
+            resolve_workers(bad)
+    with pytest.raises(UserError):
+        resolve_workers(2, "spark")
+
+
+def test_cli_workers_flag_gives_the_same_output():
+    import json
+    import os
+
+    env = {**os.environ, "PYTHONHASHSEED": "0"}  # the JSON lists changed fields in set order
+
+    def summary(*extra):
+        out = subprocess.run([sys.executable, "-m", "explorer.cli", "check", "classic", "--generation", "kip101",
+                              "--quiet", "--json", *extra], capture_output=True, text=True, cwd=ROOT, env=env)
+        assert out.returncode == 1, out.stderr
+        data = json.loads(out.stdout)
+        for timing in ("elapsed", "states_per_second", "stats"):
+            data.pop(timing, None)
+        return data
+
+    one = summary("--workers", "1")
+    assert one == summary("--workers", "2") and one["violations"]
+    bad = subprocess.run([sys.executable, "-m", "explorer.cli", "check", "classic", "--workers", "-2"],
+                         capture_output=True, text=True, cwd=ROOT)
+    assert bad.returncode == 2 and "workers" in bad.stderr and "Traceback" not in bad.stderr
+
+
+# -- the compact stores ----------------------------------------------------------------------------
+
+
+class Pair(NamedTuple):
+    a: int
+    b: str
+
+
+VALUES = [(), (0,), (-1,), (-2,), (1, 2, -1, (3, 4)), (0xF1, 0xF2, 241), ("a", frozenset({1, "b"})),
+          (None, True, b"\xf1\xf2"), Pair(1, "x"), (2**70, -(2**40)), 5, frozenset()]
+
+
+def test_pack_round_trips_every_kind_of_state():
+    for v in VALUES:
+        back = unpack(pack(v))
+        assert back == v and type(back) is type(v), v
+
+
+def test_exact_table_merges_equal_states_and_keeps_hash_collisions_apart():
+    assert hash((-1,)) == hash((-2,))  # CPython: hash(-1) == hash(-2); the table must not merge them
+    table = ExactTable(capacity=16)
+    assert [table.add_state(v) for v in VALUES] == [True] * len(VALUES)
+    assert [table.add_state(v) for v in VALUES] == [False] * len(VALUES)
+    assert table.add_state(frozenset({"b", 1}) and ("a", frozenset({"b", 1}))) is False  # equal, built apart
+    many = [(i, -i, (i % 7,)) for i in range(5000)]  # forces several table growths
+    assert sum(table.add_state(v) for v in many) == 5000
+    assert all(v in table for v in many) and (5000, 0, (1,)) not in table
+    assert len(table) == len(VALUES) + 5000
+
+
+def test_fingerprint_table_is_eight_bytes_a_slot_at_most_80_percent_full():
+    table = FingerprintTable(capacity=16)
+    fps = [fingerprint64((i, "x")) for i in range(20000)]
+    assert all(table.add(fp) for fp in fps) and not any(table.add(fp) for fp in fps)
+    slots = len(table.slots)
+    assert table.slots.itemsize == 8 and len(table) == 20000 <= 0.8 * slots
+    assert table.nbytes() == 8 * slots
+
+
+def test_canonical_bytes_are_canonical_for_sets_and_strings():
+    a = frozenset(["x" * 3, "y", 300])
+    b = frozenset([300, "y", "".join(["x", "x", "x"])])  # equal, built in another order, not interned
+    assert canonical_bytes(a) == canonical_bytes(b) and fingerprint64(("k", a)) == fingerprint64(("k", b))
+    assert canonical_bytes((1, 2)) != canonical_bytes((1, 2, 0)) and canonical_bytes(1) != canonical_bytes(True)
+
+
+def test_trace_keys_cost_eight_bytes_a_state():
+    r = run(Counters(3, 4), 2, store="fingerprint")
+    assert r.stats["trace_bytes"] == 8 * r.distinct_states
+    assert array("Q").itemsize == 8
