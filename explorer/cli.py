@@ -291,6 +291,9 @@ def cmd_scenario(argv: list[str]) -> int:
 
 COMMANDS = {"check": cmd_check, "replay": cmd_replay, "models": cmd_models, "properties": cmd_properties,
             "scenarios": cmd_scenarios, "scenario": cmd_scenario}
+from explorer.cli_symbolic import COMMANDS as SYMBOLIC_COMMANDS  # noqa: E402  (isrcheck bmc, prove)
+
+COMMANDS.update(SYMBOLIC_COMMANDS)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -36,6 +36,7 @@ class Ops:
     """The operations a symbolic model may use; see the module docstring."""
 
     concrete = False
+    enumerates = False  # choices are enumerated by re-running a step (``all_runs``), not fresh variables
 
     def __init__(self) -> None:
         self.side: list[Any] = []  # constraints defining fresh values (``choose``, ``last_such``)
@@ -55,6 +56,7 @@ class ConcreteOps(Ops):
     """Plain Python values; arrays are tuples (a read past the end gives 0: don't-care contents)."""
 
     concrete = True
+    enumerates = True
     true, false = True, False
 
     def __init__(self) -> None:
@@ -198,11 +200,40 @@ def _b(x: Any) -> Any:
 class BoundedZ3Ops(Z3Ops):
     """Quantifier-free: arrays are lists of ``size`` terms, quantifiers over ``[lo, hi)`` are
     conjunctions over ``range(size)``. Reads past ``size`` give 0 (never reached under the
-    model's bounds, which its guards state)."""
+    model's bounds, which its guards state). A choice over ``[lo, hi)`` within ``size`` is
+    unrolled: each value is its own branch (``all_runs``) guarded by ``lo <= value < hi``, so
+    array reads at the chosen index need no if-then-else chain."""
+
+    enumerates = False  # measured: fresh choice variables solve faster than one branch per value
+
+    def __init__(self, ctx_prefix: str = "", width: int | None = 8) -> None:
+        super().__init__(ctx_prefix)
+        self.width = width  # ints as signed bit-vectors of this width (None: mathematical Ints)
+        self.script: list[int] = []
+        self.chosen: list[tuple[int, int, int]] = []
+
+    def choose(self, lo: Any, hi: Any, name: str = "choice", size: int | None = None) -> Any:
+        if size is None or not self.enumerates:
+            x = self.int_var(self.fresh(name))
+            self.side.append(z3.And(lo <= x, x < hi))
+            return x
+        pos = len(self.chosen)
+        value = self.script[pos] if pos < len(self.script) else 0
+        self.chosen.append((value, 0, size))
+        self.side.append(z3.And(lo <= value, value < hi))
+        return value
+
+    all_runs = ConcreteOps.all_runs
+
+    def int_var(self, name: str) -> Any:
+        return z3.BitVec(name, self.width) if self.width else z3.Int(name)
 
     def int_array(self, name: str, size: int | None) -> list:
         assert size is not None, "bounded arrays need a size"
-        return [z3.Int(f"{name}[{o}]") for o in range(size)]
+        return [self.int_var(f"{name}[{o}]") for o in range(size)]
+
+    def _int(self, x: int) -> Any:
+        return z3.BitVecVal(x, self.width) if self.width else z3.IntVal(x)
 
     def bool_array(self, name: str, size: int | None) -> list:
         assert size is not None, "bounded arrays need a size"
@@ -210,7 +241,9 @@ class BoundedZ3Ops(Z3Ops):
 
     def sel(self, arr: list, i: Any) -> Any:
         if isinstance(i, int):
-            return arr[i] if 0 <= i < len(arr) else (self.false if z3.is_bool(arr[0]) else 0)
+            if 0 <= i < len(arr):
+                return arr[i]
+            return self.false if arr and z3.is_bool(arr[0]) else self._int(0)
         out = arr[-1]
         for o in range(len(arr) - 2, -1, -1):
             out = z3.If(i == o, arr[o], out)
@@ -231,14 +264,14 @@ class BoundedZ3Ops(Z3Ops):
 
     def last_such(self, hi: Any, pred: Callable[[int], Any], size: int | None = None) -> Any:
         assert size is not None
-        out: Any = z3.IntVal(0)
+        out: Any = self._int(0)
         for o in range(size):  # the largest matching offset wins: it is tested last, outermost
             out = z3.If(z3.And(o < hi, _b(pred(o))), o + 1, out)
         return out
 
     def first_such(self, lo: Any, hi: Any, pred: Callable[[int], Any], size: int | None = None) -> Any:
         assert size is not None
-        out: Any = z3.IntVal(-1)
+        out: Any = self._int(-1)
         for o in range(size - 1, -1, -1):
             out = z3.If(z3.And(lo <= o, o < hi, _b(pred(o))), o, out)
         return out

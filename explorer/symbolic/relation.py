@@ -10,21 +10,64 @@ import z3
 from explorer.symbolic.ops import ConcreteOps, Ops
 
 
-def transition(sym: Any, ops: Ops, v: Any, w: Any, act: Any = None) -> Any:
-    """``Next(v, w)``: some step is enabled in ``v`` and ``w`` is its result. ``act`` (an Int
-    variable), when given, is pinned to the index of the step taken, so a decoded trace names it."""
-    disjuncts = []
-    for index, step in enumerate(sym.steps()):
-        ops.take_side()
-        guard, nxt = step.fn(ops, v)
-        side = ops.take_side()
-        if nxt is None or ops.is_false(guard):
-            continue
-        parts = [guard, *side, sym.equal(ops, nxt, w)]
-        if act is not None:
-            parts.append(act == index)
-        disjuncts.append(ops.and_(*parts))
-    return ops.or_(*disjuncts)
+def branches(sym: Any, ops: Ops, v: Any) -> list[tuple[str, Any, Any]]:
+    """(label, guard, next variables) of every step instance enabled-looking in ``v``; with an
+    enumerating backend a step with choices gives one branch per choice."""
+    out = []
+    for step in sym.steps():
+        def run(step=step):
+            ops.take_side()
+            guard, nxt = step.fn(ops, v)
+            return guard, nxt, ops.take_side()
+
+        runs = ops.all_runs(run) if ops.enumerates else [run()]
+        for guard, nxt, side in runs:
+            if nxt is None or ops.is_false(guard):
+                continue
+            out.append((step.label, ops.and_(guard, *side), nxt))
+    return out
+
+
+def transition(sym: Any, ops: Ops, v: Any, w: Any, act: Any = None) -> tuple[Any, list[str]]:
+    """``Next(v, w)`` in functional form: an Int ``act`` picks the step taken (so a decoded trace
+    names it), that step's guard holds, and every variable of ``w`` is the picked step's update
+    of it (an if-then-else over the steps that change it; the others leave it as in ``v``).
+    Far smaller than a disjunction of whole-state equalities, and what makes deep BMC feasible.
+    The second value lists the step label of each value of ``act``."""
+    act = ops.int_var(ops.fresh("act")) if act is None else act
+    found = branches(sym, ops, v)
+    if not found:
+        return ops.false, []
+    width = getattr(ops, "width", None)
+    if width and len(found) >= 2 ** (width - 1):
+        raise ValueError(f"{len(found)} steps do not fit {width}-bit step numbers; use a wider bit-vector width")
+    parts = [0 <= act, act < len(found)]
+    parts += [ops.implies(act == i, guard) for i, (_, guard, _) in enumerate(found)]
+    after = [leaves(nxt) for _, _, nxt in found]
+    for k, (old, new) in enumerate(zip(leaves(v), leaves(w), strict=True)):
+        value = old
+        for i, updated in enumerate(after):
+            if not _same(updated[k], old):
+                value = ops.ite(act == i, updated[k], value)
+        parts.append(new == value)
+    return ops.and_(*parts), [label for label, _, _ in found]
+
+
+def leaves(value: Any) -> list:
+    """The terms of a state-variable container (dataclasses and lists, in field order)."""
+    if hasattr(value, "__dataclass_fields__"):
+        return [x for k in value.__dataclass_fields__ for x in leaves(getattr(value, k))]
+    if isinstance(value, list | tuple):
+        return [x for item in value for x in leaves(item)]
+    return [value]
+
+
+def _same(a: Any, b: Any) -> bool:
+    if a is b:
+        return True
+    if z3.is_expr(a) and z3.is_expr(b):
+        return a.eq(b)
+    return isinstance(a, int | bool) and isinstance(b, int | bool) and a == b and type(a) is type(b)
 
 
 def concrete_successors(sym: Any, state: Any, ops: ConcreteOps | None = None) -> list[tuple[str, Any]]:
@@ -48,8 +91,8 @@ def solver_successors(sym: Any, ops: Ops, state: Any, limit: int = 1000) -> list
     solver = z3.Solver()
     concrete = sym.encode(state)
     solver.add(pin(sym, ops, v, concrete))
-    solver.add(transition(sym, ops, v, w, act))
-    labels = [s.label for s in sym.steps()]
+    formula, labels = transition(sym, ops, v, w, act)
+    solver.add(formula)
     out = []
     while len(out) < limit and solver.check() == z3.sat:
         m = solver.model()
@@ -87,6 +130,8 @@ def z3_value(model: Any):
             return True
         if z3.is_false(got):
             return False
+        if z3.is_bv_value(got):
+            return got.as_signed_long()
         return got.as_long()
 
     return value
