@@ -100,7 +100,8 @@ def _replayed(sym: Any, ops: Any, model: Any, states: list, acts: list, labels: 
         decoded = [sym.decode(ops, value, v) for v in states]
     except ValueError as exc:
         raise EncodingError(f"the solver's trace does not decode into states of the explicit model: {exc}") from None
-    return replay_decoded(sym.explicit, decoded, [step_labels[value(a)] for a, step_labels in zip(acts, labels, strict=True)], names)
+    taken = [step_labels[value(a)] for a, step_labels in zip(acts, labels, strict=True)]
+    return replay_decoded(sym.explicit, decoded, taken, names)
 
 
 def replay_decoded(explicit: Any, decoded: list, labels: list[str], names: list[str]) -> Violation:

@@ -3,7 +3,7 @@ explicit step (``model.common``, ``model.classic_steps``, ``model.kip320``,
 ``model.kip320_first_try``, ``model.truncation``), with the same enabling conditions.
 
 Each builder returns ``SymStep`` values, one per choice of replicas (the number of replicas is
-fixed, so "for every leader l and follower f" is unrolled); a step's function maps the current
+fixed, so "for every leader lead and follower f" is unrolled); a step's function maps the current
 variables to ``(guard, next variables)``. The LeaderAndIsr request a replica acts on is an
 existential choice (``ops.choose`` over the epochs sent so far), so epochs stay unbounded.
 Bounds (``Bounds``) appear only as guards, exactly where the explicit model enforces them: with
@@ -51,9 +51,9 @@ class Steps:
         b = self.bounds.max_leader_epoch
         return True if b is None else v.nreq <= b
 
-    def true_leader(self, o: Any, v: KafkaVars, l: int) -> Any:
-        """``IsTrueLeader(l)``: the quorum names l, l presumes leadership, at the quorum's epoch."""
-        return o.and_(v.ql == l, v.ld[l] == l, v.ep[l] == v.nreq - 1)
+    def true_leader(self, o: Any, v: KafkaVars, lead: int) -> Any:
+        """``IsTrueLeader(lead)``: the quorum names lead, lead presumes leadership, at the quorum's epoch."""
+        return o.and_(v.ql == lead, v.ld[lead] == lead, v.ep[lead] == v.nreq - 1)
 
     def rec_eq(self, o: Any, v: KafkaVars, a: int, b: int, k: Any) -> Any:
         """Replicas a and b hold the same record (id and epoch) at offset k."""
@@ -78,15 +78,15 @@ class Steps:
         same = o.and_(k < v.length[leader], k < v.length[f], o.sel(v.rep[f], k) == o.sel(v.rep[leader], k))
         return o.and_(v.ld[f] == leader, o.or_(end == 0, same))
 
-    def hw_reached_epoch(self, o: Any, v: KafkaVars, l: int) -> Any:
-        """``HasHighWatermarkReachedCurrentEpoch(l)``."""
-        hw, k = v.hw[l], v.length[l]
-        return o.or_(hw == k, o.and_(hw < k, o.sel(v.rep[l], hw) == v.ep[l]))
+    def hw_reached_epoch(self, o: Any, v: KafkaVars, lead: int) -> Any:
+        """``HasHighWatermarkReachedCurrentEpoch(lead)``."""
+        hw, k = v.hw[lead], v.length[lead]
+        return o.or_(hw == k, o.and_(hw < k, o.sel(v.rep[lead], hw) == v.ep[lead]))
 
     @staticmethod
-    def quorum_update(v: KafkaVars, l: int, isr: list) -> KafkaVars:
+    def quorum_update(v: KafkaVars, lead: int, isr: list) -> KafkaVars:
         w = v.copy()
-        w.isr[l] = list(isr)
+        w.isr[lead] = list(isr)
         w.qisr = list(isr)
         return w
 
@@ -99,13 +99,13 @@ class Steps:
     # -- the controller and the producer (model.common) -----------------------------------------
 
     def controller_elect_leader(self) -> list[SymStep]:
-        def fn(o: Any, v: KafkaVars, l: int):
-            guard = o.and_(self.epoch_left(v), v.qisr[l], v.ql != l)
+        def fn(o: Any, v: KafkaVars, lead: int):
+            guard = o.and_(self.epoch_left(v), v.qisr[lead], v.ql != lead)
             if o.is_false(guard):
                 return guard, None
             w = v.copy()
-            w.ql = l
-            w.req_ld = o.store(v.req_ld, v.nreq, l)
+            w.ql = lead
+            w.req_ld = o.store(v.req_ld, v.nreq, lead)
             w.req_isr = [o.store(v.req_isr[j], v.nreq, v.qisr[j]) for j in self.R]
             w.nreq = v.nreq + 1
             return guard, w
@@ -132,15 +132,15 @@ class Steps:
         return self._each("ControllerShrinkIsr", fn)
 
     def become_leader(self) -> list[SymStep]:
-        def fn(o: Any, v: KafkaVars, l: int):
+        def fn(o: Any, v: KafkaVars, lead: int):
             e = o.choose(0, v.nreq, "epoch", self.E)
-            guard = o.and_(o.sel(v.req_ld, e) == l, e > v.ep[l])
+            guard = o.and_(o.sel(v.req_ld, e) == lead, e > v.ep[lead])
             if o.is_false(guard):
                 return guard, None
             w = v.copy()
-            w.ep[l] = e
-            w.ld[l] = l
-            w.isr[l] = [o.sel(v.req_isr[j], e) for j in self.R]
+            w.ep[lead] = e
+            w.ld[lead] = lead
+            w.isr[lead] = [o.sel(v.req_isr[j], e) for j in self.R]
             return guard, w
 
         return self._each("BecomeLeader", fn)
@@ -148,19 +148,19 @@ class Steps:
     def leader_write(self) -> list[SymStep]:
         b = self.bounds
 
-        def fn(o: Any, v: KafkaVars, l: int):
-            k = v.length[l]
+        def fn(o: Any, v: KafkaVars, lead: int):
+            k = v.length[lead]
             guard = o.and_(
                 True if b.max_records is None else v.nrid < b.max_records,
-                v.ld[l] == l,
+                v.ld[lead] == lead,
                 True if b.log_size is None else k < b.log_size,
             )
             if o.is_false(guard):
                 return guard, None
             w = v.copy()
-            w.rid[l] = o.store(v.rid[l], k, v.nrid)
-            w.rep[l] = o.store(v.rep[l], k, v.ep[l])
-            w.length[l] = k + 1
+            w.rid[lead] = o.store(v.rid[lead], k, v.nrid)
+            w.rep[lead] = o.store(v.rep[lead], k, v.ep[lead])
+            w.length[lead] = k + 1
             w.nrid = v.nrid + 1
             return guard, w
 
@@ -172,60 +172,60 @@ class Steps:
         """classic: ``LeaderExpandIsr``; fenced: ``FencedLeaderExpandIsr`` (KIP-320); first-try:
         ``LeaderExpandIsrBetterFencing``."""
 
-        def fn(o: Any, v: KafkaVars, l: int, r: int):
-            hw = v.hw[l]
+        def fn(o: Any, v: KafkaVars, lead: int, r: int):
+            hw = v.hw[lead]
             if variant == "classic":
-                ok = o.and_(v.ld[r] == l, o.or_(hw == 0, o.and_(hw <= v.length[l], hw <= v.length[r])))
+                ok = o.and_(v.ld[r] == lead, o.or_(hw == 0, o.and_(hw <= v.length[lead], hw <= v.length[r])))
             elif variant == "fenced":
-                ok = o.and_(self.hw_reached_epoch(o, v, l), v.ld[r] == l, v.ep[r] == v.ep[l],
+                ok = o.and_(self.hw_reached_epoch(o, v, lead), v.ld[r] == lead, v.ep[r] == v.ep[lead],
                             o.or_(hw == 0, hw <= v.length[r]))
             else:
-                ok = o.and_(self.hw_reached_epoch(o, v, l), self.caught_up_to_epoch(o, v, l, r, hw))
-            guard = o.and_(self.true_leader(o, v, l), o.not_(v.isr[l][r]), ok)
+                ok = o.and_(self.hw_reached_epoch(o, v, lead), self.caught_up_to_epoch(o, v, lead, r, hw))
+            guard = o.and_(self.true_leader(o, v, lead), o.not_(v.isr[lead][r]), ok)
             if o.is_false(guard):
                 return guard, None
-            return guard, self.quorum_update(v, l, [True if j == r else v.isr[l][j] for j in self.R])
+            return guard, self.quorum_update(v, lead, [True if j == r else v.isr[lead][j] for j in self.R])
 
         return self._each("LeaderExpandIsr", fn, True)
 
     def leader_shrink_isr(self, variant: str) -> list[SymStep]:
-        def fn(o: Any, v: KafkaVars, l: int, r: int):
-            if r == l:
+        def fn(o: Any, v: KafkaVars, lead: int, r: int):
+            if r == lead:
                 return False, None
-            end = v.length[l]
+            end = v.length[lead]
             if variant == "classic":
-                lagging = o.not_(o.and_(v.ld[r] == l, o.or_(end == 0, v.length[r] >= end)))
+                lagging = o.not_(o.and_(v.ld[r] == lead, o.or_(end == 0, v.length[r] >= end)))
             elif variant == "fenced":
-                lagging = o.or_(v.ld[r] != l, v.ep[r] != v.ep[l], v.length[r] < end)
+                lagging = o.or_(v.ld[r] != lead, v.ep[r] != v.ep[lead], v.length[r] < end)
             else:
-                lagging = o.not_(self.caught_up_to_epoch(o, v, l, r, end))
-            guard = o.and_(self.true_leader(o, v, l), v.isr[l][r], lagging)
+                lagging = o.not_(self.caught_up_to_epoch(o, v, lead, r, end))
+            guard = o.and_(self.true_leader(o, v, lead), v.isr[lead][r], lagging)
             if o.is_false(guard):
                 return guard, None
-            return guard, self.quorum_update(v, l, [False if j == r else v.isr[l][j] for j in self.R])
+            return guard, self.quorum_update(v, lead, [False if j == r else v.isr[lead][j] for j in self.R])
 
         return self._each("LeaderShrinkIsr", fn, True)
 
     def leader_inc_high_watermark(self, variant: str) -> list[SymStep]:
         b = self.bounds
 
-        def fn(o: Any, v: KafkaVars, l: int):
-            hw = v.hw[l]
+        def fn(o: Any, v: KafkaVars, lead: int):
+            hw = v.hw[lead]
             if variant == "classic":
-                every = [o.implies(v.isr[l][f], o.and_(v.ld[f] == l, v.length[f] > hw)) for f in self.R]
-                guard = o.and_(v.ld[l] == l, True if b.log_size is None else hw < b.log_size, *every)
+                every = [o.implies(v.isr[lead][f], o.and_(v.ld[f] == lead, v.length[f] > hw)) for f in self.R]
+                guard = o.and_(v.ld[lead] == lead, True if b.log_size is None else hw < b.log_size, *every)
             elif variant == "fenced":
                 # Literal spec: with an empty cached ISR even the leadership check is vacuous.
-                every = [o.implies(v.isr[l][f], o.and_(v.ld[l] == l, v.ld[f] == l, v.ep[f] == v.ep[l],
+                every = [o.implies(v.isr[lead][f], o.and_(v.ld[lead] == lead, v.ld[f] == lead, v.ep[f] == v.ep[lead],
                                                        v.length[f] > hw)) for f in self.R]
-                guard = o.and_(hw < v.length[l], *every)
+                guard = o.and_(hw < v.length[lead], *every)
             else:
-                every = [o.implies(v.isr[l][f], self.caught_up_to_epoch(o, v, l, f, hw + 1)) for f in self.R]
-                guard = o.and_(v.ld[l] == l, hw < v.length[l], *every)
+                every = [o.implies(v.isr[lead][f], self.caught_up_to_epoch(o, v, lead, f, hw + 1)) for f in self.R]
+                guard = o.and_(v.ld[lead] == lead, hw < v.length[lead], *every)
             if o.is_false(guard):
                 return guard, None
             w = v.copy()
-            w.hw[l] = hw + 1
+            w.hw[lead] = hw + 1
             return guard, w
 
         return self._each("LeaderIncHighWatermark", fn)
@@ -235,20 +235,20 @@ class Steps:
     def become_follower_and_truncate(self, rule: str, fenced: bool = False) -> list[SymStep]:
         """rule: truncate-to-hw, kip101 or kip279 (``model.truncation``); fenced: KIP-320."""
 
-        def fn(o: Any, v: KafkaVars, r: int, l: int):
-            if r == l:
+        def fn(o: Any, v: KafkaVars, r: int, lead: int):
+            if r == lead:
                 return False, None
             e = o.choose(0, v.nreq, "epoch", self.E)
-            guard = o.and_(o.sel(v.req_ld, e) == l, e > v.ep[r],
-                           o.and_(v.ld[l] == l, v.ep[l] == e) if fenced else True)
+            guard = o.and_(o.sel(v.req_ld, e) == lead, e > v.ep[r],
+                           o.and_(v.ld[lead] == lead, v.ep[lead] == e) if fenced else True)
             if o.is_false(guard):
                 return guard, None
             if rule == "truncate-to-hw":
                 off = v.hw[r]
             elif rule == "kip101":
-                off = self.kip101_offset(o, v, l, r)
+                off = self.kip101_offset(o, v, lead, r)
             else:
-                off = self.first_mismatch_from_tail(o, v, l, r)
+                off = self.first_mismatch_from_tail(o, v, lead, r)
             guard = o.and_(guard, off <= v.length[r])
             if o.is_false(guard):
                 return guard, None
@@ -256,7 +256,7 @@ class Steps:
             w.length[r] = off
             w.hw[r] = o.ite(off < v.hw[r], off, v.hw[r])
             w.ep[r] = e
-            w.ld[r] = l
+            w.ld[r] = lead
             w.isr[r] = [o.sel(v.req_isr[j], e) for j in self.R]
             return guard, w
 
@@ -265,16 +265,16 @@ class Steps:
     def become_follower(self) -> list[SymStep]:
         """First try: adopt the request without truncating."""
 
-        def fn(o: Any, v: KafkaVars, r: int, l: int):
-            if r == l:
+        def fn(o: Any, v: KafkaVars, r: int, lead: int):
+            if r == lead:
                 return False, None
             e = o.choose(0, v.nreq, "epoch", self.E)
-            guard = o.and_(o.sel(v.req_ld, e) == l, e > v.ep[r])
+            guard = o.and_(o.sel(v.req_ld, e) == lead, e > v.ep[r])
             if o.is_false(guard):
                 return guard, None
             w = v.copy()
             w.ep[r] = e
-            w.ld[r] = l
+            w.ld[r] = lead
             w.isr[r] = [o.sel(v.req_isr[j], e) for j in self.R]
             return guard, w
 
@@ -283,21 +283,21 @@ class Steps:
     def follower_replicate(self, fenced: bool = False, caught_up_check: bool = False) -> list[SymStep]:
         """``FollowerReplicate``; fenced: KIP-320's epoch check; caught_up_check: first try's."""
 
-        def fn(o: Any, v: KafkaVars, f: int, l: int):
-            if f == l:
+        def fn(o: Any, v: KafkaVars, f: int, lead: int):
+            if f == lead:
                 return False, None
             k = v.length[f]
             guard = o.and_(
-                v.ld[f] == l, v.ld[l] == l, v.ep[l] == v.ep[f] if fenced else True, k < v.length[l],
-                self.caught_up_to_epoch(o, v, l, f, k) if caught_up_check else True,
+                v.ld[f] == lead, v.ld[lead] == lead, v.ep[lead] == v.ep[f] if fenced else True, k < v.length[lead],
+                self.caught_up_to_epoch(o, v, lead, f, k) if caught_up_check else True,
             )
             if o.is_false(guard):
                 return guard, None
             w = v.copy()
-            w.rid[f] = o.store(v.rid[f], k, o.sel(v.rid[l], k))
-            w.rep[f] = o.store(v.rep[f], k, o.sel(v.rep[l], k))
+            w.rid[f] = o.store(v.rid[f], k, o.sel(v.rid[lead], k))
+            w.rep[f] = o.store(v.rep[f], k, o.sel(v.rep[lead], k))
             w.length[f] = k + 1
-            w.hw[f] = o.ite(v.hw[l] < k + 1, v.hw[l], k + 1)
+            w.hw[f] = o.ite(v.hw[lead] < k + 1, v.hw[lead], k + 1)
             return guard, w
 
         return self._each("FollowerReplicate", fn, True)
@@ -305,16 +305,16 @@ class Steps:
     def follower_truncate(self) -> list[SymStep]:
         """First try: truncate lazily when the last entry's epoch differs from the leader's."""
 
-        def fn(o: Any, v: KafkaVars, f: int, l: int):
-            if f == l:
+        def fn(o: Any, v: KafkaVars, f: int, lead: int):
+            if f == lead:
                 return False, None
-            k, lk = v.length[f], v.length[l]
-            differs = o.sel(v.rep[l], k - 1) != o.sel(v.rep[f], k - 1)
+            k, lk = v.length[f], v.length[lead]
+            differs = o.sel(v.rep[lead], k - 1) != o.sel(v.rep[f], k - 1)
             needs = o.or_(k > lk, o.and_(0 < k, k <= lk, differs))
-            guard = o.and_(v.ld[f] == l, v.ld[l] == l, needs)
+            guard = o.and_(v.ld[f] == lead, v.ld[lead] == lead, needs)
             if o.is_false(guard):
                 return guard, None
-            off = self.first_mismatch_from_tail(o, v, l, f)
+            off = self.first_mismatch_from_tail(o, v, lead, f)
             w = v.copy()
             w.length[f] = off
             w.hw[f] = o.ite(off < v.hw[f], off, v.hw[f])
