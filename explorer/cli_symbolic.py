@@ -175,4 +175,107 @@ def _write_text(path: str, text: str) -> None:
         raise
 
 
-COMMANDS = {"bmc": cmd_bmc}
+def cmd_prove(argv: list[str]) -> int:
+    from explorer.symbolic.contract import symbolic_model
+    from explorer.symbolic.induction import prove
+    from explorer.symbolic.result import EncodingError
+
+    p = _Parser(prog="isrcheck prove", add_help=False,
+                description="Prove invariants by induction with z3, with unbounded logs, record ids and "
+                            "leader epochs (the number of replicas stays fixed).")
+    _common(p)
+    p.add_argument("--lemma", dest="lemma_names", action="append", metavar="NAME",
+                   help="use the model's built-in lemma NAME (repeatable; --list-lemmas shows them)")
+    p.add_argument("--lemmas", metavar="FILE.py",
+                   help="your own lemmas: a Python file defining LEMMAS = {name: fn(ops, v) -> formula}")
+    p.add_argument("--houdini", action="store_true",
+                   help="start from every built-in lemma (and yours) and drop those that are not inductive")
+    p.add_argument("--k", type=int, default=1, metavar="N", help="k-induction: assume the invariant on N steps")
+    p.add_argument("--list-lemmas", action="store_true", help="list the model's built-in lemmas and exit")
+    args, options, model = _parse(p, argv)
+    if args.k < 1:
+        raise UserError(f"--k must be at least 1 (plain induction), not {args.k}")
+    sym = symbolic_model(args.model, model, unbounded=True)
+    builtin = dict(getattr(sym, "lemmas", dict)())
+    if args.list_lemmas:
+        for name, fn in builtin.items():
+            doc = (fn.__doc__ or "").strip().splitlines()
+            print(name + (f"  {doc[0]}" if doc else ""))
+        return EXIT_OK
+    lemmas = {}
+    for name in args.lemma_names or []:
+        if name not in builtin:
+            raise UserError(f"the model has no built-in lemma {name!r}; its lemmas are {', '.join(builtin)}")
+        lemmas[name] = builtin[name]
+    if args.lemmas:
+        lemmas.update(_user_lemmas(args.lemmas))
+    try:
+        result = prove(sym, properties=args.properties, lemmas=lemmas, houdini=args.houdini, k=args.k,
+                       timeout=args.timeout, progress=_progress(args))
+    except EncodingError as exc:
+        print(f"isrcheck prove: the symbolic encoding disagrees with the explicit model: {exc}")
+        return EXIT_ENCODING
+    meta = {"model": args.model, "options": options}
+    if args.json:
+        from explorer.itf import trace_to_itf
+
+        cti = result.cti
+        explicit = result.stats.get("explicit")
+        print(json.dumps({**meta, "engine": "prove", "verdict": result.verdict, "properties": result.properties,
+                          "lemmas": result.lemmas, "dropped": result.stats.get("dropped", []), "k": args.k,
+                          "reason": result.reason, "elapsed": round(result.elapsed, 3),
+                          "cti": None if cti is None else {
+                              "conjunct": cti.property,
+                              "trace": trace_to_itf(explicit, cti.trace, {**meta, "cti": cti.property})}},
+                         indent=1))
+    else:
+        print(_prove_report(result, args))
+    return _status(result.verdict)
+
+
+def _prove_report(result: Any, args: argparse.Namespace) -> str:
+    from explorer.trace_text import render_trace
+
+    props = ", ".join(result.properties)
+    lemmas = ", ".join(result.lemmas) or "none"
+    lines = []
+    if result.verdict == "proved":
+        lines.append(f"Proved: {props} hold(s) in every reachable state, for any log length, record ids and "
+                     f"leader epochs ({'induction' if args.k == 1 else f'{args.k}-induction'}; lemmas: {lemmas}).")
+    elif result.verdict == "counterexample to induction" and result.cti is not None:
+        cti = result.cti
+        lines.append(f"Counterexample to induction: {cti.property} breaks. In state 1 every conjunct holds "
+                     f"({props}; lemmas: {lemmas}); the step leads to a state where {cti.property} fails.")
+        lines.append(render_trace(result.stats["explicit"], cti.trace, full=args.full))
+        lines.append(f"=> {cti.property} fails here. Either state 1 is unreachable (add a lemma that excludes it) "
+                     "or the property does not hold (check it with isrcheck bmc).")
+    elif result.verdict == "counterexample to induction":
+        lines.append(f"Not inductive: {result.reason}.")
+    else:
+        lines.append(f"Unknown: {result.reason}.")
+    dropped = result.stats.get("dropped") or []
+    if dropped:
+        lines.append(f"Houdini dropped (not inductive relative to the rest): {', '.join(dropped)}.")
+    lines.append(f"{result.elapsed:.2f} s (z3, unbounded encoding).")
+    return "\n".join(lines)
+
+
+def _user_lemmas(path: str) -> dict[str, Any]:
+    import importlib.util
+
+    file = Path(path)
+    if not file.is_file():
+        raise UserError(f"lemma file {path!r} does not exist; give a .py file defining LEMMAS = {{name: fn}}")
+    spec = importlib.util.spec_from_file_location(f"isrcheck_lemmas_{file.stem}", file)
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    try:
+        spec.loader.exec_module(module)  # type: ignore[union-attr]
+    except Exception as exc:
+        raise UserError(f"lemma file {path!r} failed to load: {type(exc).__name__}: {exc}") from None
+    lemmas = getattr(module, "LEMMAS", None)
+    if not isinstance(lemmas, dict) or not all(callable(f) for f in lemmas.values()):
+        raise UserError(f"lemma file {path!r} must define LEMMAS = {{name: fn(ops, v) -> formula}}")
+    return lemmas
+
+
+COMMANDS = {"bmc": cmd_bmc, "prove": cmd_prove}
