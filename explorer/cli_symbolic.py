@@ -189,7 +189,8 @@ def cmd_prove(argv: list[str]) -> int:
     p.add_argument("--lemmas", metavar="FILE.py",
                    help="your own lemmas: a Python file defining LEMMAS = {name: fn(ops, v) -> formula}")
     p.add_argument("--houdini", action="store_true",
-                   help="start from every built-in lemma (and yours) and drop those that are not inductive")
+                   help="drop lemmas that are not inductive relative to the rest, to a fixed point; starts "
+                        "from every built-in lemma (and yours) unless --lemma names some")
     p.add_argument("--k", type=int, default=1, metavar="N", help="k-induction: assume the invariant on N steps")
     p.add_argument("--list-lemmas", action="store_true", help="list the model's built-in lemmas and exit")
     args, options, model = _parse(p, argv)
@@ -209,6 +210,8 @@ def cmd_prove(argv: list[str]) -> int:
         lemmas[name] = builtin[name]
     if args.lemmas:
         lemmas.update(_user_lemmas(args.lemmas))
+    if args.houdini and not args.lemma_names:
+        lemmas = {**builtin, **lemmas}  # Houdini starts from every built-in template unless told which
     try:
         result = prove(sym, properties=args.properties, lemmas=lemmas, houdini=args.houdini, k=args.k,
                        timeout=args.timeout, progress=_progress(args))

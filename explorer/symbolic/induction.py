@@ -58,14 +58,18 @@ class Prover:
         self.init_solver = z3.Solver()
         if timeout is not None:
             self.init_solver.set("timeout", max(1, int(timeout * 1000)))
-        v0 = sym.variables(self.ops, "init")
-        self.init_solver.add(sym.init(self.ops, v0))
-        self.init_vars = v0
+        # The base case of k-induction: the first k states of every run from Init.
+        self.init_vars = [sym.variables(self.ops, f"init{i}") for i in range(k)]
+        self.init_solver.add(sym.init(self.ops, self.init_vars[0]))
+        for i in range(1, k):
+            formula, _ = transition(sym, self.ops, self.init_vars[i - 1], self.init_vars[i])
+            self.init_solver.add(formula)
         self._lits: dict[str, Any] = {}
 
     def initiation(self, name: str, fn: Callable) -> str:
-        """"holds" or "fails" or "unknown: reason" for ``Init => fn``."""
-        answer = self.init_solver.check(z3.Not(fn(self.ops, self.init_vars)))
+        """"holds" or "fails" or "unknown: reason" for ``Init => fn`` (for k-induction: ``fn``
+        holds in the first ``k`` states of every run)."""
+        answer = self.init_solver.check(z3.Or(*(z3.Not(fn(self.ops, v)) for v in self.init_vars)))
         if answer == z3.unsat:
             return "holds"
         return "fails" if answer == z3.sat else f"unknown: {self.init_solver.reason_unknown()}"
@@ -134,16 +138,14 @@ def prove(
     progress: Progress | None = None,
 ) -> SymbolicResult:
     """Is the conjunction of the target ``properties`` and ``lemmas`` inductive (``k``-inductive)?
-    With ``houdini``, the model's built-in candidate lemmas are added and non-inductive ones dropped.
+    With ``houdini``, lemmas that are not inductive relative to the rest are dropped until a fixed
+    point (pass ``sym.lemmas()`` for the model's built-in templates); targets are never dropped.
     """
     progress = progress or Silent()
     start = time.monotonic()
     names, props = select_symbolic(sym, properties)
     targets = dict(zip(names, props, strict=True))
     candidates = dict(lemmas or {})
-    if houdini:
-        for name, fn in getattr(sym, "lemmas", dict)().items():
-            candidates.setdefault(name, fn)
     prover = Prover(sym, k=k, timeout=timeout)
     result = SymbolicResult("prove", "proved", names, depth=k)
     current = {**candidates, **targets}
