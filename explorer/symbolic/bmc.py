@@ -35,16 +35,18 @@ def bmc(
     properties: Sequence[str] | None = None,
     timeout: float | None = None,
     progress: Progress | None = None,
-    width: int | None = 8,
+    width: int | None = None,
 ) -> SymbolicResult:
     """Is there a trace of at most ``depth`` states that violates one of ``properties``?
 
     timeout: seconds per solver call (z3's ``timeout``); a call that runs out answers unknown.
-    width: bits of the signed bit-vectors that hold the model's ints (None: z3 Ints); the model's
-        bounds must keep every value within range (the replay of the trace would catch a wrap).
+    width: bits of the signed bit-vectors that hold the model's ints; default the symbolic model's
+        ``int_bits`` (its bounds keep every value and each value plus or minus one in range), and
+        mathematical Ints when it has none.
     """
     progress = progress or Silent()
     names, props = select_symbolic(sym, properties)
+    width = width or getattr(sym, "int_bits", None)
     ops = BoundedZ3Ops(width=width)
     # Bounded ints as small signed bit-vectors, solved by bit-blasting to z3's incremental SAT
     # solver: measured several times faster than linear integer arithmetic on these unrollings.
@@ -61,7 +63,7 @@ def bmc(
         for k in range(1, depth + 1):
             if k > 1:
                 states.append(sym.variables(ops, f"s{k}"))
-                acts.append(ops.int_var(f"act{k}"))
+                acts.append(ops.step_var(f"act{k}"))
                 formula, step_labels = transition(sym, ops, states[-2], states[-1], acts[-1])
                 labels.append(step_labels)
                 solver.add(formula)

@@ -28,6 +28,9 @@ from typing import Any
 import z3
 
 
+STEP_BITS = 10  # bit-vector width of step numbers in BoundedZ3Ops (at most 511 step instances)
+
+
 class Disabled(Exception):
     """Raised by ``ConcreteOps.choose`` when the range is empty: the step is not enabled."""
 
@@ -156,6 +159,9 @@ class Z3Ops(Ops):
     def int_var(self, name: str) -> Any:
         return z3.Int(name)
 
+    def step_var(self, name: str) -> Any:
+        return z3.Int(name)
+
     def bool_var(self, name: str) -> Any:
         return z3.Bool(name)
 
@@ -227,6 +233,10 @@ class BoundedZ3Ops(Z3Ops):
 
     def int_var(self, name: str) -> Any:
         return z3.BitVec(name, self.width) if self.width else z3.Int(name)
+
+    def step_var(self, name: str) -> Any:
+        """The number of the step a transition takes (up to 2**(STEP_BITS-1) steps)."""
+        return z3.BitVec(name, STEP_BITS) if self.width else z3.Int(name)
 
     def int_array(self, name: str, size: int | None) -> list:
         assert size is not None, "bounded arrays need a size"

@@ -34,13 +34,12 @@ def transition(sym: Any, ops: Ops, v: Any, w: Any, act: Any = None) -> tuple[Any
     of it (an if-then-else over the steps that change it; the others leave it as in ``v``).
     Far smaller than a disjunction of whole-state equalities, and what makes deep BMC feasible.
     The second value lists the step label of each value of ``act``."""
-    act = ops.int_var(ops.fresh("act")) if act is None else act
+    act = ops.step_var(ops.fresh("act")) if act is None else act
     found = branches(sym, ops, v)
     if not found:
         return ops.false, []
-    width = getattr(ops, "width", None)
-    if width and len(found) >= 2 ** (width - 1):
-        raise ValueError(f"{len(found)} steps do not fit {width}-bit step numbers; use a wider bit-vector width")
+    if getattr(ops, "width", None) and z3.is_bv(act) and len(found) >= 2 ** (act.size() - 1):
+        raise ValueError(f"{len(found)} steps do not fit {act.size()}-bit step numbers")
     parts = [0 <= act, act < len(found)]
     parts += [ops.implies(act == i, guard) for i, (_, guard, _) in enumerate(found)]
     after = [leaves(nxt) for _, _, nxt in found]

@@ -39,6 +39,10 @@ class KafkaSymbolic:
         self.log_size = None if unbounded else cfg.log_size
         self.epochs = None if unbounded else cfg.max_leader_epoch + 1
         self._steps = generation_steps(cfg.generation, self.n, self.bounds)
+        # Bounded: every int (offsets, ids, epochs, replica indices, and each plus or minus one)
+        # fits a signed bit-vector of this width; BMC then bit-blasts (explorer.symbolic.bmc).
+        largest = max(cfg.log_size, cfg.max_records, cfg.max_leader_epoch + 1, self.n) + 1
+        self.int_bits = None if unbounded else largest.bit_length() + 1
         self._props = symbolic_properties(self.n, self.log_size)
 
     def __repr__(self) -> str:
