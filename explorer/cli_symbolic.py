@@ -249,7 +249,10 @@ def _prove_report(result: Any, args: argparse.Namespace) -> str:
         cti = result.cti
         lines.append(f"Counterexample to induction: {cti.property} breaks. In state 1 every conjunct holds "
                      f"({props}; lemmas: {lemmas}); the step leads to a state where {cti.property} fails.")
-        lines.append(render_trace(result.stats["explicit"], cti.trace, full=args.full))
+        text = render_trace(result.stats["explicit"], cti.trace, full=args.full)
+        # State 1 of a CTI is any state where the conjuncts hold, not an initial state.
+        lines.append(text.replace("State 1: initial state", "State 1: a state where every conjunct holds "
+                                  "(not necessarily reachable)", 1))
         lines.append(f"=> {cti.property} fails here. Either state 1 is unreachable (add a lemma that excludes it) "
                      "or the property does not hold (check it with isrcheck bmc).")
     elif result.verdict == "counterexample to induction":

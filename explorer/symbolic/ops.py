@@ -27,7 +27,6 @@ from typing import Any
 
 import z3
 
-
 STEP_BITS = 10  # bit-vector width of step numbers in BoundedZ3Ops (at most 511 step instances)
 
 

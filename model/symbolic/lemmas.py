@@ -86,7 +86,7 @@ def candidate_lemmas(n: int) -> dict[str, Lemma]:
     def follower_epoch_at_most_leader(o: Any, v: KafkaVars, i: int, j: int) -> Any:
         return o.implies(o.and_(v.ld[i] == j, i != j), v.ep[i] <= v.ep[j])
 
-    return {
+    lemmas = {
         "RecordEpochsSorted": _per_replica(n, epochs_sorted),
         "RecordsWithinReplicaEpoch": _per_replica(n, records_within_epoch),
         "HighWatermarkWithinLog": _per_replica(n, hw_within_log),
@@ -100,3 +100,23 @@ def candidate_lemmas(n: int) -> dict[str, Lemma]:
         "CommittedOnQuorumIsr": _per_pair(n, committed_on_quorum_isr),
         "FollowerEpochAtMostLeader": _per_pair(n, follower_epoch_at_most_leader),
     }
+    for name, fn in lemmas.items():
+        fn.__doc__ = MEANING[name]
+    return lemmas
+
+
+MEANING = {
+    "RecordEpochsSorted": "in every log, record epochs never decrease with the offset",
+    "RecordsWithinReplicaEpoch": "no replica holds a record stamped with a leader epoch newer than its own",
+    "HighWatermarkWithinLog": "every replica's HW is at most its log end offset",
+    "LeaderNamedByItsEpoch": "the leader a replica believes in is the one the request of its epoch named",
+    "QuorumIsLastRequest": "the quorum's leader is the one the newest LeaderAndIsr request named",
+    "TrueLeaderIsrIsQuorumIsr": "a replica leading at the newest epoch caches exactly the quorum ISR",
+    "QuorumIsrIsLastRequestUntilAdopted":
+        "until the newest request's leader adopts it, the quorum ISR is that request's ISR",
+    "LeaderInQuorumIsr": "the quorum's leader is in the quorum ISR (LeaderInIsr)",
+    "LogMatching": "two logs with the same epoch at an offset hold the same records up to it",
+    "UniqueRecordIds": "a record id appears at one offset with one epoch in every log that has it",
+    "CommittedOnQuorumIsr": "every replica's records below its HW are on every quorum-ISR member",
+    "FollowerEpochAtMostLeader": "a follower's leader epoch is at most the one its leader has",
+}
