@@ -86,6 +86,14 @@ def candidate_lemmas(n: int) -> dict[str, Lemma]:
     def follower_epoch_at_most_leader(o: Any, v: KafkaVars, i: int, j: int) -> Any:
         return o.implies(o.and_(v.ld[i] == j, i != j), v.ep[i] <= v.ep[j])
 
+    def request_leader_in_request_isr(o: Any, v: KafkaVars) -> Any:
+        return o.forall(0, v.nreq, lambda e: o.and_(*(
+            o.implies(o.sel(v.req_ld, e) == r, o.sel(v.req_isr[r], e)) for r in range(n))))
+
+    def leader_completeness(o: Any, v: KafkaVars, i: int, j: int) -> Any:
+        later_leader = o.and_(v.ld[j] == j, v.ep[j] > v.ep[i], v.hw[i] > 0)
+        return o.implies(later_leader, agree_below(o, v, i, j, v.hw[i], None))
+
     lemmas = {
         "RecordEpochsSorted": _per_replica(n, epochs_sorted),
         "RecordsWithinReplicaEpoch": _per_replica(n, records_within_epoch),
@@ -99,6 +107,8 @@ def candidate_lemmas(n: int) -> dict[str, Lemma]:
         "UniqueRecordIds": _per_pair(n, unique_record_ids),
         "CommittedOnQuorumIsr": _per_pair(n, committed_on_quorum_isr),
         "FollowerEpochAtMostLeader": _per_pair(n, follower_epoch_at_most_leader),
+        "RequestLeaderInRequestIsr": request_leader_in_request_isr,
+        "LeaderCompleteness": _per_pair(n, leader_completeness),
     }
     for name, fn in lemmas.items():
         fn.__doc__ = MEANING[name]
@@ -119,4 +129,6 @@ MEANING = {
     "UniqueRecordIds": "a record id appears at one offset with one epoch in every log that has it",
     "CommittedOnQuorumIsr": "every replica's records below its HW are on every quorum-ISR member",
     "FollowerEpochAtMostLeader": "a follower's leader epoch is at most the one its leader has",
+    "RequestLeaderInRequestIsr": "every LeaderAndIsr request names a leader inside its ISR",
+    "LeaderCompleteness": "a replica leading at a later epoch than another holds that one's records below its HW",
 }
