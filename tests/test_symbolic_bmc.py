@@ -45,6 +45,12 @@ def test_strong_isr_kip101_12():
     assert shortest("kip101", 2, "StrongIsr", 13) == 12
 
 
+@pytest.mark.slow
+def test_strong_isr_kip279_3_replicas_11():
+    """K4: about 76 s of CPU (the refutation of length 10 is most of it)."""
+    assert shortest("kip279", 3, "StrongIsr", 12) == 11
+
+
 def test_no_violation_on_kip320_within_depth():
     result = bmc(make_symbolic(make_model(generation="kip320", replicas=2)), depth=7)
     assert result.verdict == "no violation" and result.depth == 7
