@@ -117,3 +117,18 @@ def test_builtin_lemmas_hold_on_every_reachable_kip320_state_and_some_fail_on_ki
 def test_cli_prove_bad_input(argv, words, capsys):
     assert main(["prove", "classic", *argv]) == 2
     assert words in capsys.readouterr().err
+
+
+def test_cli_prove_json_names_the_broken_conjunct(capsys):
+    import json
+
+    status = main(["prove", "classic", "--generation", "kip320", "--invariant", "LeaderInIsr", "--json", "--quiet"])
+    data = json.loads(capsys.readouterr().out)
+    assert status == 1
+    assert data["verdict"] == "counterexample to induction" and data["cti"]["conjunct"] == "LeaderInIsr"
+    assert len(data["cti"]["trace"]["states"]) == 2
+
+
+def test_a_model_without_symbolic_encoding_is_refused(capsys):
+    assert main(["prove", "docs/examples/jugs.py"]) == 2
+    assert "has no symbolic encoding" in capsys.readouterr().err
