@@ -132,3 +132,10 @@ def test_cli_prove_json_names_the_broken_conjunct(capsys):
 def test_a_model_without_symbolic_encoding_is_refused(capsys):
     assert main(["prove", "docs/examples/jugs.py"]) == 2
     assert "has no symbolic encoding" in capsys.readouterr().err
+
+
+def test_cli_prove_time_limit_is_exit_5(capsys):
+    status = main(["prove", "classic", "--generation", "kip320", "--replicas", "3", *LEMMA_FLAGS,
+                   "--timeout", "0.001", "--quiet"])
+    assert status == 5
+    assert capsys.readouterr().out.startswith("Unknown: ")
