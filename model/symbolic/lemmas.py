@@ -94,6 +94,10 @@ def candidate_lemmas(n: int) -> dict[str, Lemma]:
         later_leader = o.and_(v.ld[j] == j, v.ep[j] > v.ep[i], v.hw[i] > 0)
         return o.implies(later_leader, agree_below(o, v, i, j, v.hw[i], None))
 
+    def follower_prefix_of_leader(o: Any, v: KafkaVars, f: int, lead: int) -> Any:
+        same_epoch = o.and_(f != lead, v.ld[f] == lead, v.ld[lead] == lead, v.ep[f] == v.ep[lead])
+        return o.implies(same_epoch, agree_below(o, v, f, lead, v.length[f], None))
+
     lemmas = {
         "RecordEpochsSorted": _per_replica(n, epochs_sorted),
         "RecordsWithinReplicaEpoch": _per_replica(n, records_within_epoch),
@@ -109,6 +113,7 @@ def candidate_lemmas(n: int) -> dict[str, Lemma]:
         "FollowerEpochAtMostLeader": _per_pair(n, follower_epoch_at_most_leader),
         "RequestLeaderInRequestIsr": request_leader_in_request_isr,
         "LeaderCompleteness": _per_pair(n, leader_completeness),
+        "FollowerPrefixOfLeader": _per_pair(n, follower_prefix_of_leader),
     }
     for name, fn in lemmas.items():
         fn.__doc__ = MEANING[name]
@@ -131,4 +136,5 @@ MEANING = {
     "FollowerEpochAtMostLeader": "a follower's leader epoch is at most the one its leader has",
     "RequestLeaderInRequestIsr": "every LeaderAndIsr request names a leader inside its ISR",
     "LeaderCompleteness": "a replica leading at a later epoch than another holds that one's records below its HW",
+    "FollowerPrefixOfLeader": "a follower on its leader's epoch holds a prefix of the leader's log",
 }
