@@ -98,6 +98,13 @@ def candidate_lemmas(n: int) -> dict[str, Lemma]:
         same_epoch = o.and_(f != lead, v.ld[f] == lead, v.ld[lead] == lead, v.ep[f] == v.ep[lead])
         return o.implies(same_epoch, agree_below(o, v, f, lead, v.length[f], None))
 
+    def epoch_leader_has_its_records(o: Any, v: KafkaVars, i: int, lead: int) -> Any:
+        """While a broker leads at epoch e, it holds every record of epoch e, at the same offset."""
+        return o.forall(0, v.length[i], lambda k: o.implies(
+            o.and_(v.ld[lead] == lead, v.ep[lead] == o.sel(v.rep[i], k)),
+            o.and_(k < v.length[lead], o.sel(v.rid[lead], k) == o.sel(v.rid[i], k),
+                   o.sel(v.rep[lead], k) == o.sel(v.rep[i], k))))
+
     lemmas = {
         "RecordEpochsSorted": _per_replica(n, epochs_sorted),
         "RecordsWithinReplicaEpoch": _per_replica(n, records_within_epoch),
@@ -114,6 +121,7 @@ def candidate_lemmas(n: int) -> dict[str, Lemma]:
         "RequestLeaderInRequestIsr": request_leader_in_request_isr,
         "LeaderCompleteness": _per_pair(n, leader_completeness),
         "FollowerPrefixOfLeader": _per_pair(n, follower_prefix_of_leader),
+        "EpochLeaderHasItsRecords": _per_pair(n, epoch_leader_has_its_records),
     }
     for name, fn in lemmas.items():
         fn.__doc__ = MEANING[name]
@@ -137,4 +145,5 @@ MEANING = {
     "RequestLeaderInRequestIsr": "every LeaderAndIsr request names a leader inside its ISR",
     "LeaderCompleteness": "a replica leading at a later epoch than another holds that one's records below its HW",
     "FollowerPrefixOfLeader": "a follower on its leader's epoch holds a prefix of the leader's log",
+    "EpochLeaderHasItsRecords": "while a broker leads at epoch e it holds every record of epoch e, at the same offset",
 }
