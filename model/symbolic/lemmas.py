@@ -105,6 +105,9 @@ def candidate_lemmas(n: int) -> dict[str, Lemma]:
             o.and_(k < v.length[lead], o.sel(v.rid[lead], k) == o.sel(v.rid[i], k),
                    o.sel(v.rep[lead], k) == o.sel(v.rep[i], k))))
 
+    def cached_isr_has_its_leader(o: Any, v: KafkaVars, i: int) -> Any:
+        return o.and_(*(o.implies(v.ld[i] == lead, v.isr[i][lead]) for lead in range(n)))
+
     lemmas = {
         "RecordEpochsSorted": _per_replica(n, epochs_sorted),
         "RecordsWithinReplicaEpoch": _per_replica(n, records_within_epoch),
@@ -122,6 +125,7 @@ def candidate_lemmas(n: int) -> dict[str, Lemma]:
         "LeaderCompleteness": _per_pair(n, leader_completeness),
         "FollowerPrefixOfLeader": _per_pair(n, follower_prefix_of_leader),
         "EpochLeaderHasItsRecords": _per_pair(n, epoch_leader_has_its_records),
+        "CachedIsrHasItsLeader": _per_replica(n, cached_isr_has_its_leader),
     }
     for name, fn in lemmas.items():
         fn.__doc__ = MEANING[name]
@@ -146,4 +150,5 @@ MEANING = {
     "LeaderCompleteness": "a replica leading at a later epoch than another holds that one's records below its HW",
     "FollowerPrefixOfLeader": "a follower on its leader's epoch holds a prefix of the leader's log",
     "EpochLeaderHasItsRecords": "while a broker leads at epoch e it holds every record of epoch e, at the same offset",
+    "CachedIsrHasItsLeader": "the ISR a broker caches contains the leader it follows (or itself, leading)",
 }
