@@ -3,8 +3,10 @@
 Layout of a checkpoint folder::
 
     manifest.json          written last, atomically (temp file + rename): the run's identity,
-                           the partition count, per-level statistics and the driver's bookkeeping
-                           (counts, pending properties, violations found) after the last complete level
+                           the partition count, per-level statistics, the driver's bookkeeping
+                           (counts, pending properties, violations found) after the last complete level,
+                           and the size and checksum of every level file it needs
+    manifest.prev.json     the manifest of the level before (to step back when the last is damaged)
     level-000001/          one folder per complete level, renamed into place only when whole:
         driver.pkl           a level computed in the driver: {"parents": {fp: (parent, action)},
                              "frontier": [(fp, state)]}
@@ -13,8 +15,14 @@ Layout of a checkpoint folder::
                              that computed the partition, each file whole then renamed
 
 A level folder that the manifest does not name (a run killed while writing it) is never read and
-is replaced when the level is computed again. The frontier of a level is deleted once the next
-level is complete; parents stay, since traces are walked back through them.
+is replaced when the level is computed again. The frontier of a level is deleted once the level
+two after it is complete (so the previous level can still be resumed from); parents stay, since
+traces are walked back through them.
+
+On resume, every file the run will read is checked against the size and checksum the manifest
+recorded before Spark reads any of it: a truncated or altered file is named with its level, and
+the message says whether the previous level can be resumed instead, rather than an executor
+failing on it with pages of Java and Python traces.
 
 The identity (model, its options, properties, options that change the result, code version) is
 compared field by field on resume, and a difference is refused with the field named.
@@ -37,6 +45,7 @@ from explorer.spark.level import part_name
 
 FORMAT = "isrcheck-spark-checkpoint/1"
 MANIFEST = "manifest.json"
+PREVIOUS = "manifest.prev.json"
 
 
 # -- identity -----------------------------------------------------------------------------------------
@@ -80,8 +89,9 @@ def _describe(value: Any) -> str:
 
 
 def code_version(model: Any, props: Any) -> str:
-    """A digest of the explorer's source and of the model's and the properties' source files:
-    a checkpoint of other code may hold other states under the same fingerprints."""
+    """A digest of the explorer's source and of the model's, the properties' and the model's helper
+    modules' source files: a checkpoint of other code may hold other states under the same
+    fingerprints."""
     import explorer
 
     files = set(Path(explorer.__file__).parent.rglob("*.py"))
@@ -98,6 +108,9 @@ def code_version(model: Any, props: Any) -> str:
             files.update(path.parent.rglob("*.py"))
         else:
             files.add(path)
+    from explorer.spark.session import helper_modules
+
+    files.update(path for _, path in helper_modules().values())  # helpers beside a model file or script
     digest = hashlib.sha256()
     for path in sorted(files):
         digest.update(path.name.encode())
@@ -111,6 +124,8 @@ def code_version(model: Any, props: Any) -> str:
 class Checkpoint:
     def __init__(self, directory: str | os.PathLike):
         self.dir = Path(directory).resolve()
+        # {path relative to dir: [size, checksum]} of every level file on disk, saved in the manifest
+        self.files: dict[str, list] = {}
 
     def level_dir(self, level: int) -> Path:
         return self.dir / f"level-{level:06d}"
@@ -120,8 +135,8 @@ class Checkpoint:
     def exists(self) -> bool:
         return (self.dir / MANIFEST).exists()
 
-    def read_manifest(self) -> dict[str, Any]:
-        path = self.dir / MANIFEST
+    def read_manifest(self, name: str = MANIFEST) -> dict[str, Any]:
+        path = self.dir / name
         if not path.exists():
             raise UserError(f"no checkpoint to resume in {self.dir} (it has no {MANIFEST}); run without --resume "
                             "to start a new run there")
@@ -140,7 +155,12 @@ class Checkpoint:
         return manifest
 
     def write_manifest(self, manifest: dict[str, Any]) -> None:
-        manifest = {"format": FORMAT, **manifest}
+        manifest = {"format": FORMAT, **manifest, "files": self.files}
+        current = self.dir / MANIFEST
+        if current.exists():  # kept as the previous level's manifest, itself written whole then renamed
+            tmp = self.dir / f"{PREVIOUS}.tmp"
+            shutil.copyfile(current, tmp)
+            os.replace(tmp, self.dir / PREVIOUS)
         tmp = self.dir / f"{MANIFEST}.tmp"
         with open(tmp, "w") as fh:
             json.dump(manifest, fh, indent=1)
@@ -180,11 +200,13 @@ class Checkpoint:
     def write_driver_level(self, level: int, parents: dict[int, tuple], frontier: list[tuple[int, Any]]) -> None:
         tmp = self._fresh_tmp(level)
         tmp.mkdir()
+        data = pickle.dumps({"parents": parents, "frontier": frontier}, protocol=5)
         with open(tmp / "driver.pkl", "wb") as fh:
-            pickle.dump({"parents": parents, "frontier": frontier}, fh, protocol=5)
+            fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
         self._commit(tmp, level)
+        self.files[f"{self.level_dir(level).name}/driver.pkl"] = [len(data), _checksum(data)]
 
     def begin_spark_level(self, level: int) -> str:
         """The folder where executors write a level's partitions (``level.write_part``)."""
@@ -200,11 +222,81 @@ class Checkpoint:
             raise UserError(f"level {level} was computed but {len(missing)} of its checkpoint files are missing in "
                             f"{tmp}; --checkpoint must be a folder that every executor can write at the same path "
                             "(a shared filesystem on a cluster)")
+        records = {}
+        for i in range(partitions):
+            for kind in ("parents", "frontier"):
+                data = (tmp / part_name(kind, i)).read_bytes()
+                records[f"{self.level_dir(level).name}/{part_name(kind, i)}"] = [len(data), _checksum(data)]
         self._commit(tmp, level)
+        self.files.update(records)
 
     def drop_frontier(self, level: int) -> None:
         for path in self.level_dir(level).glob("frontier-*.pkl"):
             path.unlink(missing_ok=True)
+            self.files.pop(f"{path.parent.name}/{path.name}", None)
+
+    # checking a checkpoint before Spark reads it
+
+    def needed_files(self, manifest: dict[str, Any]) -> list[tuple[int, str]]:
+        """(level, path relative to the folder) of every file a resume of ``manifest`` reads."""
+        needed = []
+        levels = manifest["levels"]
+        for lv in levels:
+            name = self.level_dir(lv["level"]).name
+            if lv["where"] == "driver":
+                needed.append((lv["level"], f"{name}/driver.pkl"))
+                continue
+            kinds = ("parents", "frontier") if lv is levels[-1] else ("parents",)
+            needed.extend((lv["level"], f"{name}/{part_name(kind, i)}")
+                          for kind in kinds for i in range(manifest["partitions"]))
+        return needed
+
+    def first_damage(self, manifest: dict[str, Any]) -> tuple[int, str, str] | None:
+        """(level, file, what is wrong) of the first needed file that is missing or differs from
+        what the run wrote; None when every one is whole."""
+        recorded = manifest.get("files", {})
+        for level, rel in self.needed_files(manifest):
+            path = self.dir / rel
+            if not path.is_file():
+                return level, rel, "is missing"
+            if rel not in recorded:
+                return level, rel, "is not recorded in the manifest"
+            size, checksum = recorded[rel]
+            actual = path.stat().st_size
+            if actual != size:
+                return level, rel, f"holds {actual:,} bytes where the run wrote {size:,} (truncated or overwritten)"
+            if _file_checksum(path) != checksum:
+                return level, rel, "does not hold what the run wrote (its checksum differs)"
+        return None
+
+    def verify_files(self, manifest: dict[str, Any]) -> None:
+        """Refuse a checkpoint with a missing, truncated or altered level file, naming the file, its
+        level and whether the previous level can be resumed instead."""
+        self.files = dict(manifest.get("files", {}))
+        damage = self.first_damage(manifest)
+        if damage is None:
+            return
+        level, rel, what = damage
+        last = manifest["last_level"]
+        text = f"the checkpoint in {self.dir} is damaged: {rel} (level {level} of the checkpoint) {what}."
+        if level == last and self._previous_is_whole(manifest):
+            text += (f" Level {last - 1} before it is whole: to resume from there, run "
+                     f"mv {self.dir / PREVIOUS} {self.dir / MANIFEST} and then the same command with --resume "
+                     f"(level {last} is computed again); or delete the folder and start again without --resume.")
+        else:
+            text += (f" Levels {level} to {last} cannot be resumed from it: delete the folder (or move it aside) "
+                     "and start the run again without --resume.")
+        raise UserError(text)
+
+    def _previous_is_whole(self, manifest: dict[str, Any]) -> bool:
+        if not (self.dir / PREVIOUS).exists():
+            return False
+        try:
+            previous = self.read_manifest(PREVIOUS)
+        except UserError:
+            return False
+        return (previous["last_level"] == manifest["last_level"] - 1
+                and previous["identity"] == manifest["identity"] and self.first_damage(previous) is None)
 
     def read_driver_level(self, level: int) -> dict[str, Any]:
         path = self.level_dir(level) / "driver.pkl"
@@ -227,6 +319,30 @@ class Checkpoint:
                     raise self.corrupt(level, FileNotFoundError(f"{path / part_name(kind, i)} is missing"))
         return str(path)
 
-    def corrupt(self, level: int, exc: BaseException) -> UserError:
-        return UserError(f"level {level} of the checkpoint in {self.dir} is unreadable ({exc}); the checkpoint is "
-                         "damaged: delete the folder and start again")
+    def corrupt(self, level: int | None, exc: BaseException) -> UserError:
+        """A level file that passed ``verify_files`` and still could not be read (changed since, or a
+        checkpoint without checksums). ``level`` None: one of several levels read in one Spark job."""
+        where = f"level {level} of the checkpoint" if level is not None else "a level of the checkpoint"
+        return UserError(f"{where} in {self.dir} is unreadable ({_summary(exc)}); the checkpoint is damaged: "
+                         "delete the folder and start again without --resume")
+
+
+def _checksum(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def _file_checksum(path: Path) -> str:
+    digest = hashlib.blake2b(digest_size=16)
+    with open(path, "rb") as fh:
+        while chunk := fh.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _summary(exc: BaseException) -> str:
+    """One line of an exception: for an error raised on an executor, the Python error it carries,
+    not the Java stack trace around it."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    errors = [line for line in lines if line.split(":")[0].endswith(("Error", "Exception")) and
+              not line.startswith(("org.apache", "py4j", "java."))]
+    return (errors[-1] if errors else lines[0] if lines else type(exc).__name__)[:300]

@@ -27,12 +27,16 @@ from explorer.rebuild import rebuild_trace
 from explorer.result import CheckResult, Step, Trace, Violation
 from explorer.selection import Selected, describe_failure
 from explorer.spark.checkpoint import Checkpoint, run_identity
+from explorer.spark.interrupt import Interrupts
 from explorer.spark.level import (
     Context,
     expand,
     initial_candidates,
     merge_reports,
+    model_modules,
     partition_of,
+    rehack,
+    unhack_namedtuples,
 )
 from explorer.spark.session import get_session, make_payload
 from explorer.spark.store import Store
@@ -109,6 +113,7 @@ class _Run:
         self.frontier: Any = []  # list of (fp, state) in the driver, or an RDD of them
         self.frontier_size = 0
         self.resumed_from = 0
+        self.restored = False  # the store holds every level the checkpoint names
         self.checkpoint = Checkpoint(opts["checkpoint"]) if opts.get("checkpoint") else None
         self.identity = run_identity(model, props, symmetry=symmetry, check_deadlock=check_deadlock,
                                      stop_at_first=stop_at_first, max_depth=max_depth)
@@ -116,15 +121,29 @@ class _Run:
     # -- the run ---------------------------------------------------------------------------------------
 
     def execute(self) -> CheckResult:
+        from explorer.spark.session import helper_modules
+
+        # States made of the user's namedtuple classes must reach executors whole (methods included).
+        undone = unhack_namedtuples(model_modules(self.model, helper_modules()))
+        try:
+            with Interrupts() as interrupts:
+                return self._execute(interrupts)
+        finally:
+            rehack(undone)
+
+    def _execute(self, interrupts: Interrupts) -> CheckResult:
         manifest = None
         if self.checkpoint is not None:
             if self.opts.get("resume"):
                 manifest = self.checkpoint.read_manifest()
                 self.checkpoint.check_identity(manifest, self.identity)
+                self.checkpoint.verify_files(manifest)
             else:
                 self.checkpoint.prepare_new()
-        spark, _ = get_session(self.opts.get("master"), self.opts.get("driver_memory"))
+        spark, created = get_session(self.opts.get("master"), self.opts.get("driver_memory"))
+        interrupts.reinstall()  # starting a SparkContext installs PySpark's own SIGINT handler
         self.sc = sc = spark.sparkContext
+        interrupts.attach(sc, owned=created)
         # Every level's output is local-checkpointed; should a job reach several marked RDDs, all are
         # truncated (by default only the outermost), so lineage and each job's DAG stay one level long.
         sc.setLocalProperty("spark.checkpoint.checkpointAllMarkedAncestors", "true")
@@ -144,7 +163,10 @@ class _Run:
         try:
             if manifest is not None:
                 self.restore(manifest)
+            self.restored = True
             while not self.stopped:
+                if interrupts.requested:
+                    raise KeyboardInterrupt
                 if self.level > 0 and self.frontier_size == 0:
                     break
                 if self.max_depth is not None and self.depth >= self.max_depth:
@@ -155,16 +177,45 @@ class _Run:
                     raise KeyboardInterrupt
         except KeyboardInterrupt:
             interrupted = True
-            sc.cancelAllJobs()
         except Exception as exc:
-            contract = _contract_error(exc)
-            if contract is None:
-                raise
-            raise contract from None
+            # A Ctrl-C cancels the running jobs: the pending Spark call fails with "job cancelled".
+            if not interrupts.requested:
+                contract = _contract_error(exc)
+                if contract is None:
+                    raise
+                raise contract from None
+            interrupted = True
         try:
-            return self.result(interrupted=interrupted, cut=cut)
+            if interrupted:
+                interrupts.settle()
+                sc.cancelAllJobs()
+                self.progress.message(self.interrupted_message())
+                if not self.restored:
+                    # The store is half rebuilt: no trace can be walked back; nothing new was explored.
+                    raise KeyboardInterrupt
+            try:
+                return self.result(interrupted=interrupted, cut=cut)
+            except Exception:
+                if interrupts.requested:  # a Ctrl-C while the traces were rebuilt cancelled their jobs
+                    raise KeyboardInterrupt from None
+                raise
         finally:
             self.store.release()
+
+    def interrupted_message(self) -> str:
+        """The one paragraph a Ctrl-C prints: where the run stopped and what is kept."""
+        if not self.restored:
+            return (f"Interrupted while resuming from the checkpoint in {self.checkpoint.dir}: nothing new was "
+                    "explored and the checkpoint is unchanged; run the same command again to resume.")
+        text = (f"Interrupted: the statistics below cover the {self.level} complete level"
+                f"{'s' if self.level != 1 else ''} ({self.distinct:,} distinct states); level {self.level + 1} was "
+                "not finished.")
+        if self.checkpoint is not None:
+            text += (f" The checkpoint in {self.checkpoint.dir} keeps them: run the same command with --resume to "
+                     f"continue from level {self.level + 1}.")
+        else:
+            text += " Without --checkpoint DIR the next run starts from the beginning."
+        return text
 
     def step(self) -> None:
         """Compute level ``self.level + 1`` from the frontier of ``self.level``."""
@@ -209,8 +260,8 @@ class _Run:
         self.record(level, rep, frontier_in, where, time.monotonic() - t0)
         if self.checkpoint is not None:
             self.save_manifest()
-            if level > 1:
-                self.checkpoint.drop_frontier(level - 1)
+            if level > 2:  # the previous level's frontier stays, to step back to it if this level is damaged
+                self.checkpoint.drop_frontier(level - 2)
 
     def record(self, level: int, rep: dict[str, Any], frontier_in: int, where: str, seconds: float) -> None:
         self.level = level

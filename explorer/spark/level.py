@@ -62,37 +62,124 @@ class Context:
 _CONTEXTS: dict[str, Context] = {}
 
 
-def load_context(payload: tuple[str, bytes, tuple[tuple[str, str], ...]]) -> Context:
+def load_context(payload: tuple) -> Context:
     """The run's context on an executor, unpickled once per Python worker process.
 
-    ``payload`` is (digest, cloudpickled (model, props, symmetry, check_deadlock), user modules).
-    User model files (loaded by ``explorer.registry`` as ``isrcheck_user_model_<stem>``) are not
-    importable on executors, so they are shipped with ``SparkContext.addFile`` and loaded here
-    under the same module name before the model is unpickled; states and actions of classes
-    defined there then pickle the same way in both directions.
+    ``payload`` is (digest, cloudpickled (model, props, symmetry, check_deadlock, classes of
+    ``__main__``), user modules, helper zip) as ``session.make_payload`` makes it. User model
+    files (loaded by ``explorer.registry`` as ``isrcheck_user_model_<stem>``) are not importable on
+    executors, so they are shipped with ``SparkContext.addFile`` and loaded here under the same
+    module name before the model is unpickled, after the helper modules they may import; states
+    and actions of classes defined there then pickle the same way in both directions.
     """
-    digest, blob, modules = payload
+    digest, blob, modules, helpers = payload
     ctx = _CONTEXTS.get(digest)
     if ctx is None:
+        ensure_helpers(helpers)
         ensure_modules(modules)
         from pyspark import cloudpickle
 
-        ctx = Context(*cloudpickle.loads(blob))
+        model, props, symmetry, check_deadlock, classes = cloudpickle.loads(blob)
+        alias_main(classes)
+        unhack_namedtuples(model_modules(model, _helper_names()))
+        ctx = Context(model, props, symmetry, check_deadlock)
         _CONTEXTS.clear()
         _CONTEXTS[digest] = ctx
     return ctx
 
 
-def ensure_modules(modules: Iterable[tuple[str, str]]) -> None:
-    for name, filename in modules:
-        if name in sys.modules:
-            continue
-        from pyspark import SparkFiles
+HELPERS_PREFIX = "isrcheck-helpers-"
+_ALIASED: dict[str, type] = {}
 
-        spec = importlib.util.spec_from_file_location(name, SparkFiles.get(filename))
+
+def ensure_helpers(name: str | None) -> None:
+    """Put the shipped zip of helper modules on ``sys.path`` (last: what the executor has installed
+    wins), forgetting the modules a reused Python worker loaded from an earlier run's zip."""
+    if name is None:
+        return
+    from pyspark import SparkFiles
+
+    path = SparkFiles.get(name)
+    if path in sys.path:
+        return
+    for old in [p for p in sys.path if os.path.basename(p).startswith(HELPERS_PREFIX)]:
+        sys.path.remove(old)
+        for module_name, module in list(sys.modules.items()):
+            if (getattr(module, "__file__", None) or "").startswith(old + os.sep):
+                del sys.modules[module_name]
+    sys.path.append(path)
+    importlib.invalidate_caches()
+
+
+def _helper_names() -> list[str]:
+    """Modules this worker loaded from the shipped helper zip."""
+    zips = tuple(p + os.sep for p in sys.path if os.path.basename(p).startswith(HELPERS_PREFIX))
+    return [n for n, m in list(sys.modules.items()) if zips and (getattr(m, "__file__", None) or "").startswith(zips)]
+
+
+def ensure_modules(modules: Iterable[tuple[str, str]]) -> None:
+    from pyspark import SparkFiles
+
+    for name, filename in modules:
+        path = SparkFiles.get(filename)
+        if getattr(sys.modules.get(name), "__file__", None) == path:
+            continue  # loaded by an earlier task of this run (a reused Python worker)
+        spec = importlib.util.spec_from_file_location(name, path)
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
         spec.loader.exec_module(module)
+
+
+def model_modules(model: Any, extra: Iterable[str] = ()) -> list[str]:
+    """Names of the loaded modules whose classes may make up states: ``__main__``, the model's own
+    package (or module), user model files and ``extra`` (helper modules)."""
+    top = type(model).__module__.split(".")[0]
+    names = {"__main__", *extra}
+    names.update(n for n in sys.modules if n == top or n.startswith(top + ".") or n.startswith("isrcheck_user_model_"))
+    return sorted(n for n in names if n in sys.modules)
+
+
+def unhack_namedtuples(module_names: Iterable[str]) -> list[tuple[type, Any]]:
+    """Let the namedtuple classes of these modules pickle by reference again; returns what to put
+    back (``rehack``).
+
+    With ``PYSPARK_ENABLE_NAMEDTUPLE_PATCH=1`` (PySpark's switch back to its 3.x record pickling),
+    PySpark, once imported, makes every namedtuple class created afterwards (and those already in
+    ``__main__``) pickle by name and field names: the receiving process rebuilds a bare namedtuple
+    class, without the user's methods and properties, so a model whose successors call a method of
+    its state class fails on executors (or, for states that executors send back, on the driver).
+    The engine makes sure these classes exist on executors under the same names (shipped modules,
+    ``alias_main``), so plain pickling by reference is correct and keeps the class whole."""
+    undone = []
+    for name in module_names:
+        for value in list(vars(sys.modules[name]).values()):
+            if (isinstance(value, type) and issubclass(value, tuple) and value.__module__ == name
+                    and value.__dict__.get("_is_namedtuple_") and "__reduce__" in value.__dict__):
+                undone.append((value, value.__dict__["__reduce__"]))
+                delattr(value, "__reduce__")
+    return undone
+
+
+def rehack(undone: Iterable[tuple[type, Any]]) -> None:
+    """Put back what ``unhack_namedtuples`` took away (the user's session keeps PySpark's behaviour)."""
+    for cls, reduce in undone:
+        cls.__reduce__ = reduce
+
+
+def alias_main(classes: dict[str, type]) -> None:
+    """Register the driver's ``__main__`` classes in this worker's ``__main__`` under their names,
+    for records pickled by plain pickle (``PYSPARK_ENABLE_NAMEDTUPLE_PATCH=1``), which name them
+    ``__main__.<class>``; PySpark 4's default record pickling (cloudpickle) carries them by value.
+    Only in a PySpark worker (never in the driver, whose ``__main__`` holds the originals), and
+    never over a name the worker's own ``__main__`` uses."""
+    main = sys.modules.get("__main__")
+    spec = getattr(main, "__spec__", None)
+    if main is None or not getattr(spec, "name", "").startswith("pyspark."):
+        return
+    for name, cls in classes.items():
+        if name not in vars(main) or _ALIASED.get(name) is getattr(main, name):
+            setattr(main, name, cls)
+            _ALIASED[name] = cls
 
 
 # -- reports: what a batch found, merged by sums and minima so the merge order does not matter ----

@@ -55,7 +55,7 @@ def _restore_on_executors(store: Store, checkpoint: Checkpoint, driver_levels: d
     try:
         visited._jrdd.count()
     except Exception as exc:
-        raise checkpoint.corrupt(max(spark_levels, default=0), exc) from None
+        raise checkpoint.corrupt(None, exc) from None
     for level in spark_levels:
         store.parents[level] = None
     store.visited = visited
