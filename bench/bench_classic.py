@@ -1,7 +1,7 @@
 """The classic replication model at TLC's calibration point: KIP-320 with 3 replicas, log size 2,
 2 records, 2 leader epochs (737,794 distinct states, depth 26). TLC needs 57 s wall with 2
-workers on this machine kind (shared/PROTOCOL.md section 3); isrcheck's local engine runs in one
-process. Prints each configuration's states/s, peak memory and its speed-up over TLC.
+workers on this machine kind (docs/architecture.md); isrcheck's local engine runs in one process.
+Prints each configuration's states/s, peak memory and its speed-up over TLC.
 
 Usage: python bench/bench_classic.py [--replicas 3] [--generation kip320]
 """

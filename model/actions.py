@@ -2,15 +2,19 @@
 
 Replica fields hold user-facing replica ids (1..n, like the spec's ``r1, r2, ...``); epochs,
 offsets and record ids are as in the spec. Each class names the TLA+ action(s) it stands for; the
-generation decides which variant of the step's enabling condition applies (see ``model.classic``).
+generation decides which variant of the step's enabling condition applies (``model.generations``).
 
 Successor generation never builds an action: ``ActionTable`` creates every possible action of a
-configuration once, and the hot path indexes into it.
+configuration once, and the hot path indexes into it (an availability-zone failure, whose broker
+set varies, is memoised by its step).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import SimpleNamespace
+
+from .config import ClassicConfig
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,7 +47,8 @@ class BecomeLeader:
 @dataclass(frozen=True, slots=True)
 class LeaderWrite:
     """A producer write: a replica presuming leadership appends record ``record_id`` stamped with
-    its leader ``epoch`` at ``offset`` (``LeaderWrite``; acks semantics abstracted away)."""
+    its leader ``epoch`` at ``offset`` (``LeaderWrite``; the ``acks`` option decides whether the producer
+    is answered, ``model.steps.controller``)."""
 
     leader: int
     record_id: int
@@ -135,34 +140,8 @@ ACTION_TYPES = (
 )
 
 
-class ActionTable:
-    """Every action of one configuration, created once; indexed by internal replica indices."""
-
-    def __init__(self, replicas: int, log_size: int, max_records: int, max_leader_epoch: int) -> None:
-        rs = range(replicas)
-        eps = range(max_leader_epoch + 1)
-        offs = range(log_size + 1)
-        self.elect = [[ControllerElectLeader(r + 1, e) for e in eps] for r in rs]
-        self.controller_shrink = [[ControllerShrinkIsr(r + 1, e) for e in eps] for r in rs]
-        self.become_leader = [[BecomeLeader(r + 1, e) for e in eps] for r in rs]
-        self.write = [
-            [[[LeaderWrite(r + 1, i, e, o) for o in offs] for e in eps] for i in range(max_records)]
-            for r in rs
-        ]
-        self.expand = [[LeaderExpandIsr(r + 1, f + 1) for f in rs] for r in rs]
-        self.shrink = [[LeaderShrinkIsr(r + 1, f + 1) for f in rs] for r in rs]
-        self.inc_hw = [[LeaderIncHighWatermark(r + 1, h) for h in offs] for r in rs]
-        self.follow_truncate = [
-            [[[BecomeFollowerAndTruncate(f + 1, r + 1, e, o) for o in offs] for e in eps] for r in rs]
-            for f in rs
-        ]
-        self.follow = [[[BecomeFollower(f + 1, r + 1, e) for e in eps] for r in rs] for f in rs]
-        self.replicate = [[[FollowerReplicate(f + 1, r + 1, o) for o in offs] for r in rs] for f in rs]
-        self.follower_truncate = [[[FollowerTruncate(f + 1, r + 1, o) for o in offs] for r in rs] for f in rs]
-
-
-# -- durability extension (``model.durability``): broker stops and restarts, log flushes, unclean
-# -- election. None of these exists in the classic family; they appear only when its options are on.
+# -- broker stops and restarts, log flushes, unclean election (``model.steps.failures``): generated
+# -- only when the durability options are on.
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,7 +202,8 @@ class UncleanLeaderElection:
 DURABILITY_ACTION_TYPES = (ControlledShutdown, BrokerCrash, BrokerRestart, FlushLog, UncleanLeaderElection)
 
 
-# -- consumers, follower fetching and racks (``model.consumers``): present only when its options are on.
+# -- consumers, follower fetching and racks (``model.steps.consumers``, ``model.steps.failures``):
+# -- generated only when their options are on.
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,3 +245,50 @@ class AvailabilityZoneFailure:
 
 
 CONSUMER_ACTION_TYPES = (ConsumerFetch, FollowerUpdateHighWatermark, AvailabilityZoneFailure)
+
+ALL_ACTION_TYPES = ACTION_TYPES + DURABILITY_ACTION_TYPES + CONSUMER_ACTION_TYPES
+
+
+class ActionTable:
+    """Every action of one configuration, created once; indexed by internal replica indices."""
+
+    def __init__(self, config: ClassicConfig, unclean_rule: str = "off") -> None:
+        replicas, log_size, max_records = config.replicas, config.log_size, config.max_records
+        rs = range(replicas)
+        eps = range(config.max_leader_epoch + 1)
+        offs = range(log_size + 1)
+        self.elect = [[ControllerElectLeader(r + 1, e) for e in eps] for r in rs]
+        self.controller_shrink = [[ControllerShrinkIsr(r + 1, e) for e in eps] for r in rs]
+        self.become_leader = [[BecomeLeader(r + 1, e) for e in eps] for r in rs]
+        self.write = [
+            [[[LeaderWrite(r + 1, i, e, o) for o in offs] for e in eps] for i in range(max_records)]
+            for r in rs
+        ]
+        self.expand = [[LeaderExpandIsr(r + 1, f + 1) for f in rs] for r in rs]
+        self.shrink = [[LeaderShrinkIsr(r + 1, f + 1) for f in rs] for r in rs]
+        self.inc_hw = [[LeaderIncHighWatermark(r + 1, h) for h in offs] for r in rs]
+        self.follow_truncate = [
+            [[[BecomeFollowerAndTruncate(f + 1, r + 1, e, o) for o in offs] for e in eps] for r in rs]
+            for f in rs
+        ]
+        self.follow = [[[BecomeFollower(f + 1, r + 1, e) for e in eps] for r in rs] for f in rs]
+        self.replicate = [[[FollowerReplicate(f + 1, r + 1, o) for o in offs] for r in rs] for f in rs]
+        self.follower_truncate = [[[FollowerTruncate(f + 1, r + 1, o) for o in offs] for r in rs] for f in rs]
+        # Durability: index epoch + 1 so that -1 (no controller request) is slot 0;
+        # controlled[r][new_leader + 1][epoch + 1] shows replica ids (-1: no new leader).
+        eps1 = range(-1, config.max_leader_epoch + 1)
+        self.controlled = [
+            [[ControlledShutdown(r + 1, nl + 1 if nl >= 0 else -1, e) for e in eps1] for nl in range(-1, replicas)]
+            for r in rs
+        ]
+        self.crash = [[BrokerCrash(r + 1, e, False, -1) for e in eps1] for r in rs]
+        self.lossy = [[[BrokerCrash(r + 1, e, True, o) for o in offs] for e in eps1] for r in rs]
+        self.restart = [BrokerRestart(r + 1) for r in rs]
+        self.flush = [[FlushLog(r + 1, o) for o in offs] for r in rs]
+        self.unclean = [[UncleanLeaderElection(r + 1, e, unclean_rule) for e in eps1] for r in rs]
+        # Consumers and fetch responses.
+        self.consumer_fetch = [[[ConsumerFetch(x + 1, off, rid) for rid in range(max_records)]
+                                for off in range(log_size)] for x in rs]
+        self.update_hw = [[[FollowerUpdateHighWatermark(f + 1, ld + 1, h) for h in offs] for ld in rs] for f in rs]
+        # The action classes, for properties that test a step's kind (``properties/`` does not import model).
+        self.kinds = SimpleNamespace(**{k.__name__: k for k in ALL_ACTION_TYPES})

@@ -11,16 +11,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-# Generation name -> the TLA+ module of hachikuji/kafka-specification whose ``Next`` it reproduces.
-GENERATIONS: dict[str, str] = {
-    "truncate-to-hw": "KafkaTruncateToHighWatermark",
-    "kip101": "Kip101",
-    "kip279": "Kip279",
-    "kip320-first-try": "Kip320FirstTry",
-    "kip320": "Kip320",
-}
+from .generations import GENERATIONS as _GENERATIONS
 
-# The model tabulates every possible log (see ``model.logs``); this caps that table.
+# Generation name -> the TLA+ module of hachikuji/kafka-specification whose ``Next`` it reproduces.
+GENERATIONS: dict[str, str] = {name: g.module for name, g in _GENERATIONS.items()}
+
+# The model tabulates every possible log (see ``model.encoding.logs``); this caps that table.
 MAX_LOG_TABLE = 1 << 22
 
 
@@ -40,7 +36,7 @@ class ClassicConfig:
     max_records: how many records producers may ever write (``MaxRecords``; ids 0..max_records-1).
     max_leader_epoch: the largest leader epoch the controller may assign (``MaxLeaderEpoch``;
         epochs 0..max_leader_epoch, so at most max_leader_epoch+1 controller ISR updates).
-    generation: which protocol generation's ``Next`` relation to use (see ``GENERATIONS``).
+    generation: which protocol generation's ``Next`` relation to use (``model.generations``).
     """
 
     replicas: int = 2

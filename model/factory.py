@@ -8,19 +8,20 @@ from __future__ import annotations
 
 from typing import Literal
 
-from .classic import ClassicModel
 from .config import ClassicConfig
-from .consumers_config import ConsumerOptions
-from .durability import DurabilityModel
-from .durability_config import DurabilityOptions
+from .generations import GENERATIONS
+from .options import ACKS, PLACEMENT, READS, STOPS, TRUNCATION, UNCLEAN, ConsumerOptions, DurabilityOptions
+from .replication import ReplicationModel
 
-Generation = Literal["truncate-to-hw", "kip101", "kip279", "kip320-first-try", "kip320"]
-Acks = Literal["none", "0", "1", "all"]
-Stops = Literal["all", "controlled", "crash", "lossy", "crash+lossy"]
-Unclean = Literal["off", "any", "highest-last-epoch"]
-Reads = Literal["off", "leader", "any"]
-Truncation = Literal["on-become-follower", "on-fetch", "on-fetch-hw-first"]
-Placement = Literal["rack-aware", "naive"]
+# The allowed values are declared once (``model.generations``, ``model.options``); the command line
+# reads them from these Literal types.
+Generation = Literal[tuple(GENERATIONS)]
+Acks = Literal[ACKS]
+Stops = Literal[STOPS]
+Unclean = Literal[UNCLEAN]
+Reads = Literal[READS]
+Truncation = Literal[TRUNCATION]
+Placement = Literal[PLACEMENT]
 
 
 def make_model(
@@ -43,8 +44,8 @@ def make_model(
     azs: int = 0,
     placement: Placement = "rack-aware",
     max_az_failures: int = 0,
-) -> ClassicModel:
-    """The classic Kafka replication model (hachikuji/kafka-specification).
+) -> ReplicationModel:
+    """The Kafka replication model (hachikuji/kafka-specification, plus options).
 
     generation: protocol generation: truncate-to-hw (pre-0.11), kip101, kip279, kip320-first-try
         (the rejected draft) or kip320.
@@ -53,7 +54,7 @@ def make_model(
     invariants: which properties the model builds: 'all' (default), 'default', or comma-separated
         names (see ``properties``). A run checks the ``default`` ones unless it names others.
 
-    Durability options (``model.durability``; all off = the classic model, unchanged):
+    Durability options (``model.options.DurabilityOptions``; all off = the classic model, unchanged):
     acks: producer acks: none (no acknowledgement state), 0, 1 or all.
     min_insync_replicas: min.insync.replicas for acks=all writes (1..replicas).
     max_crashes: how many broker stops a run may have (0: brokers never stop).
@@ -63,7 +64,7 @@ def make_model(
     expand_before_epoch_start: bug K6: ISR expansion at the leader's stale HW (kip320 generations).
     kip966_unclean_recovery: a broker back from a lossy crash is not eligible until re-admitted.
 
-    Consumer and rack options (``model.consumers``; all off = unchanged):
+    Consumer and rack options (``model.options.ConsumerOptions``; all off = unchanged):
     consumer_reads: off, leader (consumers fetch from the leader) or any (KIP-392 follower fetching).
     truncation: on-become-follower (KIP-320), on-fetch (diverging epoch in the fetch response,
         truncate first), on-fetch-hw-first (bug K13, KAFKA-14704: HW applied before truncating).
@@ -93,12 +94,4 @@ def make_model(
         placement=placement,
         max_az_failures=max_az_failures,
     )
-    consumers.validate(config)
-    options.validate(config, az_failures=consumers.max_az_failures)
-    if not consumers.is_off:
-        from .consumers import ConsumerModel
-
-        return ConsumerModel(config, options, consumers, invariants)
-    if options.is_classic:
-        return ClassicModel(config, invariants)
-    return DurabilityModel(config, options, invariants)
+    return ReplicationModel(config, options, consumers, invariants)

@@ -1,8 +1,12 @@
-"""Named properties of the classic replication model (``model.classic``).
+"""Named properties of the replication model (``model``), in one catalogue.
 
-``build(tables, names)`` returns the selected properties as ``explorer.contract.Property`` values.
-The default selection is ``DEFAULT``; ``TypeOk``, ``LeaderInIsrLiteral`` (false in the initial state,
-see ``properties.isr``) and the transition property are opt-in: ``--invariant TypeOk``.
+Each entry of ``CATALOGUE`` names a property, the function that builds it from the model's tables
+(``properties.tables``), the option field it reads (``needs``: it is available only when the model
+has that field, as ``acks`` adds ``acked``) and when a run checks it by default. ``build(tables,
+names)`` returns the selected properties as ``explorer.contract.Property`` values. ``TypeOk``,
+``LeaderInIsrLiteral`` (false in the initial state, see ``properties.isr``), the transition
+properties and the properties a model's options do not promise are opt-in:
+``--invariant TypeOk``.
 """
 
 from __future__ import annotations
@@ -11,87 +15,83 @@ import dataclasses
 from collections.abc import Callable
 
 from explorer.contract import Property
-from model.tables import ModelTables
 
 from . import consumers, durability, isr, transitions, witnesses
+from .tables import Tables
 
-CATALOGUE: dict[str, Callable[[ModelTables], Property]] = {
-    "TypeOk": durability.type_ok,  # the classic TypeOk, extended when the model has durability fields
-    "WeakIsr": isr.weak_isr,
-    "StrongIsr": isr.strong_isr,
-    "LeaderInIsr": isr.leader_in_isr,
-    "LeaderInIsrLiteral": isr.leader_in_isr_literal,
-    "RecordCommitted": witnesses.record_committed,
-    "NewLeaderElected": witnesses.new_leader_elected,
-    "TruncationHappened": witnesses.truncation_happened,
-    "FollowerRejoinedIsr": witnesses.follower_rejoined_isr,
-    "OnlyTruncationShortensLogs": transitions.only_truncation_shortens_logs,
-    "LogMatching": durability.log_matching,
+
+def _always(t: Tables) -> bool:
+    return True
+
+
+def _never(t: Tables) -> bool:
+    return False
+
+
+def _acks_promise(t: Tables) -> bool:
+    """acks=1 and acks=all promise that an acknowledged record survives (acks=0 promises nothing)."""
+    return t.options.acks in ("1", "all")
+
+
+def _follower_reads(t: Tables) -> bool:
+    return t.consumers.consumer_reads == "any"
+
+
+@dataclasses.dataclass(frozen=True)
+class Entry:
+    build: Callable[[Tables], Property]
+    needs: str = ""  # the option field (``model.encoding.fields``) it reads; "" = classic fields only
+    default: Callable[[Tables], bool] = _never  # checked by default (when available)
+
+
+# In the order ``all`` and ``default`` list them.
+CATALOGUE: dict[str, Entry] = {
+    "TypeOk": Entry(durability.type_ok),  # the classic TypeOk, extended with the model's option fields
+    "WeakIsr": Entry(isr.weak_isr, default=_always),
+    "StrongIsr": Entry(isr.strong_isr, default=_always),
+    "LeaderInIsr": Entry(isr.leader_in_isr, default=_always),
+    "LeaderInIsrLiteral": Entry(isr.leader_in_isr_literal),
+    "RecordCommitted": Entry(witnesses.record_committed, default=_always),
+    "NewLeaderElected": Entry(witnesses.new_leader_elected, default=_always),
+    "TruncationHappened": Entry(witnesses.truncation_happened, default=_always),
+    "FollowerRejoinedIsr": Entry(witnesses.follower_rejoined_isr, default=_always),
+    "OnlyTruncationShortensLogs": Entry(transitions.only_truncation_shortens_logs),
+    "LogMatching": Entry(durability.log_matching),
+    "AckedRecordNotLost": Entry(durability.acked_record_not_lost, "acked", _acks_promise),
+    "RecordAcknowledged": Entry(durability.record_acknowledged, "acked", _acks_promise),
+    "BrokerStoppedAndBack": Entry(durability.broker_stopped_and_back, "dead", _always),
+    "AckedRecordSurvives": Entry(consumers.acked_record_survives, "acked"),
+    "ConsistentRead": Entry(consumers.consistent_read, "served", _always),
+    "ReadBelowHighWatermark": Entry(consumers.read_below_high_watermark, "served", _always),
+    # A transition property on every step: opt-in.
+    "LeaderHighWatermarkMonotone": Entry(consumers.leader_high_watermark_monotone, "served"),
+    "RecordConsumed": Entry(consumers.record_consumed, "served", _always),
+    "FollowerCanServe": Entry(consumers.follower_can_serve, "served", _follower_reads),
 }
 
-# Properties that read the durability model's fields (``model.durability``): selectable by name
-# when the model has the field named here, and part of "all" then.
-EXTENSION_CATALOGUE: dict[str, Callable[[ModelTables], Property]] = {
-    "AckedRecordNotLost": durability.acked_record_not_lost,
-    "RecordAcknowledged": durability.record_acknowledged,
-    "BrokerStoppedAndBack": durability.broker_stopped_and_back,
-    "AckedRecordSurvives": consumers.acked_record_survives,
-    "ConsistentRead": consumers.consistent_read,
-    "ReadBelowHighWatermark": consumers.read_below_high_watermark,
-    "LeaderHighWatermarkMonotone": consumers.leader_high_watermark_monotone,
-    "RecordConsumed": consumers.record_consumed,
-    "FollowerCanServe": consumers.follower_can_serve,
-}
-NEEDS_EXTENSION = {
-    "AckedRecordNotLost": "acked", "RecordAcknowledged": "acked", "BrokerStoppedAndBack": "dead",
-    "AckedRecordSurvives": "acked", "ConsistentRead": "served", "ReadBelowHighWatermark": "served",
-    "LeaderHighWatermarkMonotone": "served", "RecordConsumed": "served", "FollowerCanServe": "served",
-}
-# The consumer promises (K12) a model with consumers checks by default; LeaderHighWatermarkMonotone
-# is opt-in (a transition property on every step).
-CONSUMER_DEFAULTS = ("ConsistentRead", "ReadBelowHighWatermark", "RecordConsumed")
-
-# TypeOk is opt-in: it re-checks the encoding that the model itself builds (tests run it on every
+# What a run of the classic model (every option off) checks when it names no property. TypeOk is
+# opt-in: it re-checks the encoding that the model itself builds (tests run it on every
 # generation), and at a third of a run's time it is the most expensive property by far.
-DEFAULT = (
-    "WeakIsr",
-    "StrongIsr",
-    "LeaderInIsr",
-    "RecordCommitted",
-    "NewLeaderElected",
-    "TruncationHappened",
-    "FollowerRejoinedIsr",
-)
+DEFAULT = tuple(name for name, e in CATALOGUE.items() if not e.needs and e.default is _always)
 
 
-def _available(name: str, tables: ModelTables | None) -> bool:
-    field = NEEDS_EXTENSION.get(name)
-    if field is None:
-        return True
-    ext = getattr(tables, "ext", None)
-    return ext is not None and getattr(ext, field) >= 0
+def _available(name: str, tables: Tables | None) -> bool:
+    field = CATALOGUE[name].needs
+    return not field or (tables is not None and getattr(tables.fields, field) >= 0)
 
 
-def defaults(tables: ModelTables | None = None) -> tuple[str, ...]:
-    """``DEFAULT``, plus the durability promises the model's options make checkable (acks 1/all:
-    ``AckedRecordNotLost`` and its witness; stops: ``BrokerStoppedAndBack``)."""
-    extra = ("AckedRecordNotLost", "RecordAcknowledged", "BrokerStoppedAndBack")
-    ext = getattr(tables, "ext", None)
-    if ext is None:
+def defaults(tables: Tables | None = None) -> tuple[str, ...]:
+    """``DEFAULT``, plus the promises the model's options make checkable (acks 1/all:
+    ``AckedRecordNotLost`` and its witness; stops: ``BrokerStoppedAndBack``; consumers: K12)."""
+    if tables is None:
         return DEFAULT
-    acks = getattr(getattr(tables, "options", None), "acks", "none")
-    chosen = [n for n in extra if _available(n, tables) and (n == "BrokerStoppedAndBack" or acks in ("1", "all"))]
-    chosen += [n for n in CONSUMER_DEFAULTS if _available(n, tables)]
-    consumers_opts = getattr(tables, "consumers", None)
-    if consumers_opts is not None and consumers_opts.consumer_reads == "any":
-        chosen.append("FollowerCanServe")
-    return DEFAULT + tuple(chosen)
+    return tuple(name for name, e in CATALOGUE.items() if _available(name, tables) and e.default(tables))
 
 
-def parse_selection(text: str, tables: ModelTables | None = None) -> tuple[str, ...]:
+def parse_selection(text: str, tables: Tables | None = None) -> tuple[str, ...]:
     """Names from a comma-separated selection: ``default``, ``all``, or property names (which may
     be mixed with ``default``, e.g. ``default,LeaderInIsrLiteral``). ``tables``, when given, is the
-    model's: "default" and "all" then include the durability properties its options support."""
+    model's: "default" and "all" then include the properties its options make available."""
     if not isinstance(text, str):
         raise ValueError(f"invariants must be a comma-separated string of property names, got {text!r}")
     chosen: list[str] = []
@@ -102,25 +102,21 @@ def parse_selection(text: str, tables: ModelTables | None = None) -> tuple[str, 
         if name == "default":
             chosen += defaults(tables)
         elif name == "all":
-            chosen += CATALOGUE
-            chosen += [n for n in EXTENSION_CATALOGUE if _available(n, tables)]
-        elif name in CATALOGUE or name in EXTENSION_CATALOGUE:
-            chosen.append(name)  # an extension property the model lacks fields for is refused by build()
+            chosen += [n for n in CATALOGUE if _available(n, tables)]
+        elif name in CATALOGUE:
+            chosen.append(name)  # a property the model lacks fields for is refused by build()
         else:
             raise ValueError(
                 f"invariants names an unknown property {name!r}: use 'default', 'all' or a comma-separated "
-                f"list of {', '.join([*CATALOGUE, *EXTENSION_CATALOGUE])}"
+                f"list of {', '.join(CATALOGUE)}"
             )
     if not chosen:
         raise ValueError("invariants selects no property: use 'default', 'all' or property names")
     return tuple(dict.fromkeys(chosen))
 
 
-def build(tables: ModelTables, names: tuple[str, ...] = DEFAULT) -> list[Property]:
-    """The named properties; those outside ``DEFAULT`` are marked so that a run checks them only
-    when asked by name (``isrcheck check classic --invariant LeaderInIsrLiteral``)."""
+def build(tables: Tables, names: tuple[str, ...] = DEFAULT) -> list[Property]:
+    """The named properties; those outside the model's defaults are marked so that a run checks
+    them only when asked by name (``isrcheck check classic --invariant LeaderInIsrLiteral``)."""
     default = defaults(tables)
-    return [
-        dataclasses.replace({**CATALOGUE, **EXTENSION_CATALOGUE}[name](tables), default=name in default)
-        for name in names
-    ]
+    return [dataclasses.replace(CATALOGUE[name].build(tables), default=name in default) for name in names]

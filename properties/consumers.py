@@ -1,4 +1,4 @@
-"""What consumers are promised (K12), as properties of ``model.consumers``.
+"""What consumers are promised (K12), as properties of the model with ``consumer_reads`` on.
 
 The *committed log* is the log of the partition's established leader: the quorum leader once it
 has adopted the quorum's current leader epoch (as in ``AckedRecordNotLost``); its records below its
@@ -30,23 +30,21 @@ else at o means the record a consumer read has disappeared.
 from __future__ import annotations
 
 from explorer.contract import Property
-from model.actions import ConsumerFetch
-from model.state import EPOCH, HW, LEADER, Q_LEADER, REQUESTS
-from model.tables import ModelTables
 
-from .durability import _ext, _record_ids
+from .durability import _ext
+from .tables import Tables
 
 
-def _served(t: ModelTables, name: str):
+def _served(t: Tables, name: str):
     return _ext(t, name, "served", "consumer_reads='leader' or 'any'").served
 
 
-def consistent_read(t: ModelTables) -> Property:
+def consistent_read(t: Tables) -> Property:
+    EPOCH, LEADER = t.layout.EPOCH, t.layout.LEADER
     served_i = _served(t, "ConsistentRead")
     size = t.config.log_size
     conflict = t.config.max_records + 1
-    g = t.layout.g
-    ql_i, rq_i = g + Q_LEADER, g + REQUESTS
+    ql_i, rq_i = t.layout.q_leader, t.layout.requests_i
     base = t.layout.base
     records, epochs = t.logs.records, t.logs.epochs
     # ids_at[code] = (record id + 1 at each offset, 0 beyond the log end)
@@ -95,10 +93,12 @@ def consistent_read(t: ModelTables) -> Property:
     )
 
 
-def read_below_high_watermark(t: ModelTables) -> Property:
+def read_below_high_watermark(t: Tables) -> Property:
+    HW = t.layout.HW
     _served(t, "ReadBelowHighWatermark")
     base = t.layout.base
     records, epochs = t.logs.records, t.logs.epochs
+    ConsumerFetch = t.actions.kinds.ConsumerFetch
 
     def problem(s: tuple, action: object) -> str:
         if type(action) is not ConsumerFetch:
@@ -121,7 +121,8 @@ def read_below_high_watermark(t: ModelTables) -> Property:
     )
 
 
-def leader_high_watermark_monotone(t: ModelTables) -> Property:
+def leader_high_watermark_monotone(t: Tables) -> Property:
+    HW, EPOCH, LEADER = t.layout.HW, t.layout.EPOCH, t.layout.LEADER
     length, epoch_at = t.logs.length, t.logs.epoch_at
     blocks = tuple((r, t.layout.base[r]) for r in t.layout.replicas)
 
@@ -155,14 +156,15 @@ def leader_high_watermark_monotone(t: ModelTables) -> Property:
     )
 
 
-def record_consumed(t: ModelTables) -> Property:
+def record_consumed(t: Tables) -> Property:
     served_i = _served(t, "RecordConsumed")
     size = t.config.log_size
     return Property.sometimes("RecordConsumed", lambda s: any(s[served_i:served_i + size]),
                               "a consumer was served a record")
 
 
-def follower_can_serve(t: ModelTables) -> Property:
+def follower_can_serve(t: Tables) -> Property:
+    HW, LEADER = t.layout.HW, t.layout.LEADER
     _served(t, "FollowerCanServe")
     blocks = tuple((r, t.layout.base[r]) for r in t.layout.replicas)
 
@@ -172,9 +174,9 @@ def follower_can_serve(t: ModelTables) -> Property:
     return Property.sometimes("FollowerCanServe", holds, "a follower has a high watermark above 0 (KIP-392 reads)")
 
 
-def acked_record_survives(t: ModelTables) -> Property:
+def acked_record_survives(t: Tables) -> Property:
     acked_i = _ext(t, "AckedRecordSurvives", "acked", "acks='1' or acks='all'").acked
-    ids = _record_ids(t)
+    ids = t.logs.id_masks
     bases = t.layout.base
 
     def missing(s: tuple) -> int:

@@ -1,4 +1,4 @@
-"""What users are promised, as properties of the durability model (``model.durability``).
+"""What users are promised, as properties of the model with its durability options on.
 
 - ``AckedRecordNotLost`` (always): every acknowledged record is in the log of the partition's
   *established* leader: the quorum leader once it has adopted the quorum's current epoch (it
@@ -28,37 +28,24 @@
 from __future__ import annotations
 
 from explorer.contract import Property
-from model.state import EPOCH, HW, LEADER, Q_ISR, Q_LEADER, REQUESTS
-from model.tables import ModelTables
 
 from . import typeok
+from .tables import Tables
 
 
-def _ext(t: ModelTables, name: str, field: str, needs: str):
-    ext = getattr(t, "ext", None)
-    if ext is None or getattr(ext, field) < 0:
+def _ext(t: Tables, name: str, field: str, needs: str):
+    if getattr(t.fields, field) < 0:
         raise ValueError(f"property {name} needs {needs}: add that model option or drop the property")
-    return ext
+    return t.fields
 
 
-def _record_ids(t: ModelTables) -> list[int]:
-    logs = t.logs
-    ids = [0] * logs.size
-    for code in range(logs.size):
-        recs = logs.records[code]
-        if recs is not None:
-            for rec in recs:
-                ids[code] |= 1 << logs.record_id(rec)
-    return ids
-
-
-def acked_record_not_lost(t: ModelTables) -> Property:
+def acked_record_not_lost(t: Tables) -> Property:
+    EPOCH, LEADER = t.layout.EPOCH, t.layout.LEADER
     ext = _ext(t, "AckedRecordNotLost", "acked", "acks='1' or acks='all'")
     acked_i = ext.acked
-    g = t.layout.g
-    ql_i, rq_i = g + Q_LEADER, g + REQUESTS
+    ql_i, rq_i = t.layout.q_leader, t.layout.requests_i
     base = t.layout.base
-    ids = _record_ids(t)
+    ids = t.logs.id_masks
 
     def missing(s: tuple) -> int:
         leader = s[ql_i]
@@ -89,20 +76,15 @@ def acked_record_not_lost(t: ModelTables) -> Property:
     )
 
 
-def log_matching(t: ModelTables) -> Property:
-    common = t.logs.common_prefix
-    size = t.logs.size
-    memo: dict[int, int] = {}
+def log_matching(t: Tables) -> Property:
+    HW = t.layout.HW
+    prefixes, size = t.logs.common_prefixes, t.logs.size
     base = t.layout.base
     n = t.layout.n
     pairs = tuple((a, b) for a in range(n) for b in range(a + 1, n))
 
     def prefix(x: int, y: int) -> int:
-        key = x * size + y
-        got = memo.get(key)
-        if got is None:
-            got = memo[key] = common(x, y)
-        return got
+        return prefixes[x * size + y]
 
     def failures(s: tuple):
         for a, b in pairs:
@@ -141,18 +123,18 @@ def log_matching(t: ModelTables) -> Property:
     )
 
 
-def record_acknowledged(t: ModelTables) -> Property:
+def record_acknowledged(t: Tables) -> Property:
     acked_i = _ext(t, "RecordAcknowledged", "acked", "acks other than 'none'").acked
     return Property.sometimes(
         "RecordAcknowledged", lambda s: s[acked_i] != 0, "a producer received an acknowledgement"
     )
 
 
-def broker_stopped_and_back(t: ModelTables) -> Property:
+def broker_stopped_and_back(t: Tables) -> Property:
     ext = _ext(t, "BrokerStoppedAndBack", "dead", "max_crashes >= 1")
     dead_i, crashes_i = ext.dead, ext.crashes
-    az_i = ext.az_failed  # model.consumers: availability-zone failures are stops too
-    qi = t.layout.g + Q_ISR
+    az_i = ext.az_failed  # availability-zone failures are stops too
+    qi = t.layout.q_isr
     full = t.layout.all_mask
 
     def holds(s: tuple) -> bool:
@@ -165,49 +147,33 @@ def broker_stopped_and_back(t: ModelTables) -> Property:
     )
 
 
-def type_ok(t: ModelTables) -> Property:
-    """TypeOk of ``properties.typeok`` on the classic fields, plus the extension fields."""
+def type_ok(t: Tables) -> Property:
+    """TypeOk of ``properties.typeok`` on the classic fields, plus every option field of the model
+    within its domain (each field's ``high`` in the model's field table); a flushed offset also
+    never lies beyond its replica's log end."""
     classic = typeok.type_ok(t)
-    ext = getattr(t, "ext", None)
-    if ext is None:
+    fields = t.fields
+    slots = [(f.name, f.view, i, f.high(t)) for f, i in fields.slots() if f.high is not None]
+    if not slots:
         return classic
-    start, end = ext.start, ext.length
-    n = t.layout.n
-    all_mask = t.layout.all_mask
-    max_crashes = t.options.max_crashes
-    log_size = t.config.log_size
+    start, end = fields.start, fields.length
     length = t.logs.length
-    all_records = (1 << t.config.max_records) - 1
     base = t.layout.base
+    flushed = fields.flushed
 
     def problems(s: tuple) -> list[str]:
         if type(s) is not tuple or len(s) != end:
             return [f"state is not a tuple of {end} fields"]
         out = []
-        if not classic.predicate(s[:start]):
+        well_formed = classic.predicate(s[:start])
+        if not well_formed:
             out.append(classic.describe(s[:start]))
-        if ext.dead >= 0:
-            if not (type(s[ext.dead]) is int and 0 <= s[ext.dead] <= all_mask):
-                out.append(f"stopped brokers mask {s[ext.dead]!r}")
-            if not (type(s[ext.crashes]) is int and 0 <= s[ext.crashes] <= max(max_crashes, 0)):
-                out.append(f"stop count {s[ext.crashes]!r}")
-        if ext.flushed >= 0:
-            for r in range(n):
-                f = s[ext.flushed + r]
-                well_formed = classic.predicate(s[:start])
-                if not (type(f) is int and 0 <= f <= log_size) or (well_formed and f > length[s[base[r]]]):
-                    out.append(f"replica {r + 1} flushed offset {f!r} beyond its log end")
-        if ext.acked >= 0 and not (type(s[ext.acked]) is int and 0 <= s[ext.acked] <= all_records):
-            out.append(f"acked records mask {s[ext.acked]!r}")
-        if ext.served >= 0:  # model.consumers: 0 nothing, record id + 1, or max_records + 1 (CONFLICT)
-            for off in range(ext.log_size):
-                v = s[ext.served + off]
-                if not (type(v) is int and 0 <= v <= t.config.max_records + 1):
-                    out.append(f"served value {v!r} at offset {off}")
-        if ext.az_failed >= 0:
-            v = s[ext.az_failed]
-            if not (type(v) is int and 0 <= v <= t.consumers.max_az_failures):
-                out.append(f"AZ failure count {v!r}")
+        for name, view, i, high in slots:
+            v = s[i]
+            if not (type(v) is int and 0 <= v <= high):
+                out.append(f"{view} ({name}) value {v!r} at position {i} outside 0..{high}")
+            elif name == "flushed" and well_formed and v > length[s[base[i - flushed]]]:
+                out.append(f"replica {i - flushed + 1} flushed offset {v} beyond its log end")
         return out
 
     return Property.always(

@@ -19,26 +19,21 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from explorer.contract import Property
-from model.state import HW, ISR, LEADER, Q_ISR, Q_LEADER
-from model.tables import ModelTables
+
+from .tables import Tables
 
 
-def _isr_agreement(t: ModelTables, use_quorum_isr: bool) -> tuple[Callable, Callable]:
+def _isr_agreement(t: Tables, use_quorum_isr: bool) -> tuple[Callable, Callable]:
     """Predicate and describer for Weak/StrongIsr; they differ only in whose ISR is checked."""
-    common = t.logs.common_prefix
-    size = t.logs.size
-    memo: dict[int, int] = {}
+    HW, LEADER, ISR = t.layout.HW, t.layout.LEADER, t.layout.ISR
+    prefixes, size = t.logs.common_prefixes, t.logs.size
     members = t.layout.members
     blocks = tuple((r, t.layout.base[r]) for r in t.layout.replicas)
     base = t.layout.base
-    q_isr = t.layout.g + Q_ISR
+    q_isr = t.layout.q_isr
 
     def prefix(a: int, b: int) -> int:
-        key = a * size + b
-        got = memo.get(key)
-        if got is None:
-            got = memo[key] = common(a, b)
-        return got
+        return prefixes[a * size + b]
 
     def failures(s: tuple):
         for r, b in blocks:
@@ -79,7 +74,8 @@ def _isr_agreement(t: ModelTables, use_quorum_isr: bool) -> tuple[Callable, Call
     return holds, describe
 
 
-def weak_isr(t: ModelTables) -> Property:
+def weak_isr(t: Tables) -> Property:
+    _HW, _ISR = t.layout.HW, t.layout.ISR
     holds, describe = _isr_agreement(t, use_quorum_isr=False)
     return Property.always(
         "WeakIsr",
@@ -89,7 +85,8 @@ def weak_isr(t: ModelTables) -> Property:
     )
 
 
-def strong_isr(t: ModelTables) -> Property:
+def strong_isr(t: Tables) -> Property:
+    _HW, _ISR = t.layout.HW, t.layout.ISR
     holds, describe = _isr_agreement(t, use_quorum_isr=True)
     return Property.always(
         "StrongIsr",
@@ -100,8 +97,8 @@ def strong_isr(t: ModelTables) -> Property:
     )
 
 
-def leader_in_isr(t: ModelTables) -> Property:
-    ql, qi = t.layout.g + Q_LEADER, t.layout.g + Q_ISR
+def leader_in_isr(t: Tables) -> Property:
+    ql, qi = t.layout.q_leader, t.layout.q_isr
 
     def holds(s: tuple) -> bool:
         leader = s[ql]
@@ -121,8 +118,8 @@ def leader_in_isr(t: ModelTables) -> Property:
     )
 
 
-def leader_in_isr_literal(t: ModelTables) -> Property:
-    ql, qi = t.layout.g + Q_LEADER, t.layout.g + Q_ISR
+def leader_in_isr_literal(t: Tables) -> Property:
+    ql, qi = t.layout.q_leader, t.layout.q_isr
 
     def holds(s: tuple) -> bool:
         leader = s[ql]

@@ -2,8 +2,8 @@
 
 - ``OnlyTruncationShortensLogs``: a step that removes records from a replica's log is that
   replica's own truncation (``BecomeFollowerAndTruncate`` or ``FollowerTruncate`` of that
-  replica), or its broker's lossy crash (``model.durability``) or its zone's power failure
-  (``model.consumers``), never a write, a fetch or a
+  replica), or its broker's lossy crash or its zone's power failure (``model.steps.failures``),
+  never a write, a fetch or a
   controller action; and a step that appends adds exactly one record. It guards the model
   itself (every generation should satisfy it); with ``sometimes``
   on transitions, the same test would witness that truncations actually occur.
@@ -12,12 +12,15 @@
 from __future__ import annotations
 
 from explorer.contract import Property
-from model.actions import AvailabilityZoneFailure, BecomeFollowerAndTruncate, BrokerCrash, FollowerTruncate
-from model.tables import ModelTables
+
+from .tables import Tables
 
 
-def only_truncation_shortens_logs(t: ModelTables) -> Property:
+def only_truncation_shortens_logs(t: Tables) -> Property:
     length = t.logs.length
+    kinds = t.actions.kinds
+    BecomeFollowerAndTruncate, FollowerTruncate = kinds.BecomeFollowerAndTruncate, kinds.FollowerTruncate
+    BrokerCrash, AvailabilityZoneFailure = kinds.BrokerCrash, kinds.AvailabilityZoneFailure
     blocks = tuple((r, t.layout.base[r]) for r in t.layout.replicas)
 
     def shortened(s: tuple, nxt: tuple):

@@ -1,21 +1,23 @@
 """``TypeOk``: every field of a state is well formed.
 
-The spec's ``TypeOk`` states the types of its variables; as PROTOCOL.md notes, TLC cannot evaluate it
-as written. This is the same statement about our encoding (``model.state``): each log is a log of at
-most ``LogSize`` records with ids below ``MaxRecords`` and epochs up to ``MaxLeaderEpoch``; each HW is
-in ``0..LogSize``; each epoch is ``Nil`` or a valid epoch; each leader ``None`` or a replica; each ISR a
-set of replicas; ``nextRecordId`` in ``0..MaxRecords``; at most ``MaxLeaderEpoch + 1`` requests, each
-naming ``None`` or a replica and a set of replicas; the quorum likewise.
+The spec's ``TypeOk`` states the types of its variables; TLC cannot evaluate it as written
+(docs/variants.md). This is the same statement about the model's encoding
+(``model.encoding.state``): each log is a log of at most ``LogSize`` records with ids below
+``MaxRecords`` and epochs up to ``MaxLeaderEpoch``; each HW is in ``0..LogSize``; each epoch is
+``Nil`` or a valid epoch; each leader ``None`` or a replica; each ISR a set of replicas;
+``nextRecordId`` in ``0..MaxRecords``; at most ``MaxLeaderEpoch + 1`` requests, each naming ``None``
+or a replica and a set of replicas; the quorum likewise.
 """
 
 from __future__ import annotations
 
 from explorer.contract import Property
-from model.state import EPOCH, HW, ISR, LEADER, NEXT_RECORD_ID, Q_ISR, Q_LEADER, REQUESTS
-from model.tables import ModelTables
+
+from .tables import Tables
 
 
-def type_ok(t: ModelTables) -> Property:
+def type_ok(t: Tables) -> Property:
+    HW, EPOCH, LEADER, ISR = t.layout.HW, t.layout.EPOCH, t.layout.LEADER, t.layout.ISR
     cfg = t.config
     lay = t.layout
     logs = t.logs
@@ -44,11 +46,11 @@ def type_ok(t: ModelTables) -> Property:
             if logs.is_log(s[b]):
                 for rec in logs.records[s[b]]:
                     check(logs.record_id(rec) < cfg.max_records, f"{name} record id {logs.record_id(rec)}")
-        nr = s[g + NEXT_RECORD_ID]
+        nr = s[lay.next_record_id]
         check(is_int(nr) and 0 <= nr <= cfg.max_records, f"nextRecordId {nr!r}")
-        check(is_int(s[g + Q_LEADER]) and -1 <= s[g + Q_LEADER] < lay.n, f"quorum leader {s[g + Q_LEADER]!r}")
-        check(is_int(s[g + Q_ISR]) and 0 <= s[g + Q_ISR] <= lay.all_mask, f"quorum isr {s[g + Q_ISR]!r}")
-        reqs = s[g + REQUESTS]
+        check(is_int(s[lay.q_leader]) and -1 <= s[lay.q_leader] < lay.n, f"quorum leader {s[lay.q_leader]!r}")
+        check(is_int(s[lay.q_isr]) and 0 <= s[lay.q_isr] <= lay.all_mask, f"quorum isr {s[lay.q_isr]!r}")
+        reqs = s[lay.requests_i]
         if not isinstance(reqs, tuple):
             return [*out, "leaderAndIsrRequests is not a tuple"]
         check(len(reqs) <= cfg.max_leader_epoch + 1, f"{len(reqs)} requests (nextLeaderEpoch out of range)")
@@ -56,11 +58,11 @@ def type_ok(t: ModelTables) -> Property:
             check(is_int(code) and 0 <= code < lay.request_codes, f"request of epoch {e}: code {code!r}")
         if reqs and is_int(reqs[-1]):
             check(
-                lay.request_leader(reqs[-1]) == s[g + Q_LEADER],
+                lay.request_leader(reqs[-1]) == s[lay.q_leader],
                 "quorum leader differs from the leader of the latest request",
             )
         else:
-            check(s[g + Q_LEADER] == -1, "a quorum leader before any request")
+            check(s[lay.q_leader] == -1, "a quorum leader before any request")
         return out
 
     # Fast path for the predicate (evaluated on every state); ``problems`` explains failures.

@@ -17,11 +17,12 @@ so they add no ghost variables and leave distinct-state counts equal to TLC's.
 from __future__ import annotations
 
 from explorer.contract import Property
-from model.state import EPOCH, HW, LEADER, NEXT_RECORD_ID, Q_ISR, REQUESTS
-from model.tables import ModelTables
+
+from .tables import Tables
 
 
-def record_committed(t: ModelTables) -> Property:
+def record_committed(t: Tables) -> Property:
+    HW, LEADER = t.layout.HW, t.layout.LEADER
     blocks = tuple((r, t.layout.base[r]) for r in t.layout.replicas)
 
     def holds(s: tuple) -> bool:
@@ -30,10 +31,11 @@ def record_committed(t: ModelTables) -> Property:
     return Property.sometimes("RecordCommitted", holds, "a presumed leader's high watermark is above 0")
 
 
-def new_leader_elected(t: ModelTables) -> Property:
+def new_leader_elected(t: Tables) -> Property:
+    EPOCH, LEADER = t.layout.EPOCH, t.layout.LEADER
     n = t.layout.n
     blocks = tuple((r, t.layout.base[r]) for r in t.layout.replicas)
-    rq = t.layout.g + REQUESTS
+    rq = t.layout.requests_i
 
     def holds(s: tuple) -> bool:
         reqs = s[rq]
@@ -51,16 +53,10 @@ def new_leader_elected(t: ModelTables) -> Property:
     )
 
 
-def truncation_happened(t: ModelTables) -> Property:
-    logs = t.logs
-    ids = [0] * logs.size
-    for code in range(logs.size):
-        recs = logs.records[code]
-        if recs is not None:
-            for rec in recs:
-                ids[code] |= 1 << logs.record_id(rec)
+def truncation_happened(t: Tables) -> Property:
+    ids = t.logs.id_masks
     bases = t.layout.base
-    nr = t.layout.g + NEXT_RECORD_ID
+    nr = t.layout.next_record_id
 
     def holds(s: tuple) -> bool:
         held = 0
@@ -71,10 +67,10 @@ def truncation_happened(t: ModelTables) -> Property:
     return Property.sometimes("TruncationHappened", holds, "a written record is in no replica's log")
 
 
-def follower_rejoined_isr(t: ModelTables) -> Property:
+def follower_rejoined_isr(t: Tables) -> Property:
     mask = t.layout.all_mask
-    qi = t.layout.g + Q_ISR
-    rq = t.layout.g + REQUESTS
+    qi = t.layout.q_isr
+    rq = t.layout.requests_i
 
     def holds(s: tuple) -> bool:
         isr = s[qi]

@@ -1,4 +1,4 @@
-"""Parity with TLC on hachikuji/kafka-specification (PROTOCOL.md section 3).
+"""Parity with TLC on hachikuji/kafka-specification (the counts docs/variants.md lists).
 
 Complete runs must give TLC's distinct-state counts and depths exactly (symmetry off; initial
 states are depth 1). Violating runs are compared by the length of the shortest trace (states,

@@ -6,7 +6,7 @@ import pytest
 
 import explorer
 from model import make_model
-from model.classic import ClassicModel
+from model.replication import ReplicationModel
 
 GENERATIONS = ("truncate-to-hw", "kip101", "kip279", "kip320-first-try", "kip320")
 
@@ -45,7 +45,7 @@ def test_symmetry_keeps_kip320_strong_isr_verdict():
     assert result.complete and result.violations == [] and result.vacuous == []
 
 
-def sample_states(model: ClassicModel, limit: int = 3000) -> list[tuple]:
+def sample_states(model: ReplicationModel, limit: int = 3000) -> list[tuple]:
     """States of a breadth-first prefix of the state space."""
     seen = dict.fromkeys(model.init_states())
     frontier = list(seen)

@@ -11,7 +11,7 @@ import pytest
 import explorer
 from model import make_model
 from model.actions import ConsumerFetch, FollowerUpdateHighWatermark, LeaderIncHighWatermark
-from model.state import HW, LEADER
+from model.encoding.state import HW, LEADER
 
 K12 = ["ConsistentRead", "ReadBelowHighWatermark", "RecordConsumed", "FollowerCanServe"]
 K13 = {"log_size": 1, "max_records": 2, "max_leader_epoch": 1, "consumer_reads": "any"}

@@ -13,9 +13,8 @@ from hypothesis import strategies as st
 import explorer
 from model import make_model
 from model.actions import AvailabilityZoneFailure, ConsumerFetch
-from model.classic import ClassicModel
-from model.consumers import ConsumerModel
-from model.consumers_config import ConsumerOptions
+from model.generations import GENERATIONS
+from model.options import ConsumerOptions
 
 
 @pytest.mark.parametrize(
@@ -47,10 +46,15 @@ def test_kip966_rule_accepts_az_failures_as_lossy_stops():
 
 
 def test_options_off_give_the_classic_model_itself():
-    assert type(make_model(consumer_reads="off", truncation="on-become-follower", azs=0)) is ClassicModel
+    """One model class: options off means no option field and the generation's own Next."""
+    off = make_model(consumer_reads="off", truncation="on-become-follower", azs=0)
+    assert off.fields.rows == () and off.generation == GENERATIONS["kip320"]
+    assert off.init_states() == make_model().init_states() and len(off.init_states()[0]) == 14
     assert ConsumerOptions().is_off
-    assert type(make_model(consumer_reads="leader")) is ConsumerModel
-    assert type(make_model(truncation="on-fetch")) is ConsumerModel
+    assert make_model(consumer_reads="leader").fields.served >= 0
+    on_fetch = make_model(truncation="on-fetch")
+    assert on_fetch.fields.rows == () and on_fetch.generation != GENERATIONS["kip320"]
+    assert "FollowerTruncate" in on_fetch.generation.next
 
 
 def test_placements():

@@ -8,7 +8,7 @@ import pytest
 import explorer
 from explorer.registry import build_model
 from model import make_model
-from model.scenarios_consumers import scenarios
+from model.scenarios.consumers import scenarios
 
 SCENARIOS = {sc.id: sc for sc in scenarios()}
 AZ = {"replicas": 3, "log_size": 1, "max_records": 1, "max_leader_epoch": 2, "acks": "all",

@@ -15,8 +15,7 @@ from hypothesis import strategies as st
 import explorer
 from model import make_model
 from model.actions import BrokerCrash, BrokerRestart, ControlledShutdown, FlushLog, LeaderWrite
-from model.classic import ClassicModel
-from model.durability import DurabilityModel
+from model.generations import GENERATIONS
 
 # -- options ------------------------------------------------------------------------------------------
 
@@ -57,8 +56,10 @@ def test_choice_options_are_literals_so_the_cli_offers_choices():
 
 def test_all_options_off_is_the_classic_model_itself():
     model = make_model(generation="kip320", acks="none", max_crashes=0, unclean_election="off")
-    assert type(model) is ClassicModel
-    assert type(make_model(acks="1")) is DurabilityModel
+    assert model.fields.rows == () and model.generation == GENERATIONS["kip320"]
+    assert model.init_states() == make_model().init_states() and len(model.init_states()[0]) == 14
+    acked = make_model(acks="1")
+    assert acked.fields.acked == 14 and len(acked.init_states()[0]) == 15
 
 
 def test_acks_zero_adds_no_reachable_difference_and_promises_nothing():

@@ -9,7 +9,7 @@ import pytest
 import explorer
 from explorer.registry import build_model
 from model import make_model
-from model.scenarios_durability import scenarios
+from model.scenarios.durability import scenarios
 
 SCENARIOS = {sc.id: sc for sc in scenarios()}
 

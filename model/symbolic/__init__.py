@@ -83,7 +83,7 @@ class KafkaSymbolic:
         epoch = max([0] + [value(v.nreq) - 1 for v in vs])
         config = adapter.ClassicConfig(replicas=self.n, log_size=size, max_records=records,
                                        max_leader_epoch=epoch, generation=cfg.generation)
-        return adapter.ClassicModel(config, self.explicit.invariants)
+        return adapter.classic_model(config, self.explicit.invariants)
 
 
 def make_symbolic(explicit: Any, *, unbounded: bool = False) -> KafkaSymbolic:

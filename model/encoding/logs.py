@@ -20,7 +20,24 @@ read straight off the records, as in the spec).
 
 from __future__ import annotations
 
-from .config import ClassicConfig
+from collections.abc import Callable
+from functools import cached_property
+
+from ..config import ClassicConfig
+
+
+class PairTable(dict):
+    """A memo over pairs of log codes, keyed ``a * size + b``: a hit is one dict access (no call),
+    a miss computes ``compute(a, b)`` once."""
+
+    def __init__(self, size: int, compute: Callable[[int, int], int]) -> None:
+        super().__init__()
+        self.size = size
+        self.compute = compute
+
+    def __missing__(self, key: int) -> int:
+        value = self[key] = self.compute(*divmod(key, self.size))
+        return value
 
 
 class LogTables:
@@ -89,6 +106,21 @@ class LogTables:
                 break
             k += 1
         return k
+
+    @cached_property
+    def common_prefixes(self) -> PairTable:
+        """``common_prefixes[a * size + b]`` = ``common_prefix(a, b)``, memoised (shared by the
+        properties that compare logs)."""
+        return PairTable(self.size, self.common_prefix)
+
+    @cached_property
+    def id_masks(self) -> list[int]:
+        """Per log code: the bit mask of the record ids it holds (0 for codes that are not logs)."""
+        masks = [0] * self.size
+        for code, recs in enumerate(self.records):
+            for rec in recs or ():
+                masks[code] |= 1 << self.record_id(rec)
+        return masks
 
     def first_mismatch_from_tail(self, leader: int, follower: int) -> int:
         """KIP-279 ``FirstNonMatchingOffsetFromTail(leader, follower)``: 0 if the leader's log is

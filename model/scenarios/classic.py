@@ -1,4 +1,4 @@
-"""The classic family's entries of the bug catalogue (shared/PROTOCOL.md section 4): each protocol
+"""The classic family's entries of the bug catalogue (docs/bugs.md): each protocol
 generation's hole as a named scenario, and the generation that closed it checked within the same
 bounds. Registered in the ``isrcheck.scenarios`` entry-point group; ``isrcheck scenario K1`` runs one.
 

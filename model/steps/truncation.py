@@ -1,7 +1,8 @@
 """Where a replica truncates its log on becoming follower, per protocol generation.
 
 Each function returns the offset ``BecomeFollowerAndTruncateTo`` truncates to; the step is then
-enabled only if that offset is at most the replica's end offset.
+enabled only if that offset is at most the replica's end offset. A generation names its rule in
+``Generation.truncate_to`` (``TRUNCATE_TO`` below).
 
 - ``truncate-to-hw`` (pre-0.11, ``KafkaTruncateToHighWatermark``): the replica's own high
   watermark. Loses committed data when the replica is elected right after (KIP-101 scenario 1).
@@ -21,19 +22,23 @@ leader-epoch cache (epochs are read from the records).
 
 from __future__ import annotations
 
-from .classic_steps import TruncationOffset
-from .state import HW
-from .tables import ModelTables
+from collections.abc import Callable
+from typing import Any
+
+from ..encoding.state import HW
+
+# (state, leader index, replica index, replica block offset) -> truncation offset
+TruncationOffset = Callable[[tuple, int, int, int], int]
 
 
-def truncate_to_high_watermark(t: ModelTables) -> TruncationOffset:
+def truncate_to_high_watermark(t: Any) -> TruncationOffset:
     def offset(s: tuple, leader: int, replica: int, b: int) -> int:
         return s[b + HW]
 
     return offset
 
 
-def kip101_offset_for_leader_epoch(t: ModelTables) -> TruncationOffset:
+def kip101_offset_for_leader_epoch(t: Any) -> TruncationOffset:
     last_epoch = t.logs.last_epoch
     lookup = t.logs.kip101_lookup
     base = t.layout.base
@@ -48,7 +53,7 @@ def kip101_offset_for_leader_epoch(t: ModelTables) -> TruncationOffset:
     return offset
 
 
-def kip279_first_mismatch_from_tail(t: ModelTables) -> TruncationOffset:
+def kip279_first_mismatch_from_tail(t: Any) -> TruncationOffset:
     first_mismatch = t.logs.first_mismatch_from_tail
     base = t.layout.base
 
@@ -56,3 +61,10 @@ def kip279_first_mismatch_from_tail(t: ModelTables) -> TruncationOffset:
         return first_mismatch(s[base[leader]], s[b])
 
     return offset
+
+
+TRUNCATE_TO: dict[str, Callable[[Any], TruncationOffset]] = {
+    "high-watermark": truncate_to_high_watermark,
+    "kip101": kip101_offset_for_leader_epoch,
+    "kip279": kip279_first_mismatch_from_tail,
+}

@@ -1,6 +1,6 @@
-"""The durability entries of the bug catalogue (shared/PROTOCOL.md section 4: K2, K6, K8, K9, K10),
-each with the variant that fixes it checked within the same bounds. Registered in the
-``isrcheck.scenarios`` entry-point group (``durability = "model.scenarios_durability:scenarios"``).
+"""The durability entries of the bug catalogue (docs/bugs.md: K2, K6, K8, K9, K10), each with the
+variant that fixes it checked within the same bounds. Registered in the ``isrcheck.scenarios``
+entry-point group (``durability = "model.scenarios.durability:scenarios"``).
 
 Trace lengths count states, the initial one included, and are the shortest possible (breadth-first
 search). Unless an entry says otherwise the bounds are the classic defaults: 2 replicas, log size 2,

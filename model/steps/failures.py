@@ -1,51 +1,31 @@
-"""Steps the durability options add: brokers that stop and come back, log flushes, unclean election.
+"""Steps the failure options add: brokers that stop and come back, log flushes, unclean election,
+availability-zone power failures.
 
-Each builds whole next states (classic fields plus the extension of ``model.durability_config``)
+Each builds whole next states (classic fields plus the option fields of ``model.encoding.fields``)
 and cites the Kafka mechanism it models. What a stop does to the replica, in every kind: the broker
 no longer presumes leadership of anything (its cached leader becomes None: it serves no produce or
-fetch request), keeps its cached epoch and ISR, and the controller reacts in the same step as it does
-in ``ControllerShrinkIsr`` (ZooKeeper session expiry / missed KRaft heartbeats, or the controlled
-shutdown request): a bumped leader epoch and a new LeaderAndIsr request. A broker outside the ISR
-stops without a request. A stop that would need a request once ``max_leader_epoch`` is used up is
-not explored (the bound, as for every controller step).
+fetch request), keeps its cached epoch and ISR, and the controller reacts in the same step as it
+does in ``ControllerShrinkIsr`` (ZooKeeper session expiry / missed KRaft heartbeats, or the
+controlled shutdown request): a bumped leader epoch and a new LeaderAndIsr request. A broker outside
+the ISR stops without a request. A stop that would need a request once ``max_leader_epoch`` is used
+up is not explored (the bound, as for every controller step).
 
 Abstracted away: the time a failure takes to detect (detection is part of the stop), the HW
-checkpoint file (a restarted broker keeps its in-memory HW, capped at its log end), segment
-recovery beyond truncation to the recovery point, broker epochs and fencing of a restarted broker's
-stale requests (a restarted broker re-reads only the controller's current request or later ones).
+checkpoint file (a restarted broker keeps its in-memory HW, capped at its log end), segment recovery
+beyond truncation to the recovery point, broker epochs and fencing of a restarted broker's stale
+requests (a restarted broker re-reads only the controller's current request or later ones).
 """
 
 from __future__ import annotations
 
-from .common import Step
-from .durability_config import DurabilityOptions, ExtLayout
-from .state import EPOCH, HW, LEADER, Q_ISR, Q_LEADER, REQUESTS
-from .tables import ModelTables
+from typing import Any
+
+from ..actions import AvailabilityZoneFailure
+from ..encoding.state import EPOCH, HW, LEADER, Q_ISR, Q_LEADER, REQUESTS
+from .controller import Step
 
 
-class DurabilityActions:
-    """Every action of the new steps, created once (internal replica indices)."""
-
-    def __init__(self, t: ModelTables, rule: str) -> None:
-        from .actions import BrokerCrash, BrokerRestart, ControlledShutdown, FlushLog, UncleanLeaderElection
-
-        rs = range(t.layout.n)
-        eps = range(-1, t.config.max_leader_epoch + 1)
-        offs = range(t.config.log_size + 1)
-        # index epoch + 1 so that -1 (no request) is slot 0
-        # controlled[r][new_leader + 1][epoch + 1]; the action shows replica ids (-1: no new leader)
-        self.controlled = [
-            [[ControlledShutdown(r + 1, nl + 1 if nl >= 0 else -1, e) for e in eps] for nl in range(-1, t.layout.n)]
-            for r in rs
-        ]
-        self.crash = [[BrokerCrash(r + 1, e, False, -1) for e in eps] for r in rs]
-        self.lossy = [[[BrokerCrash(r + 1, e, True, o) for o in offs] for e in eps] for r in rs]
-        self.restart = [BrokerRestart(r + 1) for r in rs]
-        self.flush = [[FlushLog(r + 1, o) for o in offs] for r in rs]
-        self.unclean = [[UncleanLeaderElection(r + 1, e, rule) for e in eps] for r in rs]
-
-
-def _controller_removes(t: ModelTables, ext: ExtLayout, controlled: bool):
+def _controller_removes(t: Any, controlled: bool):
     """How the controller takes broker ``r`` out of the partition (``ControllerShrinkIsr``'s rule, so
     the classic invariants keep their meaning): returns (epoch or -1, quorum tail) or None when the
     step is not possible. ``controlled``: leadership must move to a live ISR member first (a
@@ -84,24 +64,25 @@ def _controller_removes(t: ModelTables, ext: ExtLayout, controlled: bool):
     return removes
 
 
-def broker_stops(t: ModelTables, ext: ExtLayout, options: DurabilityOptions) -> Step:
+def broker_stops(t: Any) -> Step:
     """``ControlledShutdown``, ``BrokerCrash`` and its lossy form, for every live broker while
     fewer than ``max_crashes`` stops have happened."""
+    options = t.options
     kinds = options.crash_kinds
     kip966 = options.kip966_unclean_recovery
     g = t.layout.g
     ql_i, rq_i = g + Q_LEADER, g + REQUESTS
-    dead_i, crashes_i, flushed_i = ext.dead, ext.crashes, ext.flushed
+    dead_i, crashes_i, flushed_i = t.fields.dead, t.fields.crashes, t.fields.flushed
     max_crashes = options.max_crashes
     base = t.layout.base
     bit = t.layout.bit
     n = t.layout.n
     length = t.logs.length
     pow_ = t.logs.pow
-    acts = DurabilityActions(t, options.unclean_election)
-    controlled = _controller_removes(t, ext, controlled=True)
-    failed = _controller_removes(t, ext, controlled=False)
-    start = ext.start
+    acts = t.actions
+    controlled = _controller_removes(t, controlled=True)
+    failed = _controller_removes(t, controlled=False)
+    start = t.fields.start
 
     def with_replica(s: tuple, b: int, log: int, hw: int) -> tuple:
         # The stopped broker leads nothing: cached leader None; epoch and ISR cache kept.
@@ -156,53 +137,41 @@ def broker_stops(t: ModelTables, ext: ExtLayout, options: DurabilityOptions) -> 
     return step
 
 
-def broker_restart(t: ModelTables, ext: ExtLayout, options: DurabilityOptions) -> Step:
+def broker_restart(t: Any) -> Step:
     """``BrokerRestart``: a stopped broker comes back with its on-disk log. The controller sends a
     starting broker the partition's current LeaderAndIsr (``KafkaController.onBrokerStartup``; KRaft:
     the broker replays the metadata log): the replica's epoch is set just below the current one, so
     that it adopts the current request (or a later one, never an older one: requests in flight to
     it died with its connections) through the generation's own ``BecomeLeader`` /
     ``BecomeFollower...`` step, truncating as that generation truncates."""
-    g = t.layout.g
-    rq_i = g + REQUESTS
-    dead_i = ext.dead
-    base = t.layout.base
-    bit = t.layout.bit
-    n = t.layout.n
-    acts = DurabilityActions(t, options.unclean_election).restart
+    rq_i, dead_i = t.layout.requests_i, t.fields.dead
+    base, bit, members = t.layout.base, t.layout.bit, t.layout.members
+    acts = t.actions.restart
 
     def step(s: tuple, out: list) -> None:
         dead = s[dead_i]
-        if not dead:
-            return
         current = len(s[rq_i]) - 1
-        for r in range(n):
-            if dead & bit[r]:
-                b = base[r]
-                # Requests older than the current one died with the broker's connections.
-                epoch = current - 1 if current >= 0 else s[b + EPOCH]
-                nxt = s[: b + EPOCH] + (epoch,) + s[b + EPOCH + 1 : dead_i] + (dead & ~bit[r],) + s[dead_i + 1 :]
-                out.append((acts[r], nxt))
+        for r in members[dead]:  # every stopped broker, in ascending order
+            b = base[r]
+            # Requests older than the current one died with the broker's connections.
+            epoch = current - 1 if current >= 0 else s[b + EPOCH]
+            nxt = s[: b + EPOCH] + (epoch,) + s[b + EPOCH + 1 : dead_i] + (dead & ~bit[r],) + s[dead_i + 1 :]
+            out.append((acts[r], nxt))
 
     return step
 
 
-def flush_log(t: ModelTables, ext: ExtLayout, options: DurabilityOptions) -> Step:
+def flush_log(t: Any) -> Step:
     """``FlushLog``: a live replica fsyncs its log to its end offset (Kafka flushes on
     ``log.flush.interval.*``, segment roll and when the recovery point is checkpointed; any moment
-    is possible). Truncation lowers the flushed offset with the log (see ``model.durability``)."""
-    dead_i, flushed_i = ext.dead, ext.flushed
-    base = t.layout.base
-    bit = t.layout.bit
-    n = t.layout.n
+    is possible). Truncation lowers the flushed offset with the log (``model.steps.follower``)."""
+    dead_i, flushed_i = t.fields.dead, t.fields.flushed
+    base, members, all_mask = t.layout.base, t.layout.members, t.layout.all_mask
     length = t.logs.length
-    acts = DurabilityActions(t, options.unclean_election).flush
+    acts = t.actions.flush
 
     def step(s: tuple, out: list) -> None:
-        dead = s[dead_i]
-        for r in range(n):
-            if dead & bit[r]:
-                continue
+        for r in members[all_mask & ~s[dead_i]]:  # every running broker
             k = length[s[base[r]]]
             f = flushed_i + r
             if s[f] < k:
@@ -211,7 +180,7 @@ def flush_log(t: ModelTables, ext: ExtLayout, options: DurabilityOptions) -> Ste
     return step
 
 
-def unclean_leader_election(t: ModelTables, ext: ExtLayout, options: DurabilityOptions) -> Step:
+def unclean_leader_election(t: Any) -> Step:
     """``UncleanLeaderElection``: with ``unclean.leader.election.enable=true`` and no live ISR
     member, the controller elects a live replica outside the ISR, ISR = {it}, bumping the epoch
     (``OfflinePartitionLeaderElectionStrategy`` with unclean allowed). Rule "any": any live replica
@@ -221,15 +190,16 @@ def unclean_leader_election(t: ModelTables, ext: ExtLayout, options: DurabilityO
     n = t.layout.n
     g = t.layout.g
     ql_i, qi_i, rq_i = g + Q_LEADER, g + Q_ISR, g + REQUESTS
-    dead_i = ext.dead
+    dead_i = t.fields.dead
     base = t.layout.base
     bit = t.layout.bit
     length = t.logs.length
     last_epoch = t.logs.last_epoch
     max_epoch = t.config.max_leader_epoch
+    options = t.options
     highest = options.unclean_election == "highest-last-epoch"
     emptied_on_purpose = options.kip966_unclean_recovery
-    acts = DurabilityActions(t, options.unclean_election).unclean
+    acts = t.actions.unclean
 
     def step(s: tuple, out: list) -> None:
         if s[ql_i] >= 0:
@@ -256,5 +226,81 @@ def unclean_leader_election(t: ModelTables, ext: ExtLayout, options: DurabilityO
         for r in live:
             request = ((r + 1) << n) | bit[r]
             out.append((acts[r][epoch + 1], head + (r, bit[r], reqs + (request,)) + tail))
+
+    return step
+
+
+# -- racks -------------------------------------------------------------------------------------------
+
+
+def az_failure(t: Any) -> Step:
+    """``AvailabilityZoneFailure``: every running broker of one zone loses power at once. Each
+    keeps its flushed prefix (log recovery truncates to the recovery point), caps its HW there and
+    leads nothing; the controller (``KafkaController.onBrokerFailure`` with every dead broker at once)
+    removes them from the ISR in one update with a new leader epoch, leaving the partition
+    leaderless if the leader was among them. If no ISR member survives, the ISR keeps one of them
+    (the ZooKeeper controller never empties an ISR: ``removeReplicasFromIsr`` keeps a sole member;
+    which one depends on the order the dead brokers are processed in, so every choice is explored),
+    unless KIP-966's rule for unclean shutdowns is on, which
+    empties it (the partition goes offline rather than be led by a replica that lost data)."""
+    az_of, max_failures = t.az_of, t.consumers.max_az_failures
+    kip966 = t.options.kip966_unclean_recovery
+    n, g = t.layout.n, t.layout.g
+    ql_i, qi_i, rq_i = g + Q_LEADER, g + Q_ISR, g + REQUESTS
+    dead_i, flushed_i, fail_i = t.fields.dead, t.fields.flushed, t.fields.az_failed
+    base, bit, members = t.layout.base, t.layout.bit, t.layout.members
+    pow_ = t.logs.pow
+    max_epoch = t.config.max_leader_epoch
+    zones = sorted(set(az_of))
+    zone_mask = {z: sum(bit[r] for r in range(n) if az_of[r] == z) for z in zones}
+    made: dict[tuple, AvailabilityZoneFailure] = {}
+
+    def make_action(az: int, brokers: tuple, epoch: int, ends: tuple) -> AvailabilityZoneFailure:
+        key = (az, brokers, epoch, ends)
+        got = made.get(key)
+        if got is None:
+            got = made[key] = AvailabilityZoneFailure(az, brokers, epoch, ends)
+        return got
+
+    def step(s: tuple, out: list) -> None:
+        if s[fail_i] >= max_failures:
+            return
+        dead = s[dead_i]
+        for z in zones:
+            down = zone_mask[z] & ~dead
+            if not down:
+                continue
+            ql, qi, reqs = s[ql_i], s[qi_i], s[rq_i]
+            if (ql >= 0 and down & bit[ql]) or qi & down:
+                epoch = len(reqs)
+                if epoch > max_epoch:
+                    continue
+                leader = -1 if ql >= 0 and down & bit[ql] else ql
+                isr = qi & ~down
+                # Which sole member the controller keeps depends on the order it processes the dead
+                # brokers in: every choice is explored (and symmetry stays sound).
+                isrs = [isr] if isr or kip966 else [bit[m] for m in members[qi]]
+                quorums = [(leader, i, reqs + (((leader + 1) << n) | i,)) for i in isrs]
+            else:
+                epoch = -1
+                quorums = [(ql, qi, reqs)]
+            for quorum in quorums:
+                emit(s, z, down, dead, epoch, quorum, out)
+
+    def emit(s: tuple, z: int, down: int, dead: int, epoch: int, quorum: tuple, out: list) -> None:
+        nxt = list(s)
+        ends = []
+        for r in members[down]:
+            b = base[r]
+            keep = s[flushed_i + r]
+            hw = s[b + HW]
+            nxt[b] = s[b] % pow_[keep]
+            nxt[b + HW] = hw if hw < keep else keep
+            nxt[b + LEADER] = -1
+            ends.append(keep)
+        nxt[ql_i], nxt[qi_i], nxt[rq_i] = quorum
+        nxt[dead_i] = dead | down
+        nxt[fail_i] = s[fail_i] + 1
+        out.append((make_action(z + 1, tuple(r + 1 for r in members[down]), epoch, tuple(ends)), tuple(nxt)))
 
     return step

@@ -1,10 +1,12 @@
-"""The durability options of the replication model, validated up front, and where their ghost and
-failure state lives in a state tuple.
+"""The options of the replication model beyond its bounds and generation, each declared once with
+its allowed values (``make_model``'s signature, hence the command line's choices, reads the
+tuples below), validated up front.
 
-Every option defaults to the classic behaviour (``DurabilityOptions().is_classic``): with all of
-them off, ``make_model`` returns the unchanged ``ClassicModel``, so its states, counts and speed are
+Every option defaults to the classic behaviour (``DurabilityOptions().is_classic``,
+``ConsumerOptions().is_off``): with all of them off the model's states, counts and speed are
 exactly those of hachikuji/kafka-specification. Each option, when on, names the Kafka mechanism it
-adds (see ``model.durability`` for the steps).
+adds; the fields it adds are rows of ``model.encoding.fields`` and its steps are in
+``model.steps``.
 """
 
 from __future__ import annotations
@@ -12,11 +14,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .config import ClassicConfig
+from .generations import GENERATIONS
 
 ACKS = ("none", "0", "1", "all")
 STOPS = ("all", "controlled", "crash", "lossy", "crash+lossy")
 UNCLEAN = ("off", "any", "highest-last-epoch")
+READS = ("off", "leader", "any")
+TRUNCATION = ("on-become-follower", "on-fetch", "on-fetch-hw-first")
+PLACEMENT = ("rack-aware", "naive")
 MAX_CRASHES = 4
+BROKERS_PER_AZ = 2  # the naive placement's cluster: brokers 1,2 in zone 1, 3,4 in zone 2, ...
 
 
 def _int(name: str, value: object) -> int:
@@ -59,8 +66,8 @@ class DurabilityOptions:
     kip966_unclean_recovery: bool = False
 
     def validate(self, config: ClassicConfig, *, az_failures: int = 0) -> None:
-        """``az_failures``: availability-zone failures the consumer/rack options add
-        (``model.consumers_config``); they are lossy stops too, so KIP-966's rule applies to them."""
+        """``az_failures``: availability-zone failures the rack options add (``ConsumerOptions``);
+        they are lossy stops too, so KIP-966's rule applies to them."""
         if self.acks not in ACKS:
             raise ValueError(f"acks={self.acks!r} is unknown: choose one of {', '.join(ACKS)}")
         m = _int("min_insync_replicas", self.min_insync_replicas)
@@ -95,7 +102,7 @@ class DurabilityOptions:
             )
         if not isinstance(self.expand_before_epoch_start, bool):
             raise ValueError(f"expand_before_epoch_start must be a bool, got {self.expand_before_epoch_start!r}")
-        if self.expand_before_epoch_start and config.generation not in ("kip320", "kip320-first-try"):
+        if self.expand_before_epoch_start and not GENERATIONS[config.generation].expand_waits_for_epoch_start:
             raise ValueError(
                 f"expand_before_epoch_start applies to generation kip320 or kip320-first-try (whose leaders "
                 f"wait for the HW to reach their epoch before expanding); {config.generation} never waits"
@@ -121,11 +128,6 @@ class DurabilityOptions:
     def is_classic(self) -> bool:
         return self == DurabilityOptions()
 
-    @property
-    def has_extension(self) -> bool:
-        """Whether states carry fields beyond the classic layout."""
-        return self.acks != "none" or self.max_crashes > 0
-
     def describe(self) -> str:
         parts = []
         if self.acks != "none":
@@ -143,54 +145,84 @@ class DurabilityOptions:
         return ", ".join(parts)
 
 
-class ExtLayout:
-    """Indices of the fields appended after the classic layout (``model.state``), present only
-    when their option is on:
+def _bounded(name: str, value: object, low: int, high: int, meaning: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{name} must be an int ({meaning}), got {value!r} of type {type(value).__name__}")
+    if not low <= value <= high:
+        raise ValueError(f"{name}={value} is out of range: use {low} <= {name} <= {high} ({meaning})")
+    return value
 
-    ``DEAD``     bit mask of stopped brokers            (max_crashes > 0)
-    ``CRASHES``  stops so far, bounded by max_crashes   (max_crashes > 0)
-    ``FLUSHED``  n fields: each replica's flushed offset (the recovery point) (lossy stops)
-    ``ACKED``    bit mask of acknowledged record ids    (acks != "none")
-    ``SERVED``   log_size fields: what consumers were served at each offset (``model.consumers``)
-    ``AZ_FAILED`` availability-zone failures so far      (max_az_failures > 0)
 
-    ``consumers`` (a ``model.consumers_config.ConsumerOptions``) adds the last two, and with AZ
-    failures the stop fields (an AZ failure is a lossy stop of every broker in the zone).
+@dataclass(frozen=True)
+class ConsumerOptions:
+    """Consumers, follower fetching, fetch-response handling and racks; all off: no change.
+
+    consumer_reads: "off" (no consumers, no ghost state), "leader" (consumers fetch from the leader
+        only), "any" (KIP-392: consumers may fetch from any replica, leader or follower, each serving
+        up to its own high watermark).
+    truncation: where a follower truncates a divergent log suffix:
+        "on-become-follower" (KIP-320 as in ``Kip320.tla``: OffsetsForLeaderEpoch when it becomes
+        follower; the classic step), "on-fetch" (Kafka 2.7+, ``isTruncationOnFetchSupported``: the
+        fetch request carries ``lastFetchedEpoch``, the leader answers with a ``divergingEpoch`` and the
+        follower truncates on that response, as apache/kafka#13230 orders it: truncate first),
+        "on-fetch-hw-first" (bug K13, KAFKA-14704: the high watermark in the diverging response is
+        applied before the truncation). The on-fetch forms apply to generation kip320.
+    azs: number of availability zones (``broker.rack``); 0: racks are not modelled.
+    placement: how the partition's replicas are placed on brokers in ``azs`` zones:
+        "rack-aware" (``AdminUtils.assignReplicasToBrokersRackAware``: replica i in zone i mod azs,
+        so with azs >= replicas no two share a zone); "naive" (``assignReplicasToBrokersRackUnaware``
+        in a cluster of two brokers per zone numbered zone by zone: the replicas land on consecutive
+        brokers, so replica i is in zone (i // 2) mod azs and the first two share a zone).
+    max_az_failures: how many availability-zone failures a run may have (each is a power failure of
+        every broker in the zone; restarted brokers come back with their flushed logs).
     """
 
-    def __init__(self, start: int, n: int, options: DurabilityOptions, consumers=None, log_size: int = 0) -> None:
-        i = start
-        self.start = start
-        self.dead = self.crashes = self.flushed = self.acked = self.served = self.az_failed = -1
-        self.log_size = log_size
-        az = consumers is not None and consumers.max_az_failures > 0
-        if options.max_crashes or az:
-            self.dead, self.crashes = i, i + 1
-            i += 2
-        if "lossy" in options.crash_kinds or az:
-            self.flushed = i
-            i += n
-        if options.acks != "none":
-            self.acked = i
-            i += 1
-        if consumers is not None and consumers.consumer_reads != "off":
-            self.served = i
-            i += log_size
-        if az:
-            self.az_failed = i
-            i += 1
-        self.length = i
+    consumer_reads: str = "off"
+    truncation: str = "on-become-follower"
+    azs: int = 0
+    placement: str = "rack-aware"
+    max_az_failures: int = 0
 
-    def initial(self, n: int) -> tuple:
-        fields: list[int] = []
-        if self.dead >= 0:
-            fields += [0, 0]
-        if self.flushed >= 0:
-            fields += [0] * n
-        if self.acked >= 0:
-            fields.append(0)
-        if self.served >= 0:
-            fields += [0] * self.log_size
-        if self.az_failed >= 0:
-            fields.append(0)
-        return tuple(fields)
+    def validate(self, config: ClassicConfig) -> None:
+        if self.consumer_reads not in READS:
+            raise ValueError(f"consumer_reads={self.consumer_reads!r} is unknown: choose one of {', '.join(READS)}")
+        if self.truncation not in TRUNCATION:
+            raise ValueError(f"truncation={self.truncation!r} is unknown: choose one of {', '.join(TRUNCATION)}")
+        if self.truncation != "on-become-follower" and not GENERATIONS[config.generation].fenced:
+            raise ValueError(
+                f"truncation={self.truncation!r} is truncation on fetch with a diverging epoch (Kafka 2.7+), "
+                f"built on KIP-320's epoch fencing: use generation 'kip320' (not {config.generation!r}) "
+                "or truncation='on-become-follower'"
+            )
+        azs = _bounded("azs", self.azs, 0, 6, "availability zones; 0 leaves racks out")
+        if self.placement not in PLACEMENT:
+            raise ValueError(f"placement={self.placement!r} is unknown: choose one of {', '.join(PLACEMENT)}")
+        if self.placement != "rack-aware" and azs == 0:
+            raise ValueError(f"placement={self.placement!r} places replicas in zones: set azs >= 1")
+        f = _bounded("max_az_failures", self.max_az_failures, 0, 2, "availability-zone failures in a run")
+        if f and azs == 0:
+            raise ValueError(f"max_az_failures={f} needs zones to fail: set azs >= 1")
+
+    @property
+    def is_off(self) -> bool:
+        return self == ConsumerOptions()
+
+    def az_of(self, replicas: int) -> tuple[int, ...]:
+        """The zone (0-based) of each replica (internal index), or () without racks."""
+        if not self.azs:
+            return ()
+        if self.placement == "rack-aware":
+            return tuple(i % self.azs for i in range(replicas))
+        return tuple((i // BROKERS_PER_AZ) % self.azs for i in range(replicas))
+
+    def describe(self) -> str:
+        parts = []
+        if self.consumer_reads != "off":
+            parts.append(f"consumers read from {'the leader' if self.consumer_reads == 'leader' else 'any replica'}")
+        if self.truncation != "on-become-follower":
+            parts.append(f"truncation {self.truncation}")
+        if self.azs:
+            parts.append(f"{self.azs} AZs {self.placement}")
+        if self.max_az_failures:
+            parts.append(f"AZ failures x{self.max_az_failures}")
+        return ", ".join(parts)

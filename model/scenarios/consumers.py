@@ -1,7 +1,7 @@
-"""The consumer and rack entries of the bug catalogue (shared/PROTOCOL.md section 4: K12, K13, and
-the availability-zone case of rack-aware placement), each with its fixed counterpart checked within
-the same bounds. To be registered in the ``isrcheck.scenarios`` entry-point group as
-``consumers = "model.scenarios_consumers:scenarios"``.
+"""The consumer and rack entries of the bug catalogue (docs/bugs.md: K12, K13, and the
+availability-zone case of rack-aware placement), each with its fixed counterpart checked within
+the same bounds. Registered in the ``isrcheck.scenarios`` entry-point group as
+``consumers = "model.scenarios.consumers:scenarios"``.
 
 Trace lengths count states, the initial one included, and are the shortest possible (breadth-first
 search). docs/consumers.md tells each trace in Kafka terms.

@@ -1,5 +1,9 @@
 """A state as the spec's named variables, for trace diffs and ITF JSON.
 
+The classic fields are shown as ``KafkaReplication.tla``'s nested variables; the option fields
+follow, each under its row's ``view`` key and rendered by its row's ``show``
+(``model.encoding.fields``), in table order.
+
 Replica ids are shown 1..n (the spec's ``r1, r2, ...``); ``None`` leaders as ``None`` (JSON null),
 ``Nil`` epochs as -1 as in the spec; ISRs as sorted lists; records as ``{"id", "epoch"}``.
 """
@@ -9,13 +13,14 @@ from __future__ import annotations
 from typing import Any
 
 from .state import EPOCH, HW, ISR, LEADER, NEXT_RECORD_ID, Q_ISR, Q_LEADER, REQUESTS
-from .tables import ModelTables
 
 
 class StateView:
-    def __init__(self, tables: ModelTables) -> None:
+    def __init__(self, tables: Any) -> None:
+        self.tables = tables
         self.layout = tables.layout
         self.logs = tables.logs
+        self.rows = tables.fields.rows
 
     def replica_id(self, index: int) -> int | None:
         return None if index < 0 else index + 1
@@ -45,7 +50,7 @@ class StateView:
             {"leaderEpoch": epoch, "leader": self.replica_id(leader), "isr": self.isr(isr)}
             for epoch, leader, isr in lay.requests(s)
         ]
-        return {
+        out = {
             "replicaLog": replica_log,
             "replicaState": replica_state,
             "nextRecordId": s[g + NEXT_RECORD_ID],
@@ -57,3 +62,6 @@ class StateView:
             },
             "leaderAndIsrRequests": requests,
         }
+        for field, i in self.rows:
+            out[field.view] = field.show(self.tables, s, i)
+        return out

@@ -20,18 +20,16 @@ from __future__ import annotations
 from typing import Any
 
 from .state import EPOCH, LEADER, Q_ISR, Q_LEADER, REQUESTS
-from .tables import ModelTables
 
 
 class Signals:
-    def __init__(self, tables: ModelTables) -> None:
+    def __init__(self, tables: Any) -> None:
         self.n = tables.layout.n
         self.g = tables.layout.g
         self.base = tables.layout.base
         self.members = tables.layout.members
         self.length = tables.logs.length
-        ext = getattr(tables, "ext", None)
-        self.dead_i = ext.dead if ext is not None else -1
+        self.dead_i = tables.fields.dead  # the ``stopped`` signal's field, -1 without stops
 
     def __call__(self, s: tuple) -> dict[str, Any]:
         g, base, length = self.g, self.base, self.length

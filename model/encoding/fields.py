@@ -1,0 +1,143 @@
+"""The state layout as one table: every field of a state tuple, classic and optional, in order.
+
+A state is one flat tuple (``model.encoding.state``): the five fields of each replica's block
+(replica-major), the four global fields of ``KafkaReplication.tla``, then the fields the model's
+options add, each present only when its option is on, appended in table order. Each row says
+what everything else needs to know about a field, so that adding a field is adding a row:
+
+- ``initial``: its value in ``Init`` (``INITIAL_ALL`` is the all-replicas mask);
+- ``symmetry``: how a relabelling of replicas maps it (``model.encoding.symmetry``): a plain
+  ``VALUE``, a ``REPLICA`` index (-1 for none), a ``REPLICA_SET`` bit mask, the ``REQUESTS``
+  tuple, or ``PER_REPLICA`` slots that move with their replica;
+- ``view``: its key in ``state_view`` and ITF (the classic fields are shown as the spec's nested
+  variables by ``model.encoding.view``; the others by the row's ``show``);
+- ``high``: ``TypeOk``'s domain ``0..high`` for the option fields (``properties.durability``);
+- ``signal``: the operator signal it feeds (``model.encoding.signals``), if any;
+- ``present``: for option fields, which options add it.
+
+A zero-width row (``racks``) is shown in the view but is not in the tuple: the configuration
+fixes it for a run.
+
+Abstracted away: nothing: this module only describes the encoding the steps build.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+# Symmetry roles.
+VALUE, REPLICA, REPLICA_SET, REQUESTS, PER_REPLICA = "value", "replica", "replica-set", "requests", "per-replica"
+# Widths.
+ONE, REPLICAS, OFFSETS, NONE = "one", "replicas", "offsets", "none"
+INITIAL_ALL = "all replicas"
+
+
+@dataclass(frozen=True)
+class Field:
+    name: str
+    view: str
+    initial: int | tuple | str = 0
+    symmetry: str = VALUE
+    width: str = ONE
+    high: Callable[[Any], int] | None = None  # TypeOk upper bound, from the model's tables
+    signal: str = ""
+    present: Callable[[Any, Any], bool] | None = None  # (durability options, consumer options) -> bool
+    show: Callable[[Any, tuple, int], Any] | None = None  # (tables, state, position) -> view value
+    doc: str = ""
+
+
+def _members(t: Any, mask: int) -> list[int]:
+    return [i + 1 for i in t.layout.members[mask]]
+
+
+def _az(c: Any) -> bool:
+    return c.max_az_failures > 0
+
+
+def _served(t: Any, s: tuple, i: int) -> dict[str, Any]:
+    conflict = t.config.max_records + 1
+    return {str(off): (None if v == 0 else "CONFLICT" if v == conflict else v - 1)
+            for off in range(t.config.log_size) for v in (s[i + off],)}
+
+
+# One replica's block (``replicaLog[r]`` and ``replicaState[r]``), repeated for every replica.
+REPLICA_FIELDS = (
+    Field("log", "replicaLog", 0, VALUE, doc="log code (model.encoding.logs)"),
+    Field("hw", "replicaState.hw", 0, VALUE, doc="high watermark"),
+    Field("epoch", "replicaState.leaderEpoch", -1, VALUE, doc="cached leader epoch (Nil = -1)"),
+    Field("leader", "replicaState.leader", -1, REPLICA, doc="cached leader (None = -1)"),
+    Field("isr", "replicaState.isr", 0, REPLICA_SET, doc="cached ISR (bit mask)"),
+)
+# After the blocks: the controller's state and the requests it sent.
+GLOBAL_FIELDS = (
+    Field("next_record_id", "nextRecordId", 0, VALUE, doc="id of the next record a producer writes"),
+    Field("q_leader", "quorumState.leader", -1, REPLICA, signal="leader", doc="quorum leader"),
+    Field("q_isr", "quorumState.isr", INITIAL_ALL, REPLICA_SET, signal="ISR", doc="quorum ISR"),
+    Field("requests", "leaderAndIsrRequests", (), REQUESTS, doc="LeaderAndIsr request codes by epoch"),
+)
+# Fields the options add (ghost and failure state), in the order they are appended.
+OPTION_FIELDS = (
+    Field("dead", "stoppedBrokers", 0, REPLICA_SET, signal="stopped",
+          high=lambda t: t.layout.all_mask, present=lambda o, c: bool(o.max_crashes) or _az(c),
+          show=lambda t, s, i: _members(t, s[i]), doc="bit mask of stopped brokers"),
+    Field("crashes", "stops", 0, VALUE,
+          high=lambda t: t.options.max_crashes, present=lambda o, c: bool(o.max_crashes) or _az(c),
+          show=lambda t, s, i: s[i], doc="stops so far, bounded by max_crashes"),
+    Field("flushed", "flushedOffset", 0, PER_REPLICA, REPLICAS,
+          high=lambda t: t.config.log_size, present=lambda o, c: "lossy" in o.crash_kinds or _az(c),
+          show=lambda t, s, i: {str(r + 1): s[i + r] for r in range(t.layout.n)},
+          doc="each replica's flushed offset (recovery point); never beyond its log end"),
+    Field("acked", "ackedRecords", 0, VALUE,
+          high=lambda t: (1 << t.config.max_records) - 1, present=lambda o, c: o.acks != "none",
+          show=lambda t, s, i: [r for r in range(s[i].bit_length()) if s[i] >> r & 1],
+          doc="bit mask of acknowledged record ids"),
+    Field("served", "served", 0, VALUE, OFFSETS,
+          high=lambda t: t.config.max_records + 1, present=lambda o, c: c.consumer_reads != "off",
+          show=_served, doc="per offset: record id + 1 a consumer was served there, CONFLICT, or 0"),
+    Field("racks", "racks", width=NONE, present=lambda o, c: bool(c.azs),
+          show=lambda t, s, i: {str(r + 1): f"az{z + 1}" for r, z in enumerate(t.az_of)},
+          doc="each replica's availability zone (configuration, not state)"),
+    Field("az_failed", "azFailures", 0, VALUE,
+          high=lambda t: t.consumers.max_az_failures, present=lambda o, c: _az(c),
+          show=lambda t, s, i: s[i], doc="availability-zone failures so far"),
+)
+
+
+class Fields:
+    """Where each field of one configuration lives: ``fields.acked`` is the first position of the
+    ``acked`` field, -1 when its option is off. ``rows`` lists (field, position) of the option
+    fields present, in table order; ``start`` is the first position after the classic fields."""
+
+    def __init__(self, start: int, n: int, log_size: int, options: Any, consumers: Any) -> None:
+        self.start = start
+        self.n = n
+        self.log_size = log_size
+        i = start
+        rows = []
+        for f in OPTION_FIELDS:
+            setattr(self, f.name, -1)
+            if f.present is not None and not f.present(options, consumers):
+                continue
+            setattr(self, f.name, i if f.width != NONE else -1)
+            rows.append((f, i))
+            i += self.width(f)
+        self.rows = tuple(rows)
+        self.length = i
+
+    def width(self, f: Field) -> int:
+        return {ONE: 1, REPLICAS: self.n, OFFSETS: self.log_size, NONE: 0}[f.width]
+
+    def initial(self) -> tuple:
+        """The option fields' part of ``Init``."""
+        out: list = []
+        for f, _ in self.rows:
+            out += [f.initial] * self.width(f)
+        return tuple(out)
+
+    def slots(self):
+        """(field, position) of every slot of the option fields, in order."""
+        for f, i in self.rows:
+            for k in range(self.width(f)):
+                yield f, i + k

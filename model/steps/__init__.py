@@ -1,0 +1,75 @@
+"""The steps of the replication model, each written once and named by its TLA+ action.
+
+A step is a closure built once per configuration over the model's tables (``model.tables``):
+``step(state, out)`` appends every ``(action, next state)`` it enables to ``out``. It reads its
+generation's rules (``model.generations``) and the options that change it (acks on writes and HW
+advances, stopped brokers, flushed offsets on truncation) when it is built, so the hot path
+pays only for what is switched on.
+
+``next_steps`` puts together a model's ``Next``: the generation's steps in the order of its
+module's disjuncts, then the steps the options add, in a fixed order (the order of successors is
+deterministic, and traces depend on it).
+
+- ``controller``: ``ControllerElectLeader``, ``ControllerShrinkIsr``, ``BecomeLeader``, ``LeaderWrite``
+- ``leader``: ``LeaderExpandIsr``, ``LeaderShrinkIsr``, ``LeaderIncHighWatermark``
+- ``follower``: ``BecomeFollowerAndTruncateTo``, ``BecomeFollower``, ``FollowerReplicate``,
+  ``FollowerTruncate``, ``FollowerUpdateHighWatermark``
+- ``failures``: ``BrokerStop`` (controlled shutdown, crash, lossy crash), ``BrokerRestart``,
+  ``FlushLog``, ``UncleanLeaderElection``, ``AvailabilityZoneFailure``
+- ``consumers``: ``ConsumerFetch``
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from . import consumers, controller, failures, follower, leader
+from .controller import Step
+
+BUILDERS: dict[str, Callable[[Any], Step]] = {
+    "ControllerElectLeader": controller.controller_elect_leader,
+    "ControllerShrinkIsr": controller.controller_shrink_isr,
+    "BecomeLeader": controller.become_leader,
+    "LeaderWrite": controller.leader_write,
+    "LeaderExpandIsr": leader.leader_expand_isr,
+    "LeaderShrinkIsr": leader.leader_shrink_isr,
+    "LeaderIncHighWatermark": leader.leader_inc_high_watermark,
+    "BecomeFollowerAndTruncateTo": follower.become_follower_and_truncate,
+    "BecomeFollower": follower.become_follower,
+    "FollowerReplicate": follower.follower_replicate,
+    "FollowerTruncate": follower.follower_truncate,
+    "FollowerUpdateHighWatermark": follower.follower_update_high_watermark,
+    "BrokerStop": failures.broker_stops,
+    "BrokerRestart": failures.broker_restart,
+    "FlushLog": failures.flush_log,
+    "UncleanLeaderElection": failures.unclean_leader_election,
+    "AvailabilityZoneFailure": failures.az_failure,
+    "ConsumerFetch": consumers.consumer_fetch,
+}
+
+
+def option_steps(t: Any) -> list[str]:
+    """The steps the options add after the generation's ``Next``, in order."""
+    o, c = t.options, t.consumers
+    names = []
+    if o.max_crashes:
+        names += ["BrokerStop", "BrokerRestart"]
+        if t.fields.flushed >= 0:
+            names.append("FlushLog")
+        if o.unclean_election != "off":
+            names.append("UncleanLeaderElection")
+    if c.max_az_failures:
+        names.append("AvailabilityZoneFailure")
+        if not o.max_crashes:  # the stop options did not add restarts and flushes
+            names += ["BrokerRestart", "FlushLog"]
+        elif "lossy" not in o.crash_kinds:
+            names.append("FlushLog")
+    if c.consumer_reads != "off":
+        names.append("ConsumerFetch")
+    return names
+
+
+def next_steps(t: Any) -> list[Step]:
+    """The model's ``Next``: the generation's steps, then the options' steps."""
+    return [BUILDERS[name](t) for name in (*t.generation.next, *option_steps(t))]

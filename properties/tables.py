@@ -1,0 +1,26 @@
+"""What a property is built from: the model's tables, as ``model.tables.ModelTables`` provides them.
+
+``properties/`` never imports ``model`` (``model`` builds its properties, so the import runs one
+way only); everything a property needs to read a state comes through this interface:
+
+- ``config``: the bounds (``replicas``, ``log_size``, ``max_records``, ``max_leader_epoch``);
+- ``options``, ``consumers``: the model's options (``acks``, ``max_crashes``, ``consumer_reads``...);
+- ``layout``: the classic fields' index arithmetic (``base``, ``g``, ``members``, ``offsets``...);
+- ``fields``: the option fields' positions (``fields.acked``, -1 when absent);
+- ``logs``: the log tables (``records``, ``length``, ``common_prefix``...);
+- ``actions.kinds``: the action classes, for transition properties that test a step's kind.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+
+class Tables(Protocol):
+    config: Any
+    options: Any
+    consumers: Any
+    layout: Any
+    fields: Any
+    logs: Any
+    actions: Any

@@ -1,0 +1,44 @@
+"""Every option's allowed values are declared once (``model.options``, ``model.generations``): the
+factory's signature, hence the command line's choices, reads them, and the docs name each one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from explorer.registry import model_options
+from model import make_model
+from model.generations import GENERATIONS
+from model.options import ACKS, PLACEMENT, READS, STOPS, TRUNCATION, UNCLEAN
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+DECLARED = {
+    "generation": tuple(GENERATIONS),
+    "acks": ACKS,
+    "stops": STOPS,
+    "unclean_election": UNCLEAN,
+    "consumer_reads": READS,
+    "truncation": TRUNCATION,
+    "placement": PLACEMENT,
+}
+
+
+@pytest.mark.parametrize("name", sorted(DECLARED))
+def test_command_line_choices_are_the_declared_values(name):
+    [option] = [o for o in model_options(make_model) if o.name == name]
+    assert tuple(option.choices) == DECLARED[name]
+    assert option.default in DECLARED[name]
+
+
+@pytest.mark.parametrize("name", sorted(DECLARED))
+def test_docs_name_every_allowed_value(name):
+    text = " ".join(p.read_text() for p in DOCS.glob("*.md"))
+    missing = [v for v in DECLARED[name] if f"`{v}`" not in text]
+    assert missing == []
+
+
+@pytest.mark.parametrize("name", sorted(DECLARED))
+def test_a_value_outside_the_declaration_is_refused(name):
+    with pytest.raises(ValueError, match=name):
+        make_model(**{name: "no-such-value"})
