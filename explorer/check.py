@@ -28,6 +28,8 @@ def check(
     properties: Sequence[str] | None = None,
     store: str = "exact",
     progress: Progress | None = None,
+    graph: bool = False,
+    fairness: dict[str, str] | None = None,
     **engine_options: Any,
 ) -> CheckResult:
     """Explore every state of ``model`` reachable within its bounds and check its properties.
@@ -44,9 +46,17 @@ def check(
     store: "exact" (states themselves; no collisions) or "fingerprint" (64-bit fingerprints,
         TLC's choice, with a collision-probability estimate). Local engine only: the spark engine
         always keeps 128-bit fingerprints and reports their collision estimate.
+    graph: keep the explored state graph in ``result.graph`` (``explorer.graph_store``); implied
+        by a selected liveness property (eventually, leads-to). Local engine only.
+    fairness: ``{family: "weak" | "strong"}`` to assume instead of the model's ``fairness()``.
     """
     _validate(model, engine=engine, max_depth=max_depth, store=store)
     props = select_properties(model, properties)
+    wants_graph = graph or bool(props.liveness)
+    if wants_graph and engine != "local":
+        what = "liveness properties (" + ", ".join(p.name for p in props.liveness) + ")" if props.liveness \
+            else "the state graph"
+        raise UserError(f"the {engine} engine does not check {what}; use --engine local, or leave them out")
     if engine == "local":
         if engine_options:
             raise UserError(
@@ -55,8 +65,13 @@ def check(
             )
         from explorer.engine_local import run_local
 
-        return run_local(model, props, max_depth=max_depth, stop_at_first=stop_at_first, symmetry=symmetry,
-                         check_deadlock=check_deadlock, store=store, progress=progress)
+        if not wants_graph:
+            return run_local(model, props, max_depth=max_depth, stop_at_first=stop_at_first, symmetry=symmetry,
+                             check_deadlock=check_deadlock, store=store, progress=progress)
+        from explorer.liveness import run_with_graph
+
+        return run_with_graph(model, props, max_depth=max_depth, stop_at_first=stop_at_first, symmetry=symmetry,
+                              check_deadlock=check_deadlock, store=store, progress=progress, fairness=fairness)
     try:
         from explorer.spark.engine import run_spark
     except ImportError as exc:

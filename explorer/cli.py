@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from explorer.cli_graph import add_graph_arguments, graph_check_options, report_graph
 from explorer.errors import UserError
 
 EXIT_OK, EXIT_VIOLATION, EXIT_USAGE, EXIT_DIVERGED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
@@ -54,6 +55,7 @@ def _check_parser() -> argparse.ArgumentParser:
     p.add_argument("--regression", metavar="PATH", help="write the first counterexample as a pytest regression")
     p.add_argument("--progress-interval", type=float, metavar="SECONDS", help="seconds between progress lines")
     p.add_argument("--quiet", action="store_true", help="no progress output")
+    add_graph_arguments(p)
     spark = p.add_argument_group("spark engine")
     spark.add_argument("--master", help="Spark master URL (default local[*])")
     spark.add_argument("--checkpoint", metavar="DIR", help="keep each completed level in DIR")
@@ -131,7 +133,7 @@ def cmd_check(argv: list[str]) -> int:
         raise UserError("--store applies to the local engine; the spark engine always keeps 128-bit fingerprints")
     result = check(model, engine=args.engine, max_depth=args.max_depth, stop_at_first=not args.keep_going,
                    symmetry=args.symmetry, check_deadlock=args.deadlock, properties=args.properties,
-                   store=args.store, progress=_progress(args), **engine_options)
+                   store=args.store, progress=_progress(args), **graph_check_options(args), **engine_options)
     meta = {"model": args.model, "options": options}
 
     written = []
@@ -155,6 +157,7 @@ def cmd_check(argv: list[str]) -> int:
             print(render_violation(model, violation, full=args.full))
             print()
         print(render_summary(result))
+        written += report_graph(model, result, args)
         for path in written:
             print(f"Wrote {path}")
     if result.violations or result.vacuous:

@@ -7,11 +7,30 @@ model reaches it through the registry (``explorer.registry``) exactly as a user'
 States are immutable, hashable, picklable values built from ints, strings, tuples and frozensets
 (no dicts, lists or floats), so that their identity does not depend on the process that built them.
 Actions are small frozen values whose ``repr`` reads like the protocol step they model.
+
+Liveness (``Kind.EVENTUALLY``, ``Kind.LEADS_TO``) is checked under the fairness the model declares
+per *action family*, with two optional methods:
+
+- ``fairness() -> dict[str, str]``: ``{family: "weak" | "strong"}``. Weak fairness (TLA+'s WF): an
+  action of the family that stays enabled forever is eventually taken. Strong fairness (SF): one
+  enabled infinitely often is eventually taken. Families not named have no fairness: the system
+  may stop taking them forever. No method, no fairness: every liveness property that does not
+  hold in the initial states fails by stuttering, as in TLA+ without a fairness conjunct.
+- ``action_family(action) -> str``: the family of an action. Without it, the family is the
+  action's class name, or for an action that is a string, its first word before a space or ``(``
+  (``"enter(1)"`` is family ``enter``). A family is a TLA+ action disjunction: it is enabled when
+  any of its actions is, and taken when any of them is.
+
+Behaviours may stutter (repeat a state) at any point, as in TLA+: a behaviour that stutters forever
+in a state is fair exactly when no fair family is enabled there. A state with no successor (a
+deadlock) therefore ends a fair behaviour by stuttering forever, which is TLC's treatment when it
+runs with ``-deadlock`` (deadlocks not reported as errors).
 """
 
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar, runtime_checkable
@@ -29,14 +48,21 @@ class Kind(enum.Enum):
     SOMETIMES: the predicate holds in at least one reachable state; a complete run that never
         reaches one reports the property *vacuous* (the checker proved nothing interesting).
     TRANSITION: the predicate holds on every explored step ``(state, action, next_state)``.
-    EVENTUALLY: reserved for liveness under fairness; declared so models can name it, and
-        rejected by the engines until they check it.
+    EVENTUALLY: every fair behaviour from an initial state reaches a state where the predicate
+        holds (TLA+ ``<>P``). Checked by the local engine on the explored state graph.
+    LEADS_TO: whenever ``predicate`` (P) holds, ``target`` (Q) holds then or later on every fair
+        behaviour (TLA+ ``P ~> Q``). Local engine only.
     """
 
     ALWAYS = "always"
     SOMETIMES = "sometimes"
     TRANSITION = "transition"
     EVENTUALLY = "eventually"
+    LEADS_TO = "leads-to"
+
+    @property
+    def is_liveness(self) -> bool:
+        return self in (Kind.EVENTUALLY, Kind.LEADS_TO)
 
 
 @dataclass(frozen=True)
@@ -48,6 +74,7 @@ class Property:
     into a short text naming the values that failed it; traces print it under the last state.
     ``default``: checked when a run names no properties; a property that is False here (a literal
     form kept for reference, an expensive check) runs only when named, as in TLC's configuration.
+    ``target``: the Q of a LEADS_TO property (``predicate`` is its P); None for other kinds.
     """
 
     name: str
@@ -56,6 +83,7 @@ class Property:
     doc: str = ""
     describe: Callable[..., str] | None = field(default=None, compare=False)
     default: bool = True
+    target: Callable[[Any], bool] | None = field(default=None, compare=False)
 
     @classmethod
     def always(cls, name: str, predicate: Callable[[Any], bool], doc: str = "", describe=None,
@@ -74,6 +102,19 @@ class Property:
     ) -> Property:
         return cls(name, Kind.TRANSITION, predicate, doc, describe, default)
 
+    @classmethod
+    def eventually(cls, name: str, predicate: Callable[[Any], bool], doc: str = "", describe=None,
+                   default: bool = True) -> Property:
+        """``<>P``: every fair behaviour reaches a state where ``predicate`` holds."""
+        return cls(name, Kind.EVENTUALLY, predicate, doc, describe, default)
+
+    @classmethod
+    def leads_to(cls, name: str, trigger: Callable[[Any], bool], target: Callable[[Any], bool], doc: str = "",
+                 describe=None, default: bool = True) -> Property:
+        """``P ~> Q``: from every state where ``trigger`` holds, every fair behaviour reaches a state
+        (that one or a later one) where ``target`` holds."""
+        return cls(name, Kind.LEADS_TO, trigger, doc, describe, default, target)
+
 
 @runtime_checkable
 class Model(Protocol[S, A]):
@@ -88,7 +129,8 @@ class Model(Protocol[S, A]):
     (``[signals] leader 1 | ISR 2/3 | under-replicated | lag r2=1``) and ITF JSON carries them in
     each state's ``#meta``, so replay and state comparison ignore them. Keys are short words;
     values are ints, strings, bools (True shows the key alone, False hides it), None (shown
-    ``-``), lists, or flat dicts (shown ``k=v k=v``).
+    ``-``), lists, or flat dicts (shown ``k=v k=v``). For liveness: ``fairness() -> dict[str, str]``
+    and ``action_family(action) -> str`` (see the module docstring).
     """
 
     def init_states(self) -> Sequence[S]: ...
@@ -125,3 +167,42 @@ def signals(model: Any, state: Any) -> dict[str, Any] | None:
 def canonical_fn(model: Any) -> Callable[[Any], Any] | None:
     """The model's symmetry representative function, or None when the model has none."""
     return getattr(model, "canonical", None)
+
+
+FAIRNESS_KINDS = ("weak", "strong")
+
+
+def fairness(model: Any) -> dict[str, str]:
+    """The model's declared fairness ``{family: "weak" | "strong"}`` (empty without ``fairness()``)."""
+    fn = getattr(model, "fairness", None)
+    if fn is None:
+        return {}
+    declared = dict(fn())
+    bad = {f: k for f, k in declared.items() if k not in FAIRNESS_KINDS or not isinstance(f, str)}
+    if bad:
+        raise ContractError(
+            f"fairness() must map action family names to 'weak' or 'strong'; got {bad!r:.200}"
+        )
+    return declared
+
+
+_FIRST_WORD = re.compile(r"[\s(\[{<]")
+
+
+def family_function(model: Any) -> Callable[[Any], str]:
+    """The function from an action to its family name (see the module docstring)."""
+    hook = getattr(model, "action_family", None)
+    if hook is not None:
+        return lambda action: str(hook(action))
+    by_type: dict[type, str] = {}
+
+    def family(action: Any) -> str:
+        if isinstance(action, str):
+            return _FIRST_WORD.split(action, 1)[0] or action
+        kind = type(action)
+        name = by_type.get(kind)
+        if name is None:
+            name = by_type[kind] = kind.__name__
+        return name
+
+    return family

@@ -59,13 +59,14 @@ class _Search:
     """One run's mutable state; split out of ``run_local`` so each step reads as a short function."""
 
     def __init__(self, model: Any, props: Selected, key_of: Callable[[Any], Any], *, stop_at_first: bool,
-                 check_deadlock: bool, progress: Progress):
+                 check_deadlock: bool, progress: Progress, graph: Any = None):
         self.model = model
         self.props = props
         self.key_of = key_of
         self.stop_at_first = stop_at_first
         self.check_deadlock = check_deadlock
         self.progress = progress
+        self.graph = graph  # explorer.graph_store.StateGraph when liveness or --graph asks for it
         self.parents: dict[Any, Any] = {}
         self.generated = 0
         self.depth = 0
@@ -131,6 +132,8 @@ class _Search:
             if key is None:
                 continue
             level.append((state, key))
+            if self.graph is not None:
+                self.graph.initial(key)
             self.check_state(state, key)
             if self.stopped:
                 break
@@ -148,7 +151,7 @@ class _Search:
         bounded = hasattr(model, "within_bounds")
         check_steps = bool(self.props.transition)
         check_states = bool(self.props.always) or bool(self.pending_sometimes)
-        progress = self.progress
+        progress, graph, gid = self.progress, self.graph, -1
         nxt: list[tuple[Any, Any]] = []
         append = nxt.append
         generated = 0
@@ -160,6 +163,8 @@ class _Search:
                     self.sampled += 1
                     encode(state)  # refuses floats, lists, dicts with a clear ContractError
                 any_successor = False
+                if graph is not None:
+                    gid = graph.expand(key, state)
                 for action, succ in successors(state):
                     any_successor = True
                     generated += 1
@@ -169,6 +174,8 @@ class _Search:
                             return nxt
                     succ_key = succ if identity else key_of(succ)
                     try:
+                        if graph is not None:
+                            graph.edge(gid, succ_key, action)
                         if succ_key in parents:
                             continue
                     except TypeError as exc:
@@ -180,6 +187,8 @@ class _Search:
                         if self.stopped:
                             return nxt
                         check_states = bool(self.props.always) or bool(self.pending_sometimes)
+                if graph is not None:
+                    graph.finish(gid)
                 if self.check_deadlock and not any_successor and "deadlock" not in self.violated:
                     self.record(Violation("deadlock", "deadlock", self.trace_to(key), "no action is enabled"))
                     if self.stopped:
@@ -210,11 +219,13 @@ def run_local(
     check_deadlock: bool = False,
     store: str = "exact",
     progress: Progress | None = None,
+    graph: Any = None,
 ) -> CheckResult:
-    """Explore ``model`` breadth-first; see ``explorer.check`` for the options."""
+    """Explore ``model`` breadth-first; see ``explorer.check`` for the options. ``graph``, when given,
+    records the state graph (``explorer.graph_store.StateGraph``) for liveness and ``--graph``."""
     key_of = make_key(model, symmetry=symmetry, store=store)
     search = _Search(model, props, key_of, stop_at_first=stop_at_first, check_deadlock=check_deadlock,
-                     progress=progress or Silent())
+                     progress=progress or Silent(), graph=graph)
     frontier: list[tuple[Any, Any]] = []
     interrupted = False
     cut_by_depth = False

@@ -8,6 +8,11 @@ A model's operator signals (``Model.signals``, optional) go in each state's ``#m
 Values: ints as JSON numbers (``{"#bigint": ...}`` beyond 2**53), lists as JSON arrays, tuples
 as ``{"#tup": ...}``, sets as ``{"#set": ...}``, string-keyed dicts as records, other dicts as
 ``{"#map": [[k, v], ...]}``.
+
+A lasso (a liveness counterexample) carries ITF's ``loop``: the index of the state the last
+state goes back to, so the behaviour is ``states[0..]`` then ``states[loop..]`` forever. The action
+that closes the loop has no state to live in; it goes in the top-level ``#meta`` as
+``"loop_action"`` (null: the last state stutters, and ``loop`` is its own index).
 """
 
 from __future__ import annotations
@@ -57,12 +62,16 @@ def trace_to_itf(model: Any, trace: Trace, meta: dict[str, Any]) -> dict[str, An
             entry["#meta"]["signals"] = to_itf(sig)
         entry.update(itf_state(model, step.state))
         states.append(entry)
-    return {
+    out = {
         "#meta": {"format": "ITF", "format-description": "https://apalache-mc.org/docs/adr/015adr-trace.html",
                   "source": "isrcheck", **meta},
         "vars": list(states[0].keys() - {"#meta"}) if states else [],
         "states": states,
     }
+    if trace.loop is not None:
+        out["loop"] = trace.loop
+        out["#meta"]["loop_action"] = None if trace.loop_action is None else repr(trace.loop_action)
+    return out
 
 
 def write_json(path: str | os.PathLike, data: Any) -> None:
@@ -98,6 +107,10 @@ def read_itf(path: str | os.PathLike) -> dict[str, Any]:
             f"trace file {str(path)!r} does not say which model it belongs to ('#meta'.'model' is missing); "
             "only traces written by isrcheck can be replayed"
         )
+    loop = data.get("loop")
+    if loop is not None and (not isinstance(loop, int) or isinstance(loop, bool) or not 0 <= loop < len(states)):
+        raise UserError(f"trace file {str(path)!r}: 'loop' must be the index of one of its {len(states)} states, "
+                        f"not {loop!r}; the file is damaged")
     for i, st in enumerate(states):
         if not isinstance(st, dict) or not isinstance(st.get("#meta"), dict) or "action" not in st["#meta"]:
             raise UserError(f"trace file {str(path)!r}: state {i} lacks '#meta'.'action'; the file is damaged")

@@ -79,10 +79,40 @@ def replay_actions(model: Any, actions: Sequence[str], init_index: int = 0) -> T
     return Trace(tuple(steps))
 
 
+def close_loop(model: Any, trace: Trace, loop: int, loop_action: str | None) -> Trace:
+    """A replayed trace made a lasso again: the last state must go back to state ``loop`` by the
+    recorded action (None: it stutters, and ``loop`` must be the last state)."""
+    n = len(trace.steps)
+    if loop_action is None:
+        if loop != n - 1:
+            raise Divergence(f"the loop: a stuttering loop must start at the last state ({n}), not at state {loop + 1}")
+        return Trace(trace.steps, loop=loop, loop_action=None)
+    target = itf_state(model, trace.steps[loop].state)
+    offered = list(model.successors(trace.last))
+    same = [a for a, t in offered if repr(a) == loop_action]
+    if not same:
+        enabled = ", ".join(sorted({repr(a) for a, _ in offered})) or "(none: a deadlock)"
+        raise Divergence(f"the loop: action {loop_action} is not enabled in state {n}; enabled actions: {enabled}")
+    action = next((a for a, t in offered if repr(a) == loop_action and itf_state(model, t) == target), None)
+    if action is None:
+        raise Divergence(f"the loop: {loop_action} from state {n} does not lead back to state {loop + 1}")
+    return Trace(trace.steps, loop=loop, loop_action=action)
+
+
 def evaluate(model: Any, trace: Trace, properties: Sequence[str] | None = None) -> ReplayResult:
-    """Which properties fail along a trace, and at which state first."""
+    """Which properties fail along a trace, and at which state first. On a lasso, liveness
+    properties are checked too: one fails when the lasso's loop is fair under the model's
+    fairness and the property is never satisfied on the infinite behaviour."""
     props = select_properties(model, properties)
     violated: list[tuple[str, int, str]] = []
+    if trace.loop is not None and props.liveness:
+        from explorer.liveness import lasso_is_fair, violates_on_lasso
+
+        fair, _ = lasso_is_fair(model, trace)
+        for prop in props.liveness:
+            index = violates_on_lasso(prop, trace)
+            if index is not None and fair:  # an unfair loop is no counterexample: the property is not violated
+                violated.append((prop.name, index, "never satisfied on this lasso, whose loop is fair"))
     for prop in props.always:
         for i, step in enumerate(trace.steps, start=1):
             if not prop.predicate(step.state):
@@ -107,5 +137,8 @@ def load_and_replay(data: dict[str, Any]) -> tuple[Any, ReplayResult]:
         raise UserError("the trace file's '#meta'.'options' is not a JSON object; the file is damaged")
     model = build_model(meta["model"], options)
     trace = replay_states(model, data["states"])
-    chosen = [meta["property"]] if meta.get("property") and meta.get("kind") in ("always", "transition") else None
+    if "loop" in data and data["loop"] is not None:
+        trace = close_loop(model, trace, data["loop"], meta.get("loop_action"))
+    kinds = ("always", "transition", "eventually", "leads-to")
+    chosen = [meta["property"]] if meta.get("property") and meta.get("kind") in kinds else None
     return model, evaluate(model, trace, chosen)

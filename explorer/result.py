@@ -21,9 +21,19 @@ class Step:
 
 @dataclass(frozen=True)
 class Trace:
-    """A path from an initial state: ``steps[0].action`` is None."""
+    """A path from an initial state: ``steps[0].action`` is None.
+
+    A lasso (a liveness counterexample) also has ``loop``: the 0-based index of the state the
+    last state goes back to, by ``loop_action``, forever. ``loop_action`` None means the last
+    state stutters (repeats itself forever; then ``loop`` is the last index)."""
 
     steps: tuple[Step, ...]
+    loop: int | None = None
+    loop_action: Any = None
+
+    @property
+    def is_lasso(self) -> bool:
+        return self.loop is not None
 
     def __len__(self) -> int:
         return len(self.steps)
@@ -43,8 +53,9 @@ class Trace:
 
 @dataclass(frozen=True)
 class Violation:
-    """A property that failed, how (``kind``: always, transition, deadlock) and the shortest trace
-    that shows it. ``detail`` names the values that failed it, when the property can say."""
+    """A property that failed, how (``kind``: always, transition, deadlock, eventually, leads-to)
+    and the shortest trace that shows it (a lasso for liveness). ``detail`` names the values that
+    failed it, when the property can say."""
 
     property: str
     kind: str
@@ -76,6 +87,7 @@ class CheckResult:
     store: str = "exact"
     collision_probability: float | None = None
     stats: dict[str, Any] = field(default_factory=dict)
+    graph: Any = None  # explorer.graph_store.StateGraph when liveness or the graph was asked for
 
     @property
     def ok(self) -> bool:

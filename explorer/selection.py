@@ -18,10 +18,11 @@ class Selected:
     always: tuple[Property, ...]
     sometimes: tuple[Property, ...]
     transition: tuple[Property, ...]
+    liveness: tuple[Property, ...] = ()  # eventually and leads-to, checked on the state graph
 
     @property
     def names(self) -> list[str]:
-        return [p.name for p in (*self.always, *self.sometimes, *self.transition)]
+        return [p.name for p in (*self.always, *self.sometimes, *self.transition, *self.liveness)]
 
 
 def select_properties(model: Any, names: Sequence[str] | None = None) -> Selected:
@@ -48,15 +49,13 @@ def select_properties(model: Any, names: Sequence[str] | None = None) -> Selecte
     else:
         chosen = [p for p in props if p.default]
     for p in chosen:
-        if p.kind is Kind.EVENTUALLY:
-            raise UserError(
-                f"property {p.name!r} is an 'eventually' (liveness) property, which the engines do not "
-                "check yet; leave it out with --property/--invariant"
-            )
+        if p.kind is Kind.LEADS_TO and p.target is None:
+            raise ContractError(f"leads-to property {p.name!r} has no target; build it with Property.leads_to(...)")
     return Selected(
         always=tuple(p for p in chosen if p.kind is Kind.ALWAYS),
         sometimes=tuple(p for p in chosen if p.kind is Kind.SOMETIMES),
         transition=tuple(p for p in chosen if p.kind is Kind.TRANSITION),
+        liveness=tuple(p for p in chosen if p.kind.is_liveness),
     )
 
 

@@ -17,6 +17,8 @@ def render_trace(model: Any, trace: Trace, *, full: bool = False) -> str:
     for index, step in enumerate(trace.steps, start=1):
         current = view(model, step.state)
         head = "initial state" if step.action is None else repr(step.action)
+        if trace.loop is not None and index == trace.loop + 1:
+            head += "   <- the loop starts here"
         lines.append(f"State {index}: {head}")
         if previous is None or full:
             for path, value in flatten(current).items():
@@ -31,7 +33,24 @@ def render_trace(model: Any, trace: Trace, *, full: bool = False) -> str:
         if line:
             lines.append(f"    [signals] {line}")
         previous = current
+    if trace.loop is not None:
+        lines += _loop_lines(model, trace, previous, full)
     return "\n".join(lines)
+
+
+def _loop_lines(model: Any, trace: Trace, last: dict[str, Any] | None, full: bool) -> list[str]:
+    """How a lasso goes on forever: the closing step back to the loop's first state, or stuttering."""
+    n, back = len(trace.steps), trace.loop + 1
+    if trace.loop_action is None:
+        return [f"State {n} stutters forever (no fairly scheduled action is enabled): back to state {n}"]
+    lines = [f"{trace.loop_action!r}: back to state {back}"]
+    target = view(model, trace.steps[trace.loop].state)
+    diff = changes(last or {}, target)
+    for path, old, new in diff:
+        lines.append(f"    {path}: {_change(old, new)}")
+    if not diff:
+        lines.append("    (no visible change)")
+    return lines
 
 
 def signals_line(sig: dict[str, Any] | None) -> str:
@@ -67,8 +86,14 @@ def render_violation(model: Any, violation: Violation, *, full: bool = False) ->
     what = {"always": "invariant", "transition": "transition property", "deadlock": "deadlock"}.get(
         violation.kind, violation.kind)
     title = f"{violation.property} ({what}) violated in a trace of {len(violation.trace)} states"
+    if violation.trace.loop is not None:
+        t = violation.trace
+        cycle = len(t) - t.loop
+        title = (f"{violation.property} ({what}) violated by a lasso: {t.loop} state(s) of prefix, then a loop "
+                 f"of {cycle} state(s) repeated forever")
     body = render_trace(model, violation.trace, full=full)
-    tail = f"\n=> {violation.property} fails here" + (f": {violation.detail}" if violation.detail else "")
+    where = "on this behaviour" if violation.trace.loop is not None else "here"
+    tail = f"\n=> {violation.property} fails {where}" + (f": {violation.detail}" if violation.detail else "")
     return f"{title}\n{body}{tail}"
 
 

@@ -35,6 +35,8 @@ from .config import ClassicConfig
 from .encoding.signals import Signals
 from .encoding.symmetry import Symmetry
 from .encoding.view import StateView
+from .fairness import action_family as step_family
+from .fairness import fairness_table
 from .options import ConsumerOptions, DurabilityOptions
 from .steps import next_steps
 from .tables import ModelTables
@@ -107,6 +109,14 @@ class ReplicationModel:
     def state_view(self, state: tuple) -> dict[str, Any]:
         """The state as the spec's named variables, JSON-friendly (replica ids 1..n)."""
         return self._view.view(state)
+
+    def fairness(self) -> dict[str, str]:
+        """Weak fairness of the steps Kafka takes on its own (``model.fairness``), for liveness."""
+        return fairness_table(self.config.replicas)
+
+    def action_family(self, action: Any) -> str:
+        """The step and, for a broker's step, the broker: ``FollowerReplicate r2`` (``model.fairness``)."""
+        return step_family(action)
 
     def signals(self, state: tuple) -> dict[str, Any]:
         """Operator signals (``model.encoding.signals``): leader, ISR size, under-replication,

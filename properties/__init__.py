@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 from explorer.contract import Property
 
-from . import consumers, durability, isr, transitions, witnesses
+from . import consumers, durability, isr, liveness, transitions, witnesses
 from .tables import Tables
 
 
@@ -67,6 +67,11 @@ CATALOGUE: dict[str, Entry] = {
     "LeaderHighWatermarkMonotone": Entry(consumers.leader_high_watermark_monotone, "served"),
     "RecordConsumed": Entry(consumers.record_consumed, "served", _always),
     "FollowerCanServe": Entry(consumers.follower_can_serve, "served", _follower_reads),
+    # Liveness (leads-to under the model's fairness, model/fairness.py): opt-in.
+    "LeaderEventuallyElected": Entry(liveness.leader_eventually_elected),
+    "EventuallyOnline": Entry(liveness.eventually_online),
+    "FollowerEventuallyInIsr": Entry(liveness.follower_eventually_in_isr),
+    "AckedWriteEventuallyAnswered": Entry(liveness.acked_write_eventually_answered, "acked"),
 }
 
 # What a run of the classic model (every option off) checks when it names no property. TypeOk is
