@@ -7,6 +7,8 @@
     isrcheck scenarios [--json]                              the bug catalogue: named scenarios
     isrcheck scenario ID [--full] [--json] [--trace-json PATH]  run one and print its shortest trace
     isrcheck show TRACE.json [--html FILE]                   show a trace file (text, or a page to step through)
+    isrcheck bmc MODEL [options] --depth K                   bounded model checking with z3 (shortest trace first)
+    isrcheck prove MODEL [options]                           induction, k-induction, Houdini lemmas with z3
 
 MODEL is a registered name (``classic``) or ``path/to/file.py[:factory]``. Model options come from
 the factory's signature. Exit status: 0 no violation, 1 a violation (or a vacuous ``sometimes``
@@ -510,6 +512,8 @@ COMMANDS: dict[str, Callable[[list[str]], int] | str] = {
     "scenarios": cmd_scenarios,
     "scenario": cmd_scenario,
     "show": "explorer.cli_html:cmd_show",
+    "bmc": "explorer.cli_symbolic:cmd_bmc",
+    "prove": "explorer.cli_symbolic:cmd_prove",
 }
 
 
