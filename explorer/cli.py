@@ -7,6 +7,8 @@
     isrcheck scenarios [--json]                              the bug catalogue: named scenarios
     isrcheck scenario ID [--full] [--json] [--trace-json PATH]  run one and print its shortest trace
     isrcheck show TRACE.json [--html FILE]                   show a trace file (text, or a page to step through)
+    isrcheck bmc MODEL [options] --depth K                   bounded model checking with z3 (shortest trace first)
+    isrcheck prove MODEL [options]                           induction, k-induction, Houdini lemmas with z3
     isrcheck simulate MODEL --depth D --behaviours N --seed S random behaviours, as TLC's -simulate
 
 MODEL is a registered name (``classic``) or ``path/to/file.py[:factory]``. Model options come from
@@ -511,6 +513,8 @@ COMMANDS: dict[str, Callable[[list[str]], int] | str] = {
     "scenarios": cmd_scenarios,
     "scenario": cmd_scenario,
     "show": "explorer.cli_html:cmd_show",
+    "bmc": "explorer.cli_symbolic:cmd_bmc",
+    "prove": "explorer.cli_symbolic:cmd_prove",
     "simulate": "explorer.cli_simulate:cmd_simulate",
 }
 

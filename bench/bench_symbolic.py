@@ -1,0 +1,115 @@
+"""BMC (z3) against BFS (the local engine) side by side, and proof times.
+
+Each run is the ``isrcheck`` command a user would type, in a child process with a time cap; the
+table shows wall and CPU seconds and how far each engine got (BFS: its last progress line when
+stopped; BMC: the longest trace length refuted). Nothing asserts on time.
+
+    .venv/bin/python bench/bench_symbolic.py                 # every group, 300 s cap per run
+    .venv/bin/python bench/bench_symbolic.py --cap 120 --group beyond
+
+Groups: ``catalogue`` (the holes at the sizes BFS handles: BMC must find the same lengths),
+``beyond`` (kip279 and kip320-first-try with 4 and 5 replicas and leader epochs 0..3), ``prove``
+(LeaderInIsr by induction on KIP-320 at 2, 3 and 4 replicas).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ISRCHECK = str(Path(sys.executable).with_name("isrcheck"))
+LEMMAS = ["LeaderNamedByItsEpoch", "QuorumIsLastRequest", "TrueLeaderIsrIsQuorumIsr",
+          "QuorumIsrIsLastRequestUntilAdopted", "RecordsWithinReplicaEpoch", "FollowerEpochAtMostLeader",
+          "HighWatermarkWithinLog"]
+
+CATALOGUE = [("truncate-to-hw", 2, 2, 12), ("kip101", 2, 2, 13), ("kip279", 3, 2, 12), ("kip320-first-try", 3, 2, 14)]
+BEYOND = [("kip279", 4, 3, 14), ("kip320-first-try", 4, 3, 16), ("kip279", 5, 3, 14), ("kip320-first-try", 5, 3, 16)]
+
+
+def run(argv: list[str], cap: float) -> tuple[float, float, int | None, str, str]:
+    """(wall s, CPU s, exit status or None when capped, stdout, stderr) of one command."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.monotonic()
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=cap)
+        status, out, err = done.returncode, done.stdout, done.stderr
+    except subprocess.TimeoutExpired as exc:
+        status = None
+        out = exc.stdout.decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
+        err = exc.stderr.decode() if isinstance(exc.stderr, bytes) else (exc.stderr or "")
+    wall = time.monotonic() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, status, out, err
+
+
+def bfs(gen: str, n: int, epochs: int, cap: float) -> str:
+    wall, cpu, status, out, err = run(
+        [ISRCHECK, "check", "classic", "--generation", gen, "--replicas", str(n), "--max-leader-epoch", str(epochs),
+         "--invariant", "StrongIsr", "--progress-interval", "5"], cap)
+    found = re.search(r"violated in a trace of (\d+) states", out)
+    if found:
+        got = f"violation, {found.group(1)} states"
+    elif status is None:
+        lines = [ln for ln in err.splitlines() if ln.startswith("depth")]
+        got = "stopped at the cap: " + (re.sub(r"\s+", " ", lines[-1]) if lines else "no progress line yet")
+    else:
+        got = f"exit {status}"
+    return f"BFS  {wall:7.1f} s wall {cpu:7.1f} s CPU  {got}"
+
+
+def bmc(gen: str, n: int, epochs: int, depth: int, cap: float) -> str:
+    wall, cpu, status, out, err = run(
+        [ISRCHECK, "bmc", "classic", "--generation", gen, "--replicas", str(n), "--max-leader-epoch", str(epochs),
+         "--invariant", "StrongIsr", "--depth", str(depth)], cap)
+    found = re.search(r"violated in a trace of (\d+) states", out)
+    refuted = re.findall(r"no violation in traces of (\d+) states", err)
+    if found:
+        got = f"violation, {found.group(1)} states (replayed)"
+    elif status is None:
+        got = f"stopped at the cap; no violation in traces of up to {refuted[-1] if refuted else 0} states"
+    else:
+        got = f"exit {status}: " + (out.strip().splitlines() or ["?"])[0]
+    return f"BMC  {wall:7.1f} s wall {cpu:7.1f} s CPU  {got}"
+
+
+def prove(gen: str, n: int, cap: float) -> str:
+    flags = [x for name in LEMMAS for x in ("--lemma", name)]
+    wall, cpu, status, out, _ = run(
+        [ISRCHECK, "prove", "classic", "--generation", gen, "--replicas", str(n), "--invariant", "LeaderInIsr",
+         *flags, "--quiet"], cap)
+    verdict = (out.strip().splitlines() or ["capped"])[0][:60] if status is not None else "stopped at the cap"
+    return f"prove {gen} {n} replicas: {wall:6.1f} s wall {cpu:6.1f} s CPU  {verdict}"
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--cap", type=float, default=300.0, help="seconds per run before it is stopped")
+    p.add_argument("--group", choices=["catalogue", "beyond", "prove", "all"], default="all")
+    args = p.parse_args()
+    print(f"bench_symbolic, {time.strftime('%Y-%m-%d %H:%M')} UTC, cap {args.cap:.0f} s per run")
+    if args.group in ("catalogue", "all"):
+        print("\n== The catalogue's holes at the sizes BFS handles (StrongIsr; Replicas/LogSize 2/MaxRecords 2/epochs)")
+        for gen, n, epochs, depth in CATALOGUE:
+            print(f"{gen} {n}/2/2/{epochs}:", flush=True)
+            print("   ", bfs(gen, n, epochs, args.cap), flush=True)
+            print("   ", bmc(gen, n, epochs, depth, args.cap), flush=True)
+    if args.group in ("beyond", "all"):
+        print("\n== Beyond explicit reach: 4 and 5 replicas, leader epochs 0..3 (StrongIsr)")
+        for gen, n, epochs, depth in BEYOND:
+            print(f"{gen} {n}/2/2/{epochs}:", flush=True)
+            print("   ", bmc(gen, n, epochs, depth, args.cap), flush=True)
+            print("   ", bfs(gen, n, epochs, args.cap), flush=True)
+    if args.group in ("prove", "all"):
+        print("\n== LeaderInIsr by induction (unbounded logs, records, epochs), 7 lemmas")
+        for n in (2, 3, 4):
+            print("   ", prove("kip320", n, args.cap), flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,131 @@
+"""Bounded model checking by iterative deepening on one incremental z3 solver.
+
+The unrolling ``Init(s1) /\\ Next(s1, s2) /\\ ... /\\ Next(s{k-1}, sk)`` grows one transition per
+round; at length ``k`` the solver is asked, under an assumption literal (not push/pop), whether
+some property fails in ``sk``. Lengths are tried in increasing order, so the first trace found is
+a shortest one (as BFS's); when length ``k`` has none, "the properties hold in ``sk``" is asserted
+for good, which later rounds use as a lemma. Lengths count states, the initial one included, as
+everywhere in isrcheck.
+
+A satisfying assignment is decoded into the explicit model's states and *replayed* through its
+``successors``: each step must be an explicit step with the label the symbolic step carries, and
+the last state must fail an explicit property. Otherwise the symbolic encoding disagrees with the
+explicit model: ``EncodingError`` (exit status 4), never a trace shown as real.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import z3
+
+from explorer.progress import Progress, Silent
+from explorer.result import Step, Trace, Violation
+from explorer.symbolic.ops import BoundedZ3Ops
+from explorer.symbolic.relation import transition, z3_value
+from explorer.symbolic.result import EncodingError, SymbolicResult, select_symbolic
+
+
+def bmc(
+    sym: Any,
+    *,
+    depth: int,
+    properties: Sequence[str] | None = None,
+    timeout: float | None = None,
+    progress: Progress | None = None,
+    width: int | None = None,
+) -> SymbolicResult:
+    """Is there a trace of at most ``depth`` states that violates one of ``properties``?
+
+    timeout: seconds per solver call (z3's ``timeout``); a call that runs out answers unknown.
+    width: bits of the signed bit-vectors that hold the model's ints; default the symbolic model's
+        ``int_bits`` (its bounds keep every value and each value plus or minus one in range), and
+        mathematical Ints when it has none.
+    """
+    progress = progress or Silent()
+    names, props = select_symbolic(sym, properties)
+    width = width or getattr(sym, "int_bits", None)
+    ops = BoundedZ3Ops(width=width)
+    # Bounded ints as small signed bit-vectors, solved by bit-blasting to z3's incremental SAT
+    # solver: measured several times faster than linear integer arithmetic on these unrollings.
+    solver = z3.SolverFor("QF_BV") if width else z3.Solver()
+    if timeout is not None:
+        solver.set("timeout", max(1, int(timeout * 1000)))
+    start = time.monotonic()
+    states = [sym.variables(ops, "s1")]
+    acts: list[Any] = []
+    labels: list[list[str]] = []  # per transition: the step label of each value of its act variable
+    solver.add(sym.init(ops, states[0]))
+    result = SymbolicResult("bmc", "no violation", names, depth=0)
+    try:
+        for k in range(1, depth + 1):
+            if k > 1:
+                states.append(sym.variables(ops, f"s{k}"))
+                acts.append(ops.step_var(f"act{k}"))
+                formula, step_labels = transition(sym, ops, states[-2], states[-1], acts[-1])
+                labels.append(step_labels)
+                solver.add(formula)
+            bad = ops.or_(*(ops.not_(p(ops, states[-1])) for p in props))
+            fails_here = z3.Bool(f"violated@{k}")
+            solver.add(z3.Implies(fails_here, bad))
+            t0 = time.monotonic()
+            answer = solver.check(fails_here)
+            took = time.monotonic() - t0
+            result.stats.setdefault("solver_seconds", []).append(round(took, 3))
+            if answer == z3.unsat:
+                result.depth = k
+                progress.message(f"bmc: no violation in traces of {k} states ({took:.2f} s; "
+                                 f"{time.monotonic() - start:.1f} s in all)")
+                solver.add(z3.Not(bad))
+                continue
+            if answer == z3.unknown:
+                result.verdict = "unknown"
+                result.reason = f"the solver gave up at length {k}: {solver.reason_unknown()}"
+                break
+            progress.message(f"bmc: a violation in a trace of {k} states ({took:.2f} s); decoding and replaying it")
+            result.verdict = "violation"
+            result.depth = k
+            result.violations.append(_replayed(sym, ops, solver.model(), states, acts, labels, names))
+            break
+    except KeyboardInterrupt:
+        result.verdict = "interrupted"
+    result.elapsed = time.monotonic() - start
+    return result
+
+
+def _replayed(sym: Any, ops: Any, model: Any, states: list, acts: list, labels: list, names: list[str]) -> Violation:
+    """The satisfying assignment as an explicit trace, checked step by step against the model."""
+    value = z3_value(model)
+    try:
+        decoded = [sym.decode(ops, value, v) for v in states]
+    except ValueError as exc:
+        raise EncodingError(f"the solver's trace does not decode into states of the explicit model: {exc}") from None
+    taken = [step_labels[value(a)] for a, step_labels in zip(acts, labels, strict=True)]
+    return replay_decoded(sym.explicit, decoded, taken, names)
+
+
+def replay_decoded(explicit: Any, decoded: list, labels: list[str], names: list[str]) -> Violation:
+    """Replay decoded states through the explicit ``successors``; the violation the last one shows."""
+    if decoded[0] not in list(explicit.init_states()):
+        raise EncodingError("the solver's first state is not an initial state of the explicit model")
+    steps = [Step(None, decoded[0])]
+    for i, (label, target) in enumerate(zip(labels, decoded[1:], strict=True), start=2):
+        offered = [(a, t) for a, t in explicit.successors(steps[-1].state) if t == target]
+        match = next(((a, t) for a, t in offered if type(a).__name__ == label), None)
+        if match is None:
+            others = ", ".join(repr(a) for a, _ in offered) or "no step at all"
+            raise EncodingError(
+                f"state {i} of the solver's trace: the symbolic step {label} leads where the explicit model "
+                f"goes by {others}; the symbolic relation disagrees with the explicit steps")
+        steps.append(Step(*match))
+    last = steps[-1].state
+    by_name = {p.name: p for p in explicit.properties()}
+    failing = [name for name in names if not by_name[name].predicate(last)]
+    if not failing:
+        raise EncodingError(f"the solver's trace ends in a state where {', '.join(names)} hold(s) in the explicit "
+                            "model; the symbolic property disagrees with the explicit one")
+    prop = by_name[failing[0]]
+    detail = prop.describe(last) if prop.describe else ""
+    return Violation(prop.name, "always", Trace(tuple(steps)), detail)

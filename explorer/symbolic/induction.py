@@ -1,0 +1,204 @@
+"""Proofs by induction over the unbounded symbolic relation, and Houdini lemma discovery.
+
+An invariant ``Inv`` (the target properties, the model's ``type_ok`` and the lemmas, as named
+conjuncts) is inductive when ``Init => Inv`` and ``Inv(s) /\\ Next(s, t) => Inv(t)``; then it holds
+in every reachable state, whatever the log lengths, record ids and epochs (the relation is the
+model's ``unbounded=True`` encoding). Each conjunct is checked separately, so a failure names the
+conjunct that broke. ``k``-induction assumes ``Inv`` on ``k`` consecutive states instead of one.
+
+Houdini (Flanagan and Leino, 2001): start from every candidate lemma and the targets; drop each
+conjunct that fails initiation or consecution relative to the current set; repeat until nothing is
+dropped. What survives is inductive; the targets are proved if they survive.
+
+A counterexample to induction (CTI) is two states ``s -> t`` with ``Inv(s)`` and a conjunct false
+in ``t``. It is decoded into the explicit model's states (an explicit model with bounds large
+enough to hold them, from ``sym.explicit_for``), the step is replayed through its ``successors``
+(an encoding error otherwise) and printed as a two-state trace. The solver is first asked for a
+CTI with small values (easier to read), then without that restriction.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import z3
+
+from explorer.progress import Progress, Silent
+from explorer.result import Step, Trace, Violation
+from explorer.symbolic.ops import UnboundedZ3Ops
+from explorer.symbolic.relation import leaves, transition, z3_value
+from explorer.symbolic.result import EncodingError, SymbolicResult, select_symbolic
+
+SMALL = 4  # "small values" first: every int of a CTI state at most this
+
+
+class Prover:
+    """Induction queries over one unbounded encoding, ``k`` steps deep."""
+
+    def __init__(self, sym: Any, *, k: int = 1, timeout: float | None = None) -> None:
+        self.sym = sym
+        self.ops = UnboundedZ3Ops()
+        self.k = k
+        self.states = [sym.variables(self.ops, f"s{i}") for i in range(k + 1)]
+        self.acts = [z3.Int(f"act{i}") for i in range(k)]
+        self.labels = []
+        self.solver = z3.Solver()
+        if timeout is not None:
+            self.solver.set("timeout", max(1, int(timeout * 1000)))
+        type_ok = getattr(sym, "type_ok", None)
+        for i in range(k):
+            formula, labels = transition(sym, self.ops, self.states[i], self.states[i + 1], self.acts[i])
+            self.solver.add(formula)
+            self.labels.append(labels)
+        for v in self.states:
+            if type_ok is not None:
+                self.solver.add(type_ok(self.ops, v))
+        self.init_solver = z3.Solver()
+        if timeout is not None:
+            self.init_solver.set("timeout", max(1, int(timeout * 1000)))
+        # The base case of k-induction: the first k states of every run from Init.
+        self.init_vars = [sym.variables(self.ops, f"init{i}") for i in range(k)]
+        self.init_solver.add(sym.init(self.ops, self.init_vars[0]))
+        for i in range(1, k):
+            formula, _ = transition(sym, self.ops, self.init_vars[i - 1], self.init_vars[i])
+            self.init_solver.add(formula)
+        self._lits: dict[str, Any] = {}
+
+    def initiation(self, name: str, fn: Callable) -> str:
+        """"holds" or "fails" or "unknown: reason" for ``Init => fn`` (for k-induction: ``fn``
+        holds in the first ``k`` states of every run)."""
+        answer = self.init_solver.check(z3.Or(*(z3.Not(fn(self.ops, v)) for v in self.init_vars)))
+        if answer == z3.unsat:
+            return "holds"
+        return "fails" if answer == z3.sat else f"unknown: {self.init_solver.reason_unknown()}"
+
+    def _assumed(self, name: str, fn: Callable) -> Any:
+        """A literal that, when assumed, asserts ``fn`` on every state but the last."""
+        lit = self._lits.get(name)
+        if lit is None:
+            lit = self._lits[name] = z3.Bool(f"assume[{name}]")
+            for v in self.states[:-1]:
+                self.solver.add(z3.Implies(lit, fn(self.ops, v)))
+        return lit
+
+    def consecution(self, assumed: dict[str, Callable], name: str, fn: Callable, small: bool = True):
+        """(answer, z3 model or None): is ``fn`` false after ``k`` steps that keep ``assumed``?"""
+        lits = [self._assumed(n, f) for n, f in assumed.items()]
+        goal = z3.Bool(f"goal[{name}]#{len(self._lits)}")
+        self._lits[f"goal#{id(goal)}"] = goal
+        self.solver.add(z3.Implies(goal, z3.Not(fn(self.ops, self.states[-1]))))
+        if small:
+            bound = z3.Bool(f"small#{id(goal)}")
+            self.solver.add(z3.Implies(bound, _small(self.states[0])))
+            answer = self.solver.check(*lits, goal, bound)
+            if answer == z3.sat:
+                return answer, self.solver.model()
+        answer = self.solver.check(*lits, goal)
+        return answer, (self.solver.model() if answer == z3.sat else None)
+
+    def cti(self, model: Any, name: str, names: Sequence[str]) -> Violation:
+        """The CTI in ``model`` as an explicit two-or-more-state trace, replayed."""
+        value = z3_value(model)
+        explicit = self.sym.explicit_for(self.ops, value, self.states)
+        try:
+            decoded = [self.sym.decode(self.ops, value, v, explicit) for v in self.states]
+        except ValueError as exc:
+            raise EncodingError(f"the counterexample to induction does not decode: {exc}") from None
+        steps = [Step(None, decoded[0])]
+        for i, target in enumerate(decoded[1:]):
+            label = self.labels[i][value(self.acts[i])]
+            match = next(((a, t) for a, t in explicit.successors(steps[-1].state)
+                          if t == target and type(a).__name__ == label), None)
+            if match is None:
+                raise EncodingError(f"the counterexample to induction's step {label} is not a step of the explicit "
+                                    "model; the unbounded encoding disagrees with it")
+            steps.append(Step(*match))
+        return Violation(name, "cti", Trace(tuple(steps)),
+                         f"{name} held before the step (with {', '.join(names)}) and fails after it"), explicit
+
+
+def _small(v: Any) -> Any:
+    parts = []
+    for x in leaves(v):
+        if z3.is_int(x):
+            parts.append(x <= SMALL)
+    return z3.And(*parts)
+
+
+def prove(
+    sym: Any,
+    *,
+    properties: Sequence[str] | None = None,
+    lemmas: dict[str, Callable] | None = None,
+    houdini: bool = False,
+    k: int = 1,
+    timeout: float | None = None,
+    progress: Progress | None = None,
+) -> SymbolicResult:
+    """Is the conjunction of the target ``properties`` and ``lemmas`` inductive (``k``-inductive)?
+    With ``houdini``, lemmas that are not inductive relative to the rest are dropped until a fixed
+    point (pass ``sym.lemmas()`` for the model's built-in templates); targets are never dropped.
+    """
+    progress = progress or Silent()
+    start = time.monotonic()
+    names, props = select_symbolic(sym, properties)
+    targets = dict(zip(names, props, strict=True))
+    candidates = dict(lemmas or {})
+    prover = Prover(sym, k=k, timeout=timeout)
+    result = SymbolicResult("prove", "proved", names, depth=k)
+    current = {**candidates, **targets}
+    dropped: list[str] = []
+    while True:
+        changed = False
+        for name in list(current):
+            init = prover.initiation(name, current[name])
+            if init.startswith("unknown"):
+                return _unknown(result, f"initiation of {name}: {init}", start)
+            if init == "fails":
+                if name in targets:
+                    result.verdict = "counterexample to induction"
+                    result.reason = f"{name} fails in an initial state"
+                    result.elapsed = time.monotonic() - start
+                    return result
+                progress.message(f"prove: dropped {name} (false initially)")
+                dropped.append(name)
+                del current[name]
+                changed = True
+                continue
+            t0 = time.monotonic()
+            answer, model = prover.consecution(current, name, current[name])
+            took = time.monotonic() - t0
+            if answer == z3.unknown:
+                return _unknown(result, f"consecution of {name}: {prover.solver.reason_unknown()}", start)
+            if answer == z3.unsat:
+                progress.message(f"prove: {name} is preserved by every step ({took:.2f} s)")
+                continue
+            if houdini and name not in targets:
+                progress.message(f"prove: dropped {name} (not inductive relative to the rest, {took:.2f} s)")
+                dropped.append(name)
+                del current[name]
+                changed = True
+                continue
+            cti, explicit = prover.cti(model, name, list(current))
+            result.verdict = "counterexample to induction"
+            result.cti = cti
+            result.stats["explicit"] = explicit
+            result.lemmas = [n for n in current if n not in targets]
+            result.stats["dropped"] = dropped
+            result.elapsed = time.monotonic() - start
+            return result
+        if not changed:
+            break
+    result.lemmas = [n for n in current if n not in targets]
+    result.stats["dropped"] = dropped
+    result.elapsed = time.monotonic() - start
+    return result
+
+
+def _unknown(result: SymbolicResult, reason: str, start: float) -> SymbolicResult:
+    result.verdict = "unknown"
+    result.reason = reason
+    result.elapsed = time.monotonic() - start
+    return result

@@ -1,0 +1,91 @@
+"""The classic Kafka replication model in symbolic form (``explorer.symbolic.contract``).
+
+``make_symbolic(explicit, unbounded=False)`` is registered in the ``isrcheck.symbolic`` entry-point
+group as ``classic``. With ``unbounded=False`` the relation carries the explicit model's bounds as
+guards (BMC explores exactly BFS's state space, and successors match one for one: the equivalence
+test); with ``unbounded=True`` log lengths, record ids and leader epochs are unbounded z3 Ints and
+arrays, for a fixed number of replicas (proofs).
+
+Only the classic model (every durability and consumer option off) is encoded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from explorer.symbolic.contract import SymStep
+
+from . import adapter, vars
+from .lemmas import candidate_lemmas, type_ok
+from .properties import symbolic_properties
+from .steps import Bounds, generation_steps
+
+
+class KafkaSymbolic:
+    """The symbolic ``Next`` of one generation for ``n`` replicas (see the module docstring)."""
+
+    def __init__(self, explicit: Any, unbounded: bool = False) -> None:
+        if not adapter.is_classic(explicit):
+            raise ValueError(
+                "only the classic model is encoded symbolically; switch the durability and consumer "
+                "options off (acks, stops, unclean election, consumer reads, racks)")
+        cfg = adapter.config_of(explicit)
+        self.explicit = explicit
+        self.unbounded = unbounded
+        self.generation = cfg.generation
+        self.n = cfg.replicas
+        self.bounds = Bounds() if unbounded else Bounds(cfg.log_size, cfg.max_records, cfg.max_leader_epoch)
+        self.log_size = None if unbounded else cfg.log_size
+        self.epochs = None if unbounded else cfg.max_leader_epoch + 1
+        self._steps = generation_steps(cfg.generation, self.n, self.bounds)
+        # Bounded: every int (offsets, ids, epochs, replica indices, and each plus or minus one)
+        # fits a signed bit-vector of this width; BMC then bit-blasts (explorer.symbolic.bmc).
+        largest = max(cfg.log_size, cfg.max_records, cfg.max_leader_epoch + 1, self.n) + 1
+        self.int_bits = None if unbounded else largest.bit_length() + 1
+        self._props = symbolic_properties(self.n, self.log_size)
+
+    def __repr__(self) -> str:
+        return f"KafkaSymbolic({self.generation}, replicas={self.n}, {'unbounded' if self.unbounded else 'bounded'})"
+
+    def variables(self, ops: Any, name: str) -> vars.KafkaVars:
+        return vars.make_vars(ops, name, self.n, self.log_size, self.epochs)
+
+    def init(self, ops: Any, v: vars.KafkaVars) -> Any:
+        return vars.init(ops, v)
+
+    def steps(self) -> Sequence[SymStep]:
+        return self._steps
+
+    def equal(self, ops: Any, v: vars.KafkaVars, w: vars.KafkaVars, exact: bool = True) -> Any:
+        return vars.equal(ops, v, w, self.log_size, self.epochs, exact)
+
+    def properties(self) -> dict[str, Callable[[Any, vars.KafkaVars], Any]]:
+        return self._props
+
+    def decode(self, ops: Any, value: Callable[[Any], Any], v: vars.KafkaVars, explicit: Any = None) -> tuple:
+        return vars.decode(explicit or self.explicit, ops, value, v)
+
+    def encode(self, state: tuple) -> vars.KafkaVars:
+        return vars.encode(self.explicit, state)
+
+    def type_ok(self, ops: Any, v: vars.KafkaVars) -> Any:
+        return type_ok(ops, v, self.n)
+
+    def lemmas(self) -> dict[str, Callable[[Any, vars.KafkaVars], Any]]:
+        return candidate_lemmas(self.n)
+
+    def explicit_for(self, ops: Any, value: Callable[[Any], Any], vs: Sequence[vars.KafkaVars]) -> Any:
+        """An explicit model of this generation whose bounds hold every state in ``vs``."""
+        cfg = adapter.config_of(self.explicit)
+        size = max([1] + [value(v.length[i]) for v in vs for i in range(self.n)])
+        records = max([1] + [value(v.nrid) for v in vs])
+        epoch = max([0] + [value(v.nreq) - 1 for v in vs])
+        config = adapter.ClassicConfig(replicas=self.n, log_size=size, max_records=records,
+                                       max_leader_epoch=epoch, generation=cfg.generation)
+        return adapter.classic_model(config, self.explicit.invariants)
+
+
+def make_symbolic(explicit: Any, *, unbounded: bool = False) -> KafkaSymbolic:
+    """Entry point of the ``isrcheck.symbolic`` group for the ``classic`` model."""
+    return KafkaSymbolic(explicit, unbounded)

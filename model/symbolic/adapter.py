@@ -1,0 +1,62 @@
+"""The ONE place the symbolic encoding reaches into the explicit model's internals.
+
+Everything model/symbolic needs from the flat state tuple (``model.state``), the log codes
+(``model.logs``), the configuration and the classic model class is re-exported here, so a move of
+those modules is a one-file fix. What is used: the field offsets of the flat tuple, ``Layout``
+(block offsets, request codes), ``LogTables`` (record ids and epochs of a log code, and encoding a
+record sequence back into a code), ``ClassicConfig`` and ``ReplicationModel`` (to build an explicit
+model large enough to show a state found without bounds).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from model.config import ClassicConfig
+from model.encoding.logs import LogTables
+from model.encoding.state import (
+    EPOCH,
+    FIELDS_PER_REPLICA,
+    HW,
+    ISR,
+    LEADER,
+    LOG,
+    NEXT_RECORD_ID,
+    Q_ISR,
+    Q_LEADER,
+    REQUESTS,
+    Layout,
+)
+
+__all__ = [
+    "EPOCH", "FIELDS_PER_REPLICA", "HW", "ISR", "LEADER", "LOG", "NEXT_RECORD_ID", "Q_ISR", "Q_LEADER",
+    "REQUESTS", "ClassicConfig", "Layout", "LogTables", "classic_model", "is_classic", "config_of",
+    "layout_of", "logs_of",
+]
+
+
+def is_classic(model: Any) -> bool:
+    """True for the classic model (every durability and consumer option off): the only one encoded."""
+    from model.replication import ReplicationModel
+
+    return (isinstance(model, ReplicationModel) and model.options.is_classic and model.consumers.is_off
+            and len(model.init_states()[0]) == model.layout.length)
+
+
+def classic_model(config: ClassicConfig, invariants: str) -> Any:
+    """The explicit classic model of ``config`` (every option off)."""
+    from model.replication import ReplicationModel
+
+    return ReplicationModel(config, None, None, invariants)
+
+
+def config_of(model: Any) -> ClassicConfig:
+    return model.config
+
+
+def layout_of(model: Any) -> Layout:
+    return model.tables.layout
+
+
+def logs_of(model: Any) -> LogTables:
+    return model.tables.logs

@@ -1,0 +1,154 @@
+"""Candidate lemmas over ``KafkaVars`` for proofs by induction (``isrcheck prove``).
+
+``type_ok`` is what every reachable state satisfies by construction of the variables (ranges);
+``candidate_lemmas`` are the built-in templates Houdini starts from, each a protocol fact a Kafka
+engineer would state (docs/proofs.md explains them). None is assumed: each is kept only if it is
+inductive relative to the others (Houdini drops the rest).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .properties import agree_below
+from .vars import KafkaVars
+
+Lemma = Callable[[Any, KafkaVars], Any]
+
+
+def type_ok(o: Any, v: KafkaVars, n: int) -> Any:
+    """Ranges: offsets, HWs and counters are >= 0; epochs are -1 (Nil) or sent; leaders are -1 or
+    a replica; every record was written (id below ``nrid``, epoch sent)."""
+    parts = [v.nrid >= 0, v.nreq >= 0, v.ql >= -1, v.ql < n, o.implies(v.nreq == 0, v.ql == -1)]
+    for i in range(n):
+        parts += [v.length[i] >= 0, v.hw[i] >= 0, v.ep[i] >= -1, v.ep[i] < v.nreq, v.ld[i] >= -1, v.ld[i] < n,
+                  o.implies(v.ep[i] == -1, o.and_(v.ld[i] == -1, v.length[i] == 0)),
+                  o.implies(v.ep[i] >= 0, v.ld[i] >= 0)]
+        parts.append(o.forall(0, v.length[i], lambda k, i=i: o.and_(
+            0 <= o.sel(v.rid[i], k), o.sel(v.rid[i], k) < v.nrid,
+            0 <= o.sel(v.rep[i], k), o.sel(v.rep[i], k) < v.nreq)))
+    parts.append(o.forall(0, v.nreq, lambda e: o.and_(o.sel(v.req_ld, e) >= -1, o.sel(v.req_ld, e) < n)))
+    return o.and_(*parts)
+
+
+def _per_replica(n: int, fn: Callable[[Any, KafkaVars, int], Any]) -> Lemma:
+    return lambda o, v: o.and_(*(fn(o, v, i) for i in range(n)))
+
+
+def _per_pair(n: int, fn: Callable[[Any, KafkaVars, int, int], Any]) -> Lemma:
+    return lambda o, v: o.and_(*(fn(o, v, i, j) for i in range(n) for j in range(n)))
+
+
+def candidate_lemmas(n: int) -> dict[str, Lemma]:
+    def epochs_sorted(o: Any, v: KafkaVars, i: int) -> Any:
+        return o.forall(1, v.length[i], lambda k: o.sel(v.rep[i], k - 1) <= o.sel(v.rep[i], k))
+
+    def records_within_epoch(o: Any, v: KafkaVars, i: int) -> Any:
+        return o.forall(0, v.length[i], lambda k: o.sel(v.rep[i], k) <= v.ep[i])
+
+    def hw_within_log(o: Any, v: KafkaVars, i: int) -> Any:
+        return v.hw[i] <= v.length[i]
+
+    def leader_named_by_its_epoch(o: Any, v: KafkaVars, i: int) -> Any:
+        return o.implies(v.ep[i] >= 0, o.sel(v.req_ld, v.ep[i]) == v.ld[i])
+
+    def quorum_is_last_request(o: Any, v: KafkaVars) -> Any:
+        return o.implies(v.nreq > 0, o.sel(v.req_ld, v.nreq - 1) == v.ql)
+
+    def true_leader_isr_is_quorum_isr(o: Any, v: KafkaVars, i: int) -> Any:
+        true_leader = o.and_(v.ld[i] == i, v.ep[i] == v.nreq - 1)
+        return o.implies(true_leader, o.and_(*(v.isr[i][j] == v.qisr[j] for j in range(n))))
+
+    def quorum_isr_is_last_request_until_adopted(o: Any, v: KafkaVars) -> Any:
+        """Until the leader named by the newest request adopts it, only that request wrote the
+        quorum ISR (a leader changes the ISR only once it leads at the newest epoch)."""
+        adopted = o.or_(*(o.and_(v.ld[i] == i, v.ep[i] == v.nreq - 1) for i in range(n)))
+        same = o.and_(*(v.qisr[j] == o.sel(v.req_isr[j], v.nreq - 1) for j in range(n)))
+        return o.implies(o.and_(v.nreq > 0, o.not_(adopted)), same)
+
+    def leader_in_quorum_isr(o: Any, v: KafkaVars) -> Any:
+        return o.and_(*(o.implies(v.ql == r, v.qisr[r]) for r in range(n)))
+
+    def log_matching(o: Any, v: KafkaVars, i: int, j: int) -> Any:
+        same_epoch_at = lambda k: o.and_(k < v.length[i], k < v.length[j],  # noqa: E731
+                                         o.sel(v.rep[i], k) == o.sel(v.rep[j], k))
+        return o.forall(0, v.length[i], lambda k: o.implies(same_epoch_at(k), agree_below(o, v, i, j, k + 1, None)))
+
+    def unique_record_ids(o: Any, v: KafkaVars, i: int, j: int) -> Any:
+        return o.forall(0, v.length[i], lambda k: o.forall(0, v.length[j], lambda m: o.implies(
+            o.sel(v.rid[i], k) == o.sel(v.rid[j], m), o.and_(k == m, o.sel(v.rep[i], k) == o.sel(v.rep[j], m)))))
+
+    def committed_on_quorum_isr(o: Any, v: KafkaVars, i: int, j: int) -> Any:
+        """Every replica's HW (not only a leader's) covers records on every quorum-ISR member."""
+        return o.implies(o.and_(v.hw[i] > 0, v.qisr[j]), agree_below(o, v, i, j, v.hw[i], None))
+
+    def follower_epoch_at_most_leader(o: Any, v: KafkaVars, i: int, j: int) -> Any:
+        return o.implies(o.and_(v.ld[i] == j, i != j), v.ep[i] <= v.ep[j])
+
+    def request_leader_in_request_isr(o: Any, v: KafkaVars) -> Any:
+        return o.forall(0, v.nreq, lambda e: o.and_(*(
+            o.implies(o.sel(v.req_ld, e) == r, o.sel(v.req_isr[r], e)) for r in range(n))))
+
+    def leader_completeness(o: Any, v: KafkaVars, i: int, j: int) -> Any:
+        later_leader = o.and_(v.ld[j] == j, v.ep[j] > v.ep[i], v.hw[i] > 0)
+        return o.implies(later_leader, agree_below(o, v, i, j, v.hw[i], None))
+
+    def follower_prefix_of_leader(o: Any, v: KafkaVars, f: int, lead: int) -> Any:
+        same_epoch = o.and_(f != lead, v.ld[f] == lead, v.ld[lead] == lead, v.ep[f] == v.ep[lead])
+        return o.implies(same_epoch, agree_below(o, v, f, lead, v.length[f], None))
+
+    def epoch_leader_has_its_records(o: Any, v: KafkaVars, i: int, lead: int) -> Any:
+        """While a broker leads at epoch e, it holds every record of epoch e, at the same offset."""
+        return o.forall(0, v.length[i], lambda k: o.implies(
+            o.and_(v.ld[lead] == lead, v.ep[lead] == o.sel(v.rep[i], k)),
+            o.and_(k < v.length[lead], o.sel(v.rid[lead], k) == o.sel(v.rid[i], k),
+                   o.sel(v.rep[lead], k) == o.sel(v.rep[i], k))))
+
+    def cached_isr_has_its_leader(o: Any, v: KafkaVars, i: int) -> Any:
+        return o.and_(*(o.implies(v.ld[i] == lead, v.isr[i][lead]) for lead in range(n)))
+
+    lemmas = {
+        "RecordEpochsSorted": _per_replica(n, epochs_sorted),
+        "RecordsWithinReplicaEpoch": _per_replica(n, records_within_epoch),
+        "HighWatermarkWithinLog": _per_replica(n, hw_within_log),
+        "LeaderNamedByItsEpoch": _per_replica(n, leader_named_by_its_epoch),
+        "QuorumIsLastRequest": quorum_is_last_request,
+        "TrueLeaderIsrIsQuorumIsr": _per_replica(n, true_leader_isr_is_quorum_isr),
+        "QuorumIsrIsLastRequestUntilAdopted": quorum_isr_is_last_request_until_adopted,
+        "LeaderInQuorumIsr": leader_in_quorum_isr,
+        "LogMatching": _per_pair(n, log_matching),
+        "UniqueRecordIds": _per_pair(n, unique_record_ids),
+        "CommittedOnQuorumIsr": _per_pair(n, committed_on_quorum_isr),
+        "FollowerEpochAtMostLeader": _per_pair(n, follower_epoch_at_most_leader),
+        "RequestLeaderInRequestIsr": request_leader_in_request_isr,
+        "LeaderCompleteness": _per_pair(n, leader_completeness),
+        "FollowerPrefixOfLeader": _per_pair(n, follower_prefix_of_leader),
+        "EpochLeaderHasItsRecords": _per_pair(n, epoch_leader_has_its_records),
+        "CachedIsrHasItsLeader": _per_replica(n, cached_isr_has_its_leader),
+    }
+    for name, fn in lemmas.items():
+        fn.__doc__ = MEANING[name]
+    return lemmas
+
+
+MEANING = {
+    "RecordEpochsSorted": "in every log, record epochs never decrease with the offset",
+    "RecordsWithinReplicaEpoch": "no replica holds a record stamped with a leader epoch newer than its own",
+    "HighWatermarkWithinLog": "every replica's HW is at most its log end offset",
+    "LeaderNamedByItsEpoch": "the leader a replica believes in is the one the request of its epoch named",
+    "QuorumIsLastRequest": "the quorum's leader is the one the newest LeaderAndIsr request named",
+    "TrueLeaderIsrIsQuorumIsr": "a replica leading at the newest epoch caches exactly the quorum ISR",
+    "QuorumIsrIsLastRequestUntilAdopted":
+        "until the newest request's leader adopts it, the quorum ISR is that request's ISR",
+    "LeaderInQuorumIsr": "the quorum's leader is in the quorum ISR (LeaderInIsr)",
+    "LogMatching": "two logs with the same epoch at an offset hold the same records up to it",
+    "UniqueRecordIds": "a record id appears at one offset with one epoch in every log that has it",
+    "CommittedOnQuorumIsr": "every replica's records below its HW are on every quorum-ISR member",
+    "FollowerEpochAtMostLeader": "a follower's leader epoch is at most the one its leader has",
+    "RequestLeaderInRequestIsr": "every LeaderAndIsr request names a leader inside its ISR",
+    "LeaderCompleteness": "a replica leading at a later epoch than another holds that one's records below its HW",
+    "FollowerPrefixOfLeader": "a follower on its leader's epoch holds a prefix of the leader's log",
+    "EpochLeaderHasItsRecords": "while a broker leads at epoch e it holds every record of epoch e, at the same offset",
+    "CachedIsrHasItsLeader": "the ISR a broker caches contains the leader it follows (or itself, leading)",
+}

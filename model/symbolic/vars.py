@@ -1,0 +1,168 @@
+"""The classic model's state as symbolic variables, and the map to and from the flat state tuple.
+
+One ``KafkaVars`` holds, for replicas ``i = 0..n-1`` (the number of replicas is fixed):
+
+==================  ==========================================================================
+``length[i]``       end offset of ``replicaLog[i]`` (Int)
+``rid[i]``          record id at each offset (array Int -> Int; don't-care at and past ``length``)
+``rep[i]``          leader epoch stamped on the record at each offset (array Int -> Int)
+``hw[i]``           ``replicaState[i].hw``
+``ep[i]``           ``replicaState[i].leaderEpoch`` (-1: Nil)
+``ld[i]``           ``replicaState[i].leader`` (-1: None)
+``isr[i][j]``       replica j is in replica i's cached ISR (Bool)
+``nrid``            ``nextRecordId``
+``ql``, ``qisr[j]`` ``quorumState.leader`` and ISR
+``nreq``            how many LeaderAndIsr requests were sent = ``nextLeaderEpoch``
+``req_ld``          leader named by the request of each epoch (array Int -> Int; below ``nreq``)
+``req_isr[j]``      replica j in that request's ISR (array Int -> Bool)
+==================  ==========================================================================
+
+Arrays are z3 arrays without bounds (proofs), fixed-size lists under the explicit model's bounds
+(bounded model checking) or tuples (concrete evaluation), per the ``Ops`` backend
+(``explorer.symbolic.ops``). Record ids, offsets and epochs are unbounded Ints unless the
+relation's guards bound them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from . import adapter as a
+
+
+@dataclass
+class KafkaVars:
+    length: list
+    rid: list
+    rep: list
+    hw: list
+    ep: list
+    ld: list
+    isr: list  # isr[i][j]
+    nrid: Any
+    ql: Any
+    qisr: list
+    nreq: Any
+    req_ld: Any
+    req_isr: list
+
+    def copy(self) -> KafkaVars:
+        return KafkaVars(
+            list(self.length), list(self.rid), list(self.rep), list(self.hw), list(self.ep), list(self.ld),
+            [list(row) for row in self.isr], self.nrid, self.ql, list(self.qisr), self.nreq, self.req_ld,
+            list(self.req_isr),
+        )
+
+
+def make_vars(ops: Any, name: str, n: int, log_size: int | None, epochs: int | None) -> KafkaVars:
+    """Fresh variables named after ``name`` (e.g. the BMC step ``s3``)."""
+    r = range(n)
+    return KafkaVars(
+        length=[ops.int_var(f"{name}.len{i}") for i in r],
+        rid=[ops.int_array(f"{name}.rid{i}", log_size) for i in r],
+        rep=[ops.int_array(f"{name}.rep{i}", log_size) for i in r],
+        hw=[ops.int_var(f"{name}.hw{i}") for i in r],
+        ep=[ops.int_var(f"{name}.ep{i}") for i in r],
+        ld=[ops.int_var(f"{name}.ld{i}") for i in r],
+        isr=[[ops.bool_var(f"{name}.isr{i}_{j}") for j in r] for i in r],
+        nrid=ops.int_var(f"{name}.nrid"),
+        ql=ops.int_var(f"{name}.ql"),
+        qisr=[ops.bool_var(f"{name}.qisr{j}") for j in r],
+        nreq=ops.int_var(f"{name}.nreq"),
+        req_ld=ops.int_array(f"{name}.req_ld", epochs),
+        req_isr=[ops.bool_array(f"{name}.req_isr{j}", epochs) for j in r],
+    )
+
+
+def init(ops: Any, v: KafkaVars) -> Any:
+    """``Init``: empty logs, HW 0, epoch Nil, no leader, empty cached ISR; the quorum has no
+    leader and every replica in its ISR; no request sent."""
+    n = len(v.hw)
+    parts = []
+    for i in range(n):
+        parts += [v.length[i] == 0, v.hw[i] == 0, v.ep[i] == -1, v.ld[i] == -1]
+        parts += [ops.not_(v.isr[i][j]) for j in range(n)]
+    parts += [v.nrid == 0, v.ql == -1, v.nreq == 0, *v.qisr]
+    return ops.and_(*parts)
+
+
+def equal(ops: Any, v: KafkaVars, w: KafkaVars, log_size: int | None, epochs: int | None,
+          exact: bool = True) -> Any:
+    """``v`` and ``w`` are the same state. ``exact``: arrays equal everywhere (a transition's next
+    state is then a function of the current one); otherwise only below the log end offsets and
+    ``nreq`` (the same explicit state)."""
+    n = len(v.hw)
+    parts = [v.nrid == w.nrid, v.ql == w.ql, v.nreq == w.nreq]
+    for i in range(n):
+        parts += [v.length[i] == w.length[i], v.hw[i] == w.hw[i], v.ep[i] == w.ep[i], v.ld[i] == w.ld[i]]
+        parts += [v.isr[i][j] == w.isr[i][j] for j in range(n)]
+        parts.append(v.qisr[i] == w.qisr[i])
+    arrays = [(v.rid[i], w.rid[i], v.length[i], log_size) for i in range(n)]
+    arrays += [(v.rep[i], w.rep[i], v.length[i], log_size) for i in range(n)]
+    arrays += [(v.req_ld, w.req_ld, v.nreq, epochs)] + [(v.req_isr[j], w.req_isr[j], v.nreq, epochs) for j in range(n)]
+    for x, y, upto, size in arrays:
+        if exact and isinstance(x, list):
+            parts += [p == q for p, q in zip(x, y, strict=True)]
+        elif exact:
+            parts.append(x == y)
+        else:
+            parts.append(ops.forall(0, upto, lambda o, x=x, y=y: ops.sel(x, o) == ops.sel(y, o), size))
+    return ops.and_(*parts)
+
+
+def encode(model: Any, s: tuple) -> KafkaVars:
+    """The explicit state ``s`` as concrete values (arrays as tuples)."""
+    lay, logs = a.layout_of(model), a.logs_of(model)
+    n = lay.n
+    blocks = [lay.replica_fields(s, i) for i in range(n)]
+    recs = [logs.records[b[a.LOG]] for b in blocks]
+    g = lay.g
+    reqs = list(lay.requests(s))
+    return KafkaVars(
+        length=[len(r) for r in recs],
+        rid=[tuple(logs.record_id(x) for x in r) for r in recs],
+        rep=[tuple(logs.record_epoch(x) for x in r) for r in recs],
+        hw=[b[a.HW] for b in blocks],
+        ep=[b[a.EPOCH] for b in blocks],
+        ld=[b[a.LEADER] for b in blocks],
+        isr=[[bool(b[a.ISR] >> j & 1) for j in range(n)] for b in blocks],
+        nrid=s[g + a.NEXT_RECORD_ID],
+        ql=s[g + a.Q_LEADER],
+        qisr=[bool(s[g + a.Q_ISR] >> j & 1) for j in range(n)],
+        nreq=len(reqs),
+        req_ld=tuple(ld for _, ld, _ in reqs),
+        req_isr=[tuple(bool(isr >> j & 1) for _, _, isr in reqs) for j in range(n)],
+    )
+
+
+class DecodeError(Exception):
+    """Values that are no state of the explicit model (outside its bounds or its encoding)."""
+
+
+def decode(model: Any, ops: Any, value: Any, v: KafkaVars) -> tuple:
+    """The explicit state whose values ``value(term)`` gives (a z3 model's evaluation, or the
+    identity on concrete values)."""
+    lay, logs = a.layout_of(model), a.logs_of(model)
+    n = lay.n
+    out: list = []
+    for i in range(n):
+        k = value(v.length[i])
+        if not 0 <= k <= logs.log_size:
+            raise DecodeError(f"replica {i + 1}'s log has {k} records; the explicit model holds {logs.log_size}")
+        recs = []
+        for o in range(k):
+            rid, rep = value(ops.sel(v.rid[i], o)), value(ops.sel(v.rep[i], o))
+            if not (0 <= rid < logs.record_kinds // logs.epochs and 0 <= rep < logs.epochs):
+                raise DecodeError(f"replica {i + 1} holds record {rid} of epoch {rep}, outside the explicit bounds")
+            recs.append(logs.record(rid, rep))
+        isr = sum(1 << j for j in range(n) if value(v.isr[i][j]))
+        out += [logs.encode(tuple(recs)), value(v.hw[i]), value(v.ep[i]), value(v.ld[i]), isr]
+    nreq = value(v.nreq)
+    requests = []
+    for e in range(nreq):
+        isr = sum(1 << j for j in range(n) if value(ops.sel(v.req_isr[j], e)))
+        requests.append(lay.request(value(ops.sel(v.req_ld, e)), isr))
+    qisr = sum(1 << j for j in range(n) if value(v.qisr[j]))
+    out += [value(v.nrid), value(v.ql), qisr, tuple(requests)]
+    return tuple(out)

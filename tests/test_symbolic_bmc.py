@@ -1,0 +1,130 @@
+"""Bounded model checking (``isrcheck bmc``): shortest traces at exactly BFS's lengths, every trace
+replayed through the explicit model, encoding errors caught, bad input refused.
+
+BFS lengths (``model.scenarios``, tests/test_scenarios.py): WeakIsr 9 and StrongIsr 10 with
+truncate-to-hw, StrongIsr 12 with kip101 (2/2/2/2); StrongIsr 11 with kip279 and 13 with
+kip320-first-try at 3 replicas.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from explorer.cli import main
+from explorer.errors import UserError
+from explorer.itf import read_itf
+from explorer.replay import load_and_replay
+from explorer.symbolic.bmc import bmc
+from explorer.symbolic.contract import SymStep
+from explorer.symbolic.result import EncodingError
+from model.factory import make_model
+from model.symbolic import make_symbolic
+
+
+def shortest(generation, replicas, prop, depth):
+    result = bmc(make_symbolic(make_model(generation=generation, replicas=replicas)), depth=depth, properties=[prop])
+    assert result.verdict == "violation", result
+    violation = result.violations[0]
+    assert violation.property == prop
+    return len(violation.trace)
+
+
+def test_weak_isr_truncate_to_hw_9():
+    assert shortest("truncate-to-hw", 2, "WeakIsr", 12) == 9
+
+
+@pytest.mark.slow
+def test_strong_isr_truncate_to_hw_10():
+    assert shortest("truncate-to-hw", 2, "StrongIsr", 12) == 10
+
+
+@pytest.mark.slow
+def test_strong_isr_kip101_12():
+    assert shortest("kip101", 2, "StrongIsr", 13) == 12
+
+
+@pytest.mark.slow
+def test_strong_isr_kip279_3_replicas_11():
+    """K4: about 76 s of CPU (the refutation of length 10 is most of it)."""
+    assert shortest("kip279", 3, "StrongIsr", 12) == 11
+
+
+def test_no_violation_on_kip320_within_depth():
+    result = bmc(make_symbolic(make_model(generation="kip320", replicas=2)), depth=7)
+    assert result.verdict == "no violation" and result.depth == 7
+    assert result.properties == ["WeakIsr", "StrongIsr", "LeaderInIsr"]
+
+
+def test_depth_too_short_finds_nothing():
+    result = bmc(make_symbolic(make_model(generation="truncate-to-hw", replicas=2)), depth=8, properties=["WeakIsr"])
+    assert result.verdict == "no violation" and not result.violations
+
+
+def _broken(sym, label, mutate):
+    steps = list(sym.steps())
+    for i, step in enumerate(steps):
+        if step.label == label:
+            steps[i] = SymStep(label, lambda o, v, fn=step.fn: mutate(o, v, fn), step.params)
+    sym._steps = steps
+    return sym
+
+
+def test_a_trace_that_does_not_replay_is_an_encoding_error():
+    """A symbolic LeaderIncHighWatermark without its guard: the solver's trace raises a HW the
+    explicit model never raises, and replay refuses it."""
+
+    def unguarded(o, v, fn):
+        _, nxt = fn(o, v)
+        if nxt is None:
+            nxt = v.copy()
+        return o.true, nxt
+
+    sym = _broken(make_symbolic(make_model(generation="kip320", replicas=2)), "LeaderIncHighWatermark", unguarded)
+    with pytest.raises(EncodingError, match="LeaderIncHighWatermark"):
+        bmc(sym, depth=5, properties=["WeakIsr"])
+
+
+def test_cli_bmc_trace_exports_replay(tmp_path, capsys):
+    itf, reg = tmp_path / "t.itf.json", tmp_path / "test_pinned.py"
+    status = main(["bmc", "classic", "--generation", "truncate-to-hw", "--depth", "10", "--invariant", "WeakIsr",
+                   "--quiet", "--trace-json", str(itf), "--regression", str(reg)])
+    out = capsys.readouterr().out
+    assert status == 1
+    assert "WeakIsr (invariant) violated in a trace of 9 states" in out
+    assert "State 9: BecomeFollowerAndTruncate" in out
+    model, replayed = load_and_replay(read_itf(itf))
+    assert len(replayed.trace) == 9 and replayed.violates("WeakIsr")
+    assert "ACTIONS = [" in reg.read_text()
+
+
+def test_cli_bmc_json(capsys):
+    status = main(["bmc", "classic", "--generation", "kip320", "--depth", "4", "--json", "--quiet"])
+    data = json.loads(capsys.readouterr().out)
+    assert status == 0
+    assert data["verdict"] == "no violation" and data["depth"] == 4 and data["engine"] == "bmc"
+    assert len(data["solver_seconds"]) == 4
+
+
+def test_cli_bmc_time_limit_is_exit_5(capsys):
+    status = main(["bmc", "classic", "--generation", "kip320", "--replicas", "3", "--depth", "14",
+                   "--timeout", "0.001", "--quiet"])
+    assert status == 5
+    assert "unknown" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv,words", [
+    (["--depth", "0"], "--depth must be at least 1"),
+    (["--depth", "3", "--invariant", "RecordCommitted"], "no invariant RecordCommitted"),
+    (["--depth", "3", "--acks", "all"], "only the classic model"),
+    (["--depth", "3", "--timeout", "-1"], "--timeout must be a positive"),
+])
+def test_cli_bmc_bad_input(argv, words, capsys):
+    assert main(["bmc", "classic", *argv]) == 2
+    assert words in capsys.readouterr().err
+
+
+def test_library_refuses_unknown_property():
+    with pytest.raises(UserError):
+        bmc(make_symbolic(make_model()), depth=2, properties=["Nope"])

@@ -1,0 +1,141 @@
+"""``isrcheck prove``: induction over the unbounded encoding, Houdini, CTIs as replayed traces.
+
+The CI proof: LeaderInIsr is inductive at 3 replicas for KIP-320 with four protocol lemmas and
+three more about epochs; the same lemma set fails on KIP-279 with a counterexample to induction in
+which a follower on an older leader epoch fetches a record of a newer epoch (the first half of the
+K4 story, docs/proofs.md).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+import pytest
+
+from explorer.cli import main
+from explorer.symbolic.induction import prove
+from explorer.symbolic.ops import ConcreteOps
+from model.factory import make_model
+from model.symbolic import make_symbolic
+
+LEMMAS = ["LeaderNamedByItsEpoch", "QuorumIsLastRequest", "TrueLeaderIsrIsQuorumIsr",
+          "QuorumIsrIsLastRequestUntilAdopted", "RecordsWithinReplicaEpoch", "FollowerEpochAtMostLeader",
+          "HighWatermarkWithinLog"]
+LEMMA_FLAGS = [x for name in LEMMAS for x in ("--lemma", name)]
+
+
+def test_leader_in_isr_proved_for_kip320_at_3_replicas(capsys):
+    status = main(["prove", "classic", "--generation", "kip320", "--replicas", "3", "--invariant", "LeaderInIsr",
+                   *LEMMA_FLAGS, "--quiet"])
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert out.startswith("Proved: LeaderInIsr")
+
+
+def test_same_lemmas_fail_on_kip279_with_a_k4_like_cti(capsys):
+    status = main(["prove", "classic", "--generation", "kip279", "--replicas", "3", "--invariant", "LeaderInIsr",
+                   *LEMMA_FLAGS, "--quiet"])
+    out = capsys.readouterr().out
+    assert status == 1, out
+    assert "Counterexample to induction: RecordsWithinReplicaEpoch breaks" in out
+    assert "State 2: FollowerReplicate(" in out
+
+
+def test_houdini_drops_a_false_user_lemma(capsys):
+    status = main(["prove", "classic", "--generation", "kip320", "--replicas", "2", "--invariant", "LeaderInIsr",
+                   *LEMMA_FLAGS[:8], "--lemma", "HighWatermarkWithinLog", "--lemmas", "docs/examples/lemmas.py",
+                   "--houdini", "--quiet"])
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert "Houdini dropped (not inductive relative to the rest): NoRecordIsEverWritten." in out
+    assert "LeaderHwWithinItsLog" in out.splitlines()[0]
+
+
+def test_houdini_drops_a_lemma_stated_too_narrowly():
+    """HW <= log end stated for leaders only is not inductive: a follower's HW becomes a leader's."""
+    sym = make_symbolic(make_model(generation="kip320", replicas=2), unbounded=True)
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("example_lemmas", "docs/examples/lemmas.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    lemmas = {name: sym.lemmas()[name] for name in LEMMAS[:4]}
+    lemmas["LeaderHwWithinItsLog"] = module.LEMMAS["LeaderHwWithinItsLog"]
+    result = prove(sym, properties=["LeaderInIsr"], lemmas=lemmas, houdini=True)
+    assert result.verdict == "proved" and result.stats["dropped"] == ["LeaderHwWithinItsLog"]
+
+
+def test_without_lemmas_leader_in_isr_is_not_inductive():
+    sym = make_symbolic(make_model(generation="kip320", replicas=2), unbounded=True)
+    result = prove(sym, properties=["LeaderInIsr"])
+    assert result.verdict == "counterexample to induction"
+    assert result.cti.property == "LeaderInIsr" and len(result.cti.trace) == 2
+
+
+@pytest.mark.slow
+def test_two_induction_also_proves_it():
+    sym = make_symbolic(make_model(generation="kip320", replicas=2), unbounded=True)
+    lemmas = {name: sym.lemmas()[name] for name in LEMMAS[:4]}
+    assert prove(sym, properties=["LeaderInIsr"], lemmas=lemmas, k=2).verdict == "proved"
+
+
+def _reachable(model):
+    init = model.init_states()[0]
+    seen, queue = {init}, deque([init])
+    while queue:
+        for _, t in model.successors(queue.popleft()):
+            if t not in seen:
+                seen.add(t)
+                queue.append(t)
+    return seen
+
+
+@pytest.mark.slow
+def test_builtin_lemmas_hold_on_every_reachable_kip320_state_and_some_fail_on_kip279():
+    """Houdini's templates are facts of KIP-320 (evaluated on each 2/2/2/2 state); the epoch
+    lemmas are false for KIP-279, where followers fetch across epochs."""
+    ops = ConcreteOps()
+    for generation, expect_false in (("kip320", set()),
+                                     ("kip279", {"RecordsWithinReplicaEpoch", "FollowerEpochAtMostLeader"})):
+        model = make_model(generation=generation, replicas=2)
+        sym = make_symbolic(model, unbounded=True)
+        false = set()
+        for s in _reachable(model):
+            v = sym.encode(s)
+            assert sym.type_ok(ops, v)
+            false |= {name for name, fn in sym.lemmas().items() if not fn(ops, v)}
+        assert expect_false <= false and (not expect_false or "LeaderNamedByItsEpoch" not in false)
+        if generation == "kip320":
+            assert false == set()
+
+
+@pytest.mark.parametrize("argv,words", [
+    (["--k", "0"], "--k must be at least 1"),
+    (["--lemma", "Nope"], "no built-in lemma 'Nope'"),
+    (["--lemmas", "missing.py"], "does not exist"),
+])
+def test_cli_prove_bad_input(argv, words, capsys):
+    assert main(["prove", "classic", *argv]) == 2
+    assert words in capsys.readouterr().err
+
+
+def test_cli_prove_json_names_the_broken_conjunct(capsys):
+    import json
+
+    status = main(["prove", "classic", "--generation", "kip320", "--invariant", "LeaderInIsr", "--json", "--quiet"])
+    data = json.loads(capsys.readouterr().out)
+    assert status == 1
+    assert data["verdict"] == "counterexample to induction" and data["cti"]["conjunct"] == "LeaderInIsr"
+    assert len(data["cti"]["trace"]["states"]) == 2
+
+
+def test_a_model_without_symbolic_encoding_is_refused(capsys):
+    assert main(["prove", "docs/examples/jugs.py"]) == 2
+    assert "has no symbolic encoding" in capsys.readouterr().err
+
+
+def test_cli_prove_time_limit_is_exit_5(capsys):
+    status = main(["prove", "classic", "--generation", "kip320", "--replicas", "3", *LEMMA_FLAGS,
+                   "--timeout", "0.001", "--quiet"])
+    assert status == 5
+    assert capsys.readouterr().out.startswith("Unknown: ")
