@@ -9,6 +9,7 @@
     isrcheck show TRACE.json [--html FILE]                   show a trace file (text, or a page to step through)
     isrcheck bmc MODEL [options] --depth K                   bounded model checking with z3 (shortest trace first)
     isrcheck prove MODEL [options]                           induction, k-induction, Houdini lemmas with z3
+    isrcheck simulate MODEL --depth D --behaviours N --seed S random behaviours, as TLC's -simulate
 
 MODEL is a registered name (``classic``) or ``path/to/file.py[:factory]``. Model options come from
 the factory's signature. Exit status: 0 no violation, 1 a violation (or a vacuous ``sometimes``
@@ -514,6 +515,7 @@ COMMANDS: dict[str, Callable[[list[str]], int] | str] = {
     "show": "explorer.cli_html:cmd_show",
     "bmc": "explorer.cli_symbolic:cmd_bmc",
     "prove": "explorer.cli_symbolic:cmd_prove",
+    "simulate": "explorer.cli_simulate:cmd_simulate",
 }
 
 

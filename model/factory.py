@@ -6,16 +6,17 @@ so every option here is a ``--flag``.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from .config import ClassicConfig
 from .generations import GENERATIONS
+from .kraft import KRAFT_GENERATIONS
 from .options import ACKS, PLACEMENT, READS, STOPS, TRUNCATION, UNCLEAN, ConsumerOptions, DurabilityOptions
 from .replication import ReplicationModel
 
 # The allowed values are declared once (``model.generations``, ``model.options``); the command line
 # reads them from these Literal types.
-Generation = Literal[tuple(GENERATIONS)]
+Generation = Literal[tuple(GENERATIONS) + tuple(KRAFT_GENERATIONS)]
 Acks = Literal[ACKS]
 Stops = Literal[STOPS]
 Unclean = Literal[UNCLEAN]
@@ -44,11 +45,18 @@ def make_model(
     azs: int = 0,
     placement: Placement = "rack-aware",
     max_az_failures: int = 0,
-) -> ReplicationModel:
+    init_isr_size: int = 0,
+    max_fencings: int = 0,
+    max_leader_shrinks: int = 0,
+    avoid_last_replica_standing: bool = False,
+    hw_over_maximal_isr: bool = True,
+    split_fetch: bool = False,
+) -> Any:
     """The Kafka replication model (hachikuji/kafka-specification, plus options).
 
     generation: protocol generation: truncate-to-hw (pre-0.11), kip101, kip279, kip320-first-try
-        (the rejected draft) or kip320.
+        (the rejected draft) or kip320 (ZooKeeper era); kraft-3.5 or kraft-kip966 (the KRaft
+        controller; KIP-966 Eligible Leader Replicas: ``model.kraft``, docs/kraft.md).
     replicas, log_size, max_records, max_leader_epoch: the spec's constants Replicas, LogSize,
         MaxRecords, MaxLeaderEpoch.
     invariants: which properties the model builds: 'all' (default), 'default', or comma-separated
@@ -70,7 +78,27 @@ def make_model(
         truncate first), on-fetch-hw-first (bug K13, KAFKA-14704: HW applied before truncating).
     azs: availability zones (0: no racks); placement: rack-aware or naive (rack-unaware,
         consecutive brokers, two per zone); max_az_failures: power failures of a whole zone.
+
+    KRaft options (``model.kraft``; the specs' constants; left out they change nothing):
+    init_isr_size: brokers 1..k start in the ISR, the others fenced and out of sync (0: all).
+    max_fencings: how many times the controller fences a broker that missed heartbeats.
+    max_leader_shrinks: how many AlterPartition requests may shrink the ISR (timed-out followers).
+    avoid_last_replica_standing: kraft-3.5: no unclean shutdown of the ISR's last member.
+    hw_over_maximal_isr: False is bug K7: the leader counts only its ISR for the HW while an
+        expansion is in flight (KIP-497's maximal ISR off).
+    split_fetch: a fetch as the spec's three steps with its request/response in flight, instead of
+        one atomic step (slower; it checks the atomic fetch's abstraction, docs/kraft.md).
+    With a KRaft generation, replicas is the broker count, min_insync_replicas MinISR, max_records
+    the number of values, max_crashes/stops the unclean (lossy) and clean (controlled) shutdowns.
     """
+    options_given = {k: v for k, v in locals().items() if k not in ("generation", "invariants")}
+    if generation in KRAFT_GENERATIONS:
+        from .kraft.factory import make_kraft_model
+
+        return make_kraft_model(generation, invariants, **options_given)
+    from .kraft.factory import refuse_kraft_options
+
+    refuse_kraft_options(generation, options_given)
     config = ClassicConfig(
         replicas=replicas,
         log_size=log_size,

@@ -149,7 +149,8 @@ def test_models_command_lists_the_registry(capsys):
     code, out, _ = run(capsys, "models")
     assert code == 0
     assert "classic  (model.factory:make_model)" in out
-    assert "--generation {truncate-to-hw,kip101,kip279,kip320-first-try,kip320}  default kip320" in out
+    generations = "truncate-to-hw,kip101,kip279,kip320-first-try,kip320,kraft-3.5,kraft-kip966"
+    assert f"--generation {{{generations}}}  default kip320" in out
 
 
 def test_properties_command_lists_kinds_and_opt_in(capsys):

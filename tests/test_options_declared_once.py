@@ -10,11 +10,12 @@ import pytest
 from explorer.registry import model_options
 from model import make_model
 from model.generations import GENERATIONS
+from model.kraft import KRAFT_GENERATIONS
 from model.options import ACKS, PLACEMENT, READS, STOPS, TRUNCATION, UNCLEAN
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 DECLARED = {
-    "generation": tuple(GENERATIONS),
+    "generation": tuple(GENERATIONS) + tuple(KRAFT_GENERATIONS),
     "acks": ACKS,
     "stops": STOPS,
     "unclean_election": UNCLEAN,

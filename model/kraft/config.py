@@ -1,0 +1,75 @@
+"""The constants of a KRaft run (the spec's CONSTANTS), validated once.
+
+Mapping from the spec's configuration: BrokerCount = InitReplicationFactor = ``brokers`` (no
+reassignment: every broker hosts a replica); ``min_isr`` = MinISR; ``init_isr_size`` = InitIsrSize
+(brokers 1..k start in the ISR, broker 1 leading; the others start fenced, out of sync, with stale
+metadata); ``values`` = |Values|; ``lossy_shutdowns`` = UncleanShutdownLimit (KIP-966:
+DataLossShutdownLimit); ``clean_shutdowns`` = CleanShutdownLimit (KIP-966: NoDataLossShutdownLimit,
+whose shutdowns are either clean or crashes that lose no data but save no broker epoch); ``fencings`` =
+FenceBrokerLimit; ``leader_shrinks`` = LeaderShrinkIsrLimit; ``avoid_last_replica_standing`` =
+AvoidLastReplicaStanding (3.5 only). ``hw_over_maximal_isr`` False is bug K7: the leader counts
+only its ISR for the high watermark while an expansion is in flight (before KIP-497).
+``split_fetch``: the spec's three fetch actions (SendFetchRequest, ReceiveFetchRequest,
+ReceiveFetchResponse) with the request/response in flight, instead of one atomic fetch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .generations import KRAFT_GENERATIONS, KraftGeneration
+
+MAX_BROKERS = 4
+MAX_VALUES = 3
+MAX_PERTURBATIONS = 3
+
+
+@dataclass(frozen=True)
+class KraftConfig:
+    generation: str = "kraft-kip966"
+    brokers: int = 3
+    min_isr: int = 2
+    init_isr_size: int = 2
+    values: int = 1
+    lossy_shutdowns: int = 1
+    clean_shutdowns: int = 0
+    fencings: int = 1
+    leader_shrinks: int = 0
+    avoid_last_replica_standing: bool = False
+    hw_over_maximal_isr: bool = True
+    split_fetch: bool = False
+
+    @property
+    def gen(self) -> KraftGeneration:
+        return KRAFT_GENERATIONS[self.generation]
+
+    def validate(self) -> None:
+        """Refuse impossible constants with the fix in the message (the spec's ASSUMEs and more)."""
+        if self.generation not in KRAFT_GENERATIONS:
+            raise ValueError(f"generation={self.generation!r} is not a KRaft generation: choose one of "
+                             f"{', '.join(KRAFT_GENERATIONS)}")
+        for name in ("brokers", "min_isr", "init_isr_size", "values", "lossy_shutdowns", "clean_shutdowns",
+                     "fencings", "leader_shrinks"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ValueError(f"{name} must be an int, got {value!r}")
+        if not 2 <= self.brokers <= MAX_BROKERS:
+            raise ValueError(f"replicas={self.brokers} is out of range for a KRaft generation: use 2..{MAX_BROKERS} "
+                             "brokers (each hosts a replica)")
+        if not 1 <= self.min_isr <= self.brokers:
+            raise ValueError(f"min_insync_replicas={self.min_isr} is out of range: use 1..replicas ({self.brokers})")
+        if not self.min_isr <= self.init_isr_size <= self.brokers:
+            raise ValueError(f"init_isr_size={self.init_isr_size} is out of range: the spec assumes "
+                             f"min_insync_replicas ({self.min_isr}) <= init_isr_size <= replicas ({self.brokers})")
+        if not 1 <= self.values <= MAX_VALUES:
+            raise ValueError(f"max_records={self.values} is out of range for a KRaft generation: use 1..{MAX_VALUES} "
+                             "(the spec's Values: each is written once)")
+        flags = {"lossy_shutdowns": "max_crashes", "clean_shutdowns": "max_crashes", "fencings": "max_fencings",
+                 "leader_shrinks": "max_leader_shrinks"}
+        for name, flag in flags.items():
+            if not 0 <= getattr(self, name) <= MAX_PERTURBATIONS:
+                raise ValueError(f"{flag}={getattr(self, name)} is out of range for a KRaft generation: use "
+                                 f"0..{MAX_PERTURBATIONS} (each one multiplies the state space)")
+        if self.avoid_last_replica_standing and not self.gen.isr_floor_one:
+            raise ValueError("avoid_last_replica_standing applies to kraft-3.5 only (KIP-966 has no last replica "
+                             "standing to avoid)")

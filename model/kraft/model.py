@@ -1,0 +1,132 @@
+"""``KraftModel``: the KRaft-era generations of the replication model, for ``explorer.check``.
+
+Builds the initial state of the spec's ``Init`` (an established cluster: broker 1 leads at leader
+epoch 1; brokers 1..init_isr_size form the ISR; the others are fenced, out of sync, with stale
+metadata of partition epoch 1), hands out the steps' successors, the properties
+(``properties.kraft``), a named view of each state for traces and ITF, and operator signals.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from explorer.contract import Property
+from properties import kraft as kraft_properties
+
+from . import fields
+from .config import KraftConfig
+from .controller import Controller
+from .fields import (
+    ALTER_PARTITION,
+    BLOCK,
+    BROKER_FIELDS,
+    C_UNFENCED,
+    FOLLOWER,
+    GLOBAL_FIELDS,
+    LEADER,
+    LOG,
+    MD_LEADER,
+    METADATA_LOG,
+    NIL,
+    NO_FLOOR,
+    R_ELR,
+    R_ISR,
+    R_LEADER,
+    RUNNING,
+    STATUS,
+    Layout,
+)
+from .steps import KraftSteps
+
+
+@dataclass(frozen=True)
+class KraftTables:
+    """What the properties read (``properties.kraft``): the constants, the layout, the field offsets."""
+
+    config: KraftConfig
+    layout: Layout
+    fields: Any
+
+
+class KraftModel:
+    def __init__(self, config: KraftConfig, invariants: str = "all") -> None:
+        config.validate()
+        self.config = config
+        self.generation = config.generation
+        self.invariants = invariants
+        self.layout = Layout(config.brokers)
+        self._steps = KraftSteps(config, self.layout)
+        self.successors = self._steps.successors
+        self.tables = KraftTables(config, self.layout, fields)
+        self._properties = tuple(kraft_properties.build(self.tables, invariants))
+
+    def __repr__(self) -> str:
+        c = self.config
+        return (f"KraftModel({c.generation}, brokers={c.brokers}, min_isr={c.min_isr}, init_isr={c.init_isr_size}, "
+                f"values={c.values}, lossy={c.lossy_shutdowns}, clean={c.clean_shutdowns}, fencings={c.fencings}, "
+                f"shrinks={c.leader_shrinks}" + (", avoid-LRS" if c.avoid_last_replica_standing else "")
+                + ("" if c.hw_over_maximal_isr else ", HW over the ISR (K7)") + ")")
+
+    def __reduce__(self):
+        return (KraftModel, (self.config, self.invariants))
+
+    # -- the contract ---------------------------------------------------------------------------------
+
+    def init_states(self) -> Sequence[tuple]:
+        c, lay = self.config, self.layout
+        isr = (1 << c.init_isr_size) - 1
+        partition_epoch = 1 if c.init_isr_size == c.brokers else 2
+        ctl = Controller(c, lay)
+        record = ctl.record(0, 1, partition_epoch, isr, 0, 0)
+        s: list[Any] = [0] * lay.length
+        for b in lay.brokers:
+            o = lay.base[b]
+            in_sync = bool(isr >> b & 1)
+            s[o:o + BLOCK] = (
+                RUNNING, b + 1, 1 if in_sync else 0, NIL if b == 0 else 0, LEADER if b == 0 else FOLLOWER,
+                1, isr if in_sync else lay.all_mask, isr if in_sync else lay.all_mask, 0, 1,
+                partition_epoch if in_sync else 1, (), 0, 0 if b == 0 else NIL, lay.blank_followers, 0, NO_FLOOR,
+                1 if in_sync else 0, b + 1, lay.no_fetches,
+            )
+        g = lay.g
+        s[g:] = ((record,), c.brokers, 0, 0, 0, 0, 0, 0, 0, 0, ())
+        return [tuple(s)]
+
+    def properties(self) -> Sequence[Property]:
+        return self._properties
+
+    # -- what users read --------------------------------------------------------------------------------
+
+    def state_view(self, s: tuple) -> dict[str, Any]:
+        """Every field under its spec name, as its row shows it (``model.kraft.fields``); a broker's
+        fields carry its id (``partitionData.log.2``)."""
+        lay, t = self.layout, self.tables
+        view: dict[str, Any] = {}
+        for b in lay.brokers:
+            o = lay.base[b]
+            for i, f in enumerate(BROKER_FIELDS):
+                view[f"{f.view}.{b + 1}"] = f.show(t, s, o + i)
+        for i, f in enumerate(GLOBAL_FIELDS):
+            view[f.view] = f.show(t, s, lay.g + i)
+        return view
+
+    def signals(self, s: tuple) -> dict[str, Any]:
+        """What an operator sees: the controller's leader (``offline`` without one), ISR and ELR sizes
+        against min.insync.replicas, fenced and stopped brokers, pending AlterPartition."""
+        lay = self.layout
+        cur = s[lay.g + METADATA_LOG][-1]
+        leader = cur[R_LEADER]
+        isr_size = lay.size[cur[R_ISR]]
+        out: dict[str, Any] = {"leader": None if leader == NIL else leader + 1, "offline": leader == NIL,
+                               "ISR": f"{isr_size}/{lay.n}", "under-min-isr": isr_size < self.config.min_isr}
+        if self.config.gen.elr:
+            out["ELR"] = lay.ids(cur[R_ELR])
+        out["fenced"] = [b + 1 for b in lay.brokers if not s[lay.base[b] + C_UNFENCED]]
+        out["stopped"] = [b + 1 for b in lay.brokers if s[lay.base[b] + STATUS] != RUNNING]
+        out["alter-partition"] = any(s[lay.base[b] + ALTER_PARTITION] for b in lay.brokers)
+        if leader != NIL and s[lay.base[leader] + STATUS] == RUNNING and s[lay.base[leader] + MD_LEADER] == leader:
+            lead_end = len(s[lay.base[leader] + LOG])
+            out["lag"] = {f"r{b + 1}": lead_end - len(s[lay.base[b] + LOG]) for b in lay.brokers if b != leader}
+        return out

@@ -1,0 +1,146 @@
+"""A broker's replica of the partition: high watermark, acknowledgements, epochs in its log.
+
+Modelled (``v3_5_functions.tla`` / ``kip_966_functions.tla``): ``GetCommitOffset`` (the largest
+offset every member of the leader's maximal ISR has, by the follower LEOs the leader last saw),
+``CanAdvanceHwm`` (KIP-966: only while the leader's ISR has at least MinISR members),
+``MaybeAdvanceHighWatermark`` with the ghost variables it updates (the true HW, the records consumed
+below it, positive acknowledgements), ``MaybeFailPendingWrites`` (negative acknowledgements),
+``MaybeUpdateHwmAndAckOnPartitionChange``, the part of ``EnsureLeadershipRenounced`` that clears a
+former leader's state, and ``LastOffsetForEpoch`` with the follower's truncation point.
+
+Offsets are 0-based and exclusive at the end (the spec's are 1-based: its HWM 1 is our 0).
+Abstracted away: nothing beyond the model's (see ``model.kraft``).
+"""
+
+from __future__ import annotations
+
+from .config import KraftConfig
+from .fields import (
+    ACKED,
+    ALTER_PARTITION,
+    CONSUMED,
+    FOLLOWERS,
+    HW,
+    LOG,
+    MD_ISR,
+    MD_LEADER_EPOCH,
+    MD_MAXIMAL_ISR,
+    NACKED,
+    NIL,
+    NO_FLOOR,
+    SENT,
+    TRUE_HW,
+    WRITE_FLOOR,
+    Layout,
+)
+
+
+class Replica:
+    def __init__(self, config: KraftConfig, lay: Layout) -> None:
+        self.lay = lay
+        self.g = lay.g
+        self.nv = config.values
+        self.min_isr = config.min_isr
+        self.needs_min_isr = config.gen.hw_needs_min_isr
+        self.maximal = config.hw_over_maximal_isr
+
+    def hw_members(self, isr: int, maximal_isr: int) -> int:
+        """Whom the leader counts for its HW: the maximal ISR (KIP-497), or only the ISR (bug K7)."""
+        return maximal_isr if self.maximal else isr
+
+    def commit_offset(self, b: int, members: int, leo: int, followers: tuple) -> int:
+        """``GetCommitOffset`` + 1: the smallest LEO among ``members`` as leader ``b`` last saw them."""
+        low = leo
+        for f in self.lay.members[members]:
+            if f != b:
+                seen = followers[f][0]
+                if seen == NIL:
+                    return 0
+                if seen < low:
+                    low = seen
+        return low
+
+    def can_advance(self, isr: int, old: int, new: int) -> bool:
+        """``CanAdvanceHwm``."""
+        return new > old and (not self.needs_min_isr or self.lay.size[isr] >= self.min_isr)
+
+    def send_acks(self, s: list, b: int, lower: int, upper: int, positive: bool) -> None:
+        """``SendAcksFor``: acknowledge the unacknowledged values at offsets lower..upper-1 of b's log
+        that b wrote in its current leadership (from ``write_floor`` on)."""
+        g = self.g
+        o = self.lay.base[b]
+        log = s[o + LOG]
+        done = s[g + ACKED] | s[g + NACKED]
+        sent = s[g + SENT]
+        values = 0
+        for off in range(max(lower, s[o + WRITE_FLOOR]), min(upper, len(log))):
+            v = log[off] % self.nv
+            if sent >> v & 1 and not done >> v & 1:
+                values |= 1 << v
+        if values:
+            s[g + (ACKED if positive else NACKED)] |= values
+
+    def advance_hw(self, s: list, b: int, old: int, new: int, positive: bool) -> None:
+        """``MaybeAdvanceHighWatermark`` once ``can_advance`` said yes, with its ghost updates."""
+        g = self.g
+        o = self.lay.base[b]
+        s[o + HW] = new
+        self.send_acks(s, b, old, new if positive else len(s[o + LOG]), positive)
+        true_hw = s[g + TRUE_HW]
+        if new > true_hw:
+            s[g + CONSUMED] = s[g + CONSUMED] + tuple(s[o + LOG][true_hw:new])
+            s[g + TRUE_HW] = new
+
+    def hw_on_partition_change(self, s: list, b: int, isr: int, maximal_isr: int, followers: tuple) -> None:
+        """``MaybeUpdateHwmAndAckOnPartitionChange``: acknowledgements are negative while the maximal
+        ISR is below MinISR (NotEnoughReplicasAfterAppend)."""
+        o = self.lay.base[b]
+        old = s[o + HW]
+        members = self.hw_members(isr, maximal_isr)
+        new = self.commit_offset(b, members, len(s[o + LOG]), followers)
+        if self.can_advance(isr, old, new):
+            self.advance_hw(s, b, old, new, self.lay.size[maximal_isr] >= self.min_isr)
+
+    def fail_pending_writes(self, s: list, b: int) -> None:
+        o = self.lay.base[b]
+        self.send_acks(s, b, s[o + HW], len(s[o + LOG]), False)
+
+    def renounce_leadership(self, s: list, b: int, new_isr: int, new_leader: int) -> None:
+        """``EnsureLeadershipRenounced``: pending writes fail if the ISR fell below MinISR or b lost
+        leadership; follower state, the pending AlterPartition and the write floor are cleared."""
+        o = self.lay.base[b]
+        if s[o + HW] < len(s[o + LOG]) and (self.lay.size[new_isr] < self.min_isr or b != new_leader):
+            self.fail_pending_writes(s, b)
+        s[o + FOLLOWERS] = self.lay.blank_followers
+        s[o + ALTER_PARTITION] = 0
+        s[o + WRITE_FLOOR] = NO_FLOOR
+
+    def last_offset_for_epoch(self, state: tuple, b: int, epoch: int, is_leader: bool) -> tuple[int, int]:
+        """``LastOffsetForEpoch``: (the largest epoch <= ``epoch`` in b's log, or ``epoch``; the end
+        offset of that epoch: where the first larger epoch starts, or the LEO)."""
+        o = self.lay.base[b]
+        log = state[o + LOG]
+        nv = self.nv
+        if not log or epoch == log[-1] // nv or (is_leader and state[o + MD_LEADER_EPOCH] == epoch):
+            return epoch, len(log)
+        end = next((i for i, r in enumerate(log) if r // nv > epoch), None)
+        if end is None:
+            if not (is_leader and state[o + MD_LEADER_EPOCH] > epoch):
+                raise AssertionError(f"LastOffsetForEpoch({epoch}) on broker {b + 1}: no larger epoch (the spec's Nil)")
+            end = len(log)
+        floor = max((r // nv for r in log if r // nv <= epoch), default=epoch)
+        return floor, end
+
+    def truncation_point(self, state: tuple, f: int, diverging: tuple[int, int]) -> int:
+        """``FindTruncatePoint``: the highest offset follower f shares with the leader's answer."""
+        epoch, end = diverging
+        local_epoch, local_end = self.last_offset_for_epoch(state, f, epoch, False)
+        if local_epoch != epoch or local_end < end:
+            return local_end
+        return end
+
+    def isr_of(self, state: tuple, b: int) -> int:
+        return state[self.lay.base[b] + MD_ISR]
+
+    def maximal_isr_of(self, state: tuple, b: int) -> int:
+        return state[self.lay.base[b] + MD_MAXIMAL_ISR]
