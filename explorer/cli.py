@@ -142,8 +142,9 @@ def _check_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _model_parser(spec: str, options: list[Any]) -> argparse.ArgumentParser:
-    p = _Parser(prog=f"isrcheck check {spec}", add_help=False)
+def model_parser(spec: str, options: list[Any], prog: str = "isrcheck check") -> argparse.ArgumentParser:
+    """The parser of MODEL's own options, read from its factory's signature (``model_options``)."""
+    p = _Parser(prog=f"{prog} {spec}", add_help=False)
     group = p.add_argument_group(f"options of model {spec}")
     for opt in options:
         if opt.type is bool:
@@ -154,16 +155,19 @@ def _model_parser(spec: str, options: list[Any]) -> argparse.ArgumentParser:
     return p
 
 
-def _parse_check(argv: list[str]) -> tuple[argparse.Namespace, dict[str, Any], Any]:
+def parse_model_command(parser: argparse.ArgumentParser,
+                        argv: list[str]) -> tuple[argparse.Namespace, dict[str, Any], Any]:
+    """``MODEL [model options] [command options]`` for every command that builds a model (check,
+    bmc, prove, simulate): the command's options, MODEL's options and the model built from them
+    (a factory that raises is the model's fault: exit 4, ``registry.make_model``)."""
     from explorer.registry import load_factory, make_model, model_options
 
-    parser = _check_parser()
     if not argv or argv[0] in ("-h", "--help"):
         parser.print_help()
         raise SystemExit(EXIT_OK)
     args, rest = parser.parse_known_args(argv)
     factory = load_factory(args.model)
-    mparser = _model_parser(args.model, model_options(factory))
+    mparser = model_parser(args.model, model_options(factory), parser.prog)
     if args.help:
         parser.print_help()
         print()
@@ -175,6 +179,10 @@ def _parse_check(argv: list[str]) -> tuple[argparse.Namespace, dict[str, Any], A
         raise UserError(f"unrecognised argument(s) {' '.join(unknown)}; model {args.model!r} takes: {known}")
     options = vars(margs)
     return args, options, make_model(factory, args.model, options)
+
+
+def _parse_check(argv: list[str]) -> tuple[argparse.Namespace, dict[str, Any], Any]:
+    return parse_model_command(_check_parser(), argv)
 
 
 def _progress(args: argparse.Namespace) -> Any:

@@ -12,19 +12,19 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from explorer.errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_VIOLATION, UserError
+from explorer.errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_VIOLATION
 
 
 def _parser() -> argparse.ArgumentParser:
-    from explorer.cli import _Parser
+    from explorer.cli import _Parser, positive_int
 
     p = _Parser(prog="isrcheck simulate", add_help=False,
                 description="Check random behaviours of MODEL (TLC's -simulate); finds violations, proves nothing.")
     p.add_argument("model", help="a registered model name or path/to/file.py[:make_model]")
     p.add_argument("-h", "--help", action="store_true", help="show this help (and MODEL's options) and exit")
-    p.add_argument("--depth", type=int, default=100, metavar="D",
+    p.add_argument("--depth", type=positive_int, default=100, metavar="D",
                    help="states per behaviour, the initial one included (default 100)")
-    p.add_argument("--behaviours", "--behaviors", dest="behaviours", type=int, default=1000, metavar="N",
+    p.add_argument("--behaviours", "--behaviors", dest="behaviours", type=positive_int, default=1000, metavar="N",
                    help="how many behaviours to try (default 1000)")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="random seed; the same seed replays the same run")
     p.add_argument("--invariant", "--property", dest="properties", action="append", metavar="NAME",
@@ -36,35 +36,20 @@ def _parser() -> argparse.ArgumentParser:
 
 def _parse(argv: list[str]) -> tuple[argparse.Namespace, dict[str, Any], Any]:
     """``MODEL [model options]`` and the simulation's own options, as ``isrcheck check`` parses them."""
-    from explorer.cli import _model_parser
-    from explorer.registry import load_factory, make_model, model_options
+    from explorer.cli import parse_model_command
 
-    parser = _parser()
-    if not argv or argv[0] in ("-h", "--help"):
-        parser.print_help()
-        raise SystemExit(EXIT_OK)
-    args, rest = parser.parse_known_args(argv)
-    factory = load_factory(args.model)
-    mparser = _model_parser(args.model, model_options(factory))
-    if args.help:
-        parser.print_help()
-        print()
-        mparser.print_help()
-        raise SystemExit(EXIT_OK)
-    margs, unknown = mparser.parse_known_args(rest)
-    if unknown:
-        known = " ".join(o.flag for o in model_options(factory)) or "(none)"
-        raise UserError(f"unrecognised argument(s) {' '.join(unknown)}; model {args.model!r} takes: {known}")
-    options = vars(margs)
-    return args, options, make_model(factory, args.model, options)
+    return parse_model_command(_parser(), argv)
 
 
 def cmd_simulate(argv: list[str]) -> int:
     from explorer.itf import trace_to_itf, write_json
+    from explorer.outputs import check_output_path
     from explorer.simulate import render_simulation, simulate
     from explorer.trace_text import render_violation
 
     args, options, model = _parse(argv)
+    if args.trace_json:
+        check_output_path(args.trace_json, "--trace-json")  # before the run: a found trace must not be lost
     result = simulate(model, depth=args.depth, behaviours=args.behaviours, seed=args.seed,
                       properties=args.properties)
     for violation in result.violations:

@@ -15,14 +15,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+from explorer.cli import _Parser, _progress, parse_model_command, positive_float
 from explorer.errors import UserError
+from explorer.outputs import check_output_path, write_atomically
 
 EXIT_OK, EXIT_VIOLATION, EXIT_ENCODING, EXIT_UNKNOWN, EXIT_INTERRUPTED = 0, 1, 4, 5, 130
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        raise UserError(f"{message} (see {self.prog} --help)")
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -31,53 +28,12 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--invariant", "--property", dest="properties", action="append", metavar="NAME",
                    help="check only this invariant (repeatable; default: the model's default invariants "
                         "that have a symbolic encoding)")
-    p.add_argument("--timeout", type=float, metavar="SECONDS", help="time limit of each solver call (exit 5 when hit)")
+    p.add_argument("--timeout", type=positive_float, metavar="SECONDS",
+                   help="time limit of each solver call (exit 5 when hit)")
     p.add_argument("--full", action="store_true", help="print whole states in traces, not only what changed")
     p.add_argument("--json", action="store_true", help="print a machine-readable summary on stdout")
-    p.add_argument("--progress-interval", type=float, metavar="SECONDS", help="seconds between progress lines")
+    p.add_argument("--progress-interval", type=positive_float, metavar="SECONDS", help="seconds between progress lines")
     p.add_argument("--quiet", action="store_true", help="no progress output")
-
-
-def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> tuple[argparse.Namespace, dict[str, Any], Any]:
-    from explorer.registry import load_factory, model_options
-
-    if not argv or argv[0] in ("-h", "--help"):
-        parser.print_help()
-        raise SystemExit(EXIT_OK)
-    args, rest = parser.parse_known_args(argv)
-    factory = load_factory(args.model)
-    options = model_options(factory)
-    mparser = _Parser(prog=f"{parser.prog} {args.model}", add_help=False)
-    group = mparser.add_argument_group(f"options of model {args.model}")
-    for opt in options:
-        if opt.type is bool:
-            group.add_argument(opt.flag, dest=opt.name, action=argparse.BooleanOptionalAction, default=opt.default)
-        else:
-            group.add_argument(opt.flag, dest=opt.name, type=opt.type, default=opt.default, choices=opt.choices,
-                               help=f"default: {opt.default}")
-    if args.help:
-        parser.print_help()
-        print()
-        mparser.print_help()
-        raise SystemExit(EXIT_OK)
-    margs, unknown = mparser.parse_known_args(rest)
-    if unknown:
-        known = " ".join(o.flag for o in options) or "(none)"
-        raise UserError(f"unrecognised argument(s) {' '.join(unknown)}; model {args.model!r} takes: {known}")
-    values = vars(margs)
-    try:
-        model = factory(**values)
-    except (ValueError, TypeError) as exc:
-        raise UserError(f"model {args.model!r} refused its options: {exc}") from None
-    if args.timeout is not None and args.timeout <= 0:
-        raise UserError(f"--timeout must be a positive number of seconds, not {args.timeout}")
-    return args, values, model
-
-
-def _progress(args: argparse.Namespace) -> Any:
-    from explorer.progress import Progress, Silent
-
-    return Silent() if args.quiet else Progress(interval=args.progress_interval)
 
 
 def _violation_json(model: Any, v: Any, meta: dict[str, Any]) -> dict[str, Any]:
@@ -103,7 +59,10 @@ def cmd_bmc(argv: list[str]) -> int:
                    help="longest trace to consider, in states (the initial state is 1, as check's --max-depth)")
     p.add_argument("--trace-json", metavar="PATH", help="write the counterexample as an ITF JSON trace")
     p.add_argument("--regression", metavar="PATH", help="write the counterexample as a pytest regression")
-    args, options, model = _parse(p, argv)
+    args, options, model = parse_model_command(p, argv)
+    for path, what in ((args.trace_json, "--trace-json"), (args.regression, "--regression")):
+        if path:
+            check_output_path(path, what)  # before the solver runs: a found trace must not be lost
     if args.depth < 1:
         raise UserError(f"--depth must be at least 1 (a trace of the initial state alone), not {args.depth}")
     sym = symbolic_model(args.model, model)
@@ -122,7 +81,8 @@ def cmd_bmc(argv: list[str]) -> int:
                 **meta, "property": v.property, "kind": v.kind, "detail": v.detail, "engine": "bmc"}))
             written.append(args.trace_json)
         if args.regression:
-            _write_text(args.regression, regression_source(args.model, options, v, init_index_of(model, v)))
+            write_atomically(args.regression, regression_source(
+                args.model, options, v, init_index_of(model, v), relative_to=str(Path(args.regression).parent)))
             written.append(args.regression)
     if args.json:
         print(json.dumps({**meta, "engine": "bmc", "verdict": result.verdict, "depth": result.depth,
@@ -159,22 +119,6 @@ def _status(verdict: str) -> int:
             "proved": EXIT_OK, "unknown": EXIT_UNKNOWN, "interrupted": EXIT_INTERRUPTED}[verdict]
 
 
-def _write_text(path: str, text: str) -> None:
-    import os
-    import tempfile
-
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-    try:
-        with os.fdopen(fd, "w") as fh:
-            fh.write(text)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def cmd_prove(argv: list[str]) -> int:
     from explorer.symbolic.contract import symbolic_model
     from explorer.symbolic.induction import prove
@@ -193,7 +137,7 @@ def cmd_prove(argv: list[str]) -> int:
                         "from every built-in lemma (and yours) unless --lemma names some")
     p.add_argument("--k", type=int, default=1, metavar="N", help="k-induction: assume the invariant on N steps")
     p.add_argument("--list-lemmas", action="store_true", help="list the model's built-in lemmas and exit")
-    args, options, model = _parse(p, argv)
+    args, options, model = parse_model_command(p, argv)
     if args.k < 1:
         raise UserError(f"--k must be at least 1 (plain induction), not {args.k}")
     sym = symbolic_model(args.model, model, unbounded=True)

@@ -82,7 +82,12 @@ def test_cli_no_violation_exits_0_and_says_it_proves_nothing(capsys):
     assert code == 0 and "20 behaviours tried" in out and "proves nothing" in out
 
 
-def test_cli_bad_depth_is_exit_2(capsys):
-    code = main(["simulate", RACY, "--depth", "0"])
+@pytest.mark.parametrize("argv,words", [
+    (["--depth", "0"], "argument --depth: '0' must be at least 1"),
+    (["--behaviours", "-3"], "argument --behaviours/--behaviors: '-3' must be at least 1"),
+    (["--trace-json", "/nonexistent-dir/t.itf.json"], "--trace-json"),
+])
+def test_cli_bad_input_is_exit_2_before_the_run(argv, words, capsys):
+    code = main(["simulate", RACY, *argv])
     err = capsys.readouterr().err
-    assert code == 2 and "depth must be an integer >= 1" in err
+    assert code == 2 and words in err

@@ -118,7 +118,9 @@ def test_cli_bmc_time_limit_is_exit_5(capsys):
     (["--depth", "0"], "--depth must be at least 1"),
     (["--depth", "3", "--invariant", "RecordCommitted"], "no invariant RecordCommitted"),
     (["--depth", "3", "--acks", "all"], "only the classic model"),
-    (["--depth", "3", "--timeout", "-1"], "--timeout must be a positive"),
+    (["--depth", "3", "--timeout", "-1"], "argument --timeout: '-1' must be a positive number"),
+    (["--depth", "3", "--progress-interval", "-1"], "must be a positive number"),
+    (["--depth", "3", "--trace-json", "/nonexistent-dir/t.itf.json"], "--trace-json"),
 ])
 def test_cli_bmc_bad_input(argv, words, capsys):
     assert main(["bmc", "classic", *argv]) == 2
