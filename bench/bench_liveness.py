@@ -18,14 +18,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import resource
 import statistics
-import subprocess
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+import harness
+
 BASE = {"generation": "kip320", "replicas": 2, "log_size": 2, "max_records": 2, "max_leader_epoch": 2}
 CONFIGS = [
     ("classic 2/2/2/2", BASE),
@@ -39,12 +37,7 @@ LIVENESS = "LeaderEventuallyElected"
 
 
 def run_child(mode: str, options: dict) -> dict:
-    payload = json.dumps({"mode": mode, "options": options})
-    out = subprocess.run([sys.executable, __file__, "--child", payload], capture_output=True, text=True,
-                         env={**os.environ, "PYTHONPATH": str(ROOT)})
-    if out.returncode != 0:
-        raise SystemExit(f"benchmark child failed:\n{out.stderr}")
-    return json.loads(out.stdout.splitlines()[-1])
+    return harness.run_child(__file__, {"mode": mode, "options": options})
 
 
 def child(payload: str) -> None:

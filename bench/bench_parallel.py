@@ -19,11 +19,9 @@ import json
 import os
 import resource
 import statistics
-import subprocess
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+import harness
 
 # TLC on this machine kind (2 cores), hachikuji's KIP-320 spec, invariants WeakIsr and StrongIsr.
 TLC = {
@@ -39,12 +37,7 @@ CONFIGS = [
 
 
 def measure(model_options: dict, check_options: dict) -> dict:
-    payload = json.dumps({"model": model_options, "check": check_options})
-    out = subprocess.run([sys.executable, __file__, "--child", payload], capture_output=True, text=True,
-                         env={**os.environ, "PYTHONPATH": str(ROOT)})
-    if out.returncode != 0:
-        raise SystemExit(f"benchmark child failed:\n{out.stderr}")
-    return json.loads(out.stdout.splitlines()[-1])
+    return harness.run_child(__file__, {"model": model_options, "check": check_options})
 
 
 def child(payload: str) -> None:

@@ -25,6 +25,16 @@ def measure(spec: str, model_options: dict[str, Any], check_options: dict[str, A
     return json.loads(out.stdout.splitlines()[-1])
 
 
+def run_child(script: str, payload: dict[str, Any]) -> dict[str, Any]:
+    """Run ``script --child JSON`` in a fresh process (its own peak memory) and return the JSON
+    object its last output line prints: for benchmarks whose child does more than ``measure``'s."""
+    out = subprocess.run([sys.executable, script, "--child", json.dumps(payload)], capture_output=True, text=True,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+    if out.returncode != 0:
+        raise SystemExit(f"benchmark child failed:\n{out.stderr}")
+    return json.loads(out.stdout.splitlines()[-1])
+
+
 def _child(payload: str) -> None:
     args = json.loads(payload)
     from explorer import check
