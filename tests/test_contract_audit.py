@@ -107,6 +107,9 @@ class _BoolsAndInts:
 def test_true_and_1_are_one_state_in_every_store_and_engine():
     exact, fingerprint = check(_BoolsAndInts()), check(_BoolsAndInts(), store="fingerprint")
     assert exact.distinct_states == fingerprint.distinct_states == 4
+    # The parallel engine keys states with its own compact encoding (explorer.store_compact).
+    for store in ("exact", "fingerprint"):
+        assert check(_BoolsAndInts(), store=store, workers=2).distinct_states == 4
     from explorer.fingerprint import encode
     from explorer.fingerprint import fingerprint as fp64
     from explorer.spark.level import fp128  # the spark engine's fingerprint
