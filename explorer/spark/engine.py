@@ -19,6 +19,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from explorer.audit import audit_init_states
 from explorer.contract import canonical_fn
 from explorer.errors import ContractError, UserError
 from explorer.fingerprint import collision_probability
@@ -29,6 +30,8 @@ from explorer.selection import Selected, describe_failure
 from explorer.spark.checkpoint import Checkpoint, run_identity
 from explorer.spark.interrupt import Interrupts
 from explorer.spark.level import (
+    DRIVER_AUDIT,
+    PARTITION_AUDIT,
     Context,
     expand,
     initial_candidates,
@@ -105,6 +108,7 @@ class _Run:
         self.depth = 0
         self.generated = 0
         self.distinct = 0
+        self.audited = 0  # states the driver has audited against the model contract
         self.findings: dict[str, dict[str, Any]] = {}  # property -> {kind, level, fp, action}
         self.reached: dict[str, list[int]] = {}  # sometimes property -> [level, fp]
         self.pending = [p.name for p in props.sometimes]
@@ -232,9 +236,14 @@ class _Run:
         frontier_in = self.frontier_size
         where = "driver"
         if level == 1:
+            audit_init_states(list(self.model.init_states()), list(self.model.init_states()))
             cands, rep = initial_candidates(self.ctx)
         elif isinstance(self.frontier, list):
-            cands, rep = expand(self.ctx, self.frontier, transition)
+            # the driver's levels: the first states of the run, then a few of each level, are
+            # audited against the model contract, as the local engine does
+            audit = max(PARTITION_AUDIT, DRIVER_AUDIT - self.audited)
+            self.audited += min(audit, len(self.frontier))
+            cands, rep = expand(self.ctx, self.frontier, transition, audit=audit)
         else:
             cands, rep = None, None
         if store.on_driver:
@@ -364,6 +373,9 @@ class _Run:
             violations=violations,
             elapsed=elapsed,
             engine="spark",
+            # distinct states first found at each depth, as the local engine counts them (the HTML
+            # report's chart); level 1's "new" are the initial states
+            levels=[lv["new"] for lv in self.levels if lv["new"]],
             vacuous=list(self.pending) if complete else [],
             examples=examples,
             properties=self.props.names,

@@ -29,10 +29,15 @@ from collections.abc import Iterable, Iterator
 from hashlib import blake2b
 from typing import Any
 
+from explorer.audit import audit_successors
 from explorer.fingerprint import encode
 
 # Tags of the records a distributed level produces (the second element of each (key, value)).
 VISITED, PARENTS, EXPANDED, STATE = "V", "P", "E", "S"
+# States of each partition's batch expanded twice more against the model contract
+# (``explorer.audit``); the driver audits the first levels' states itself (``DRIVER_AUDIT``).
+PARTITION_AUDIT = 2
+DRIVER_AUDIT = 500
 
 
 def fp128(state: Any) -> int:
@@ -221,10 +226,11 @@ def initial_candidates(ctx: Context) -> tuple[dict[int, tuple[Any, int, Any]], d
 
 
 def expand(ctx: Context, items: Iterable[tuple[int, Any]], transition: frozenset[str],
-           cands: dict[int, tuple[Any, int, Any]] | None = None) -> tuple[dict, dict[str, Any]]:
+           cands: dict[int, tuple[Any, int, Any]] | None = None, audit: int = 0) -> tuple[dict, dict[str, Any]]:
     """Successors of ``items`` ((fingerprint, state) pairs) as {fingerprint: (parent, action index,
     state)}, keeping the smallest (parent, action index) per fingerprint; and the batch's report.
-    ``transition`` names the transition properties still to check."""
+    ``transition`` names the transition properties still to check. The first ``audit`` states are
+    expanded twice more and checked against the model contract (``explorer.audit``)."""
     model, key_of = ctx.model, ctx.key_of
     successors = model.successors
     bounded, deadlock = ctx.bounded, ctx.check_deadlock
@@ -237,6 +243,9 @@ def expand(ctx: Context, items: Iterable[tuple[int, Any]], transition: frozenset
         if bounded and not model.within_bounds(state):
             continue
         expanded += 1
+        if audit > 0:
+            audit -= 1
+            audit_successors(model, state)
         aidx = -1
         for aidx, (action, nxt) in enumerate(successors(state)):
             for prop in checks:
@@ -300,7 +309,9 @@ def expand_partition(payload: tuple, transition: frozenset[str]):
 
     def run(items: Iterator[tuple[int, Any]]) -> Iterator[tuple[int, tuple]]:
         ctx = load_context(payload)
-        cands, rep = expand(ctx, items, transition)
+        # a couple of states of every partition are audited, so a model that misbehaves only on
+        # executors (a module-level cache, a set iterated in hash order) is caught there too
+        cands, rep = expand(ctx, items, transition, audit=PARTITION_AUDIT)
         yield from cands.items()
         yield 0, (EXPANDED, rep)
 

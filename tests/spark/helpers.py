@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from explorer import check
 from explorer.contract import Kind
+from tests.fixtures.models import Counters
 
 
 def summary(result):
@@ -12,6 +13,7 @@ def summary(result):
         "distinct": result.distinct_states,
         "generated": result.generated_states,
         "depth": result.depth,
+        "levels": result.levels,
         "complete": result.complete,
         "vacuous": sorted(result.vacuous),
         "violations": sorted((v.property, v.kind, len(v.trace)) for v in result.violations),
@@ -75,3 +77,24 @@ class FloatAfterTwoSteps:
         from explorer import Property
 
         return [Property.always("Small", lambda s: s[0] < 10)]  # a run must check something
+
+
+# Contract breakers for test_audit.py; defined here, not in the test module, because executors
+# import them by module name and the test modules are not importable there.
+class HiddenCounter(Counters):
+    """Successors depend on how often the model object was asked (state kept between calls)."""
+
+    calls = 0
+
+    def successors(self, state):
+        self.calls += 1
+        succ = list(super().successors(state))
+        return succ if self.calls % 2 else succ[::-1]
+
+
+class NewInitEachCall(Counters):
+    calls = 0
+
+    def init_states(self):
+        self.calls += 1
+        return [(self.calls % 2,) * self.n]
