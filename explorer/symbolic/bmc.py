@@ -26,6 +26,7 @@ from explorer.result import Step, Trace, Violation
 from explorer.symbolic.ops import BoundedZ3Ops
 from explorer.symbolic.relation import transition, z3_value
 from explorer.symbolic.result import EncodingError, SymbolicResult, select_symbolic
+from explorer.symbolic.symmetry import breaking
 
 
 def bmc(
@@ -36,6 +37,7 @@ def bmc(
     timeout: float | None = None,
     progress: Progress | None = None,
     width: int | None = None,
+    symmetry: bool = True,
 ) -> SymbolicResult:
     """Is there a trace of at most ``depth`` states that violates one of ``properties``?
 
@@ -43,6 +45,8 @@ def bmc(
     width: bits of the signed bit-vectors that hold the model's ints; default the symbolic model's
         ``int_bits`` (its bounds keep every value and each value plus or minus one in range), and
         mathematical Ints when it has none.
+    symmetry: break the symmetry of interchangeable replicas when the model declares it
+        (``explorer.symbolic.symmetry``; the same shortest lengths, fewer traces to refute).
     """
     progress = progress or Silent()
     names, props = select_symbolic(sym, properties)
@@ -64,9 +68,12 @@ def bmc(
             if k > 1:
                 states.append(sym.variables(ops, f"s{k}"))
                 acts.append(ops.step_var(f"act{k}"))
-                formula, step_labels = transition(sym, ops, states[-2], states[-1], acts[-1])
+                params: list[tuple] = []
+                formula, step_labels = transition(sym, ops, states[-2], states[-1], acts[-1], params)
                 labels.append(step_labels)
                 solver.add(formula)
+                if symmetry:
+                    solver.add(breaking(sym, ops, states[-2], acts[-1], step_labels, params))
             bad = ops.or_(*(ops.not_(p(ops, states[-1])) for p in props))
             fails_here = z3.Bool(f"violated@{k}")
             solver.add(z3.Implies(fails_here, bad))
