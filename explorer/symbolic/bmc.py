@@ -5,8 +5,8 @@ round; at length ``k`` a fresh, preprocessed solver (or, with ``incremental``, o
 solver under an assumption literal) is asked whether some property fails in ``sk``. Lengths are
 tried in increasing order, so the first trace found is a shortest one (as BFS's); when length ``k``
 has none, "the properties hold in ``sk``" is asserted for good, which later rounds use as a lemma.
-Replica symmetry is broken (``explorer.symbolic.symmetry``) when the model declares it. Lengths count states, the initial one included, as
-everywhere in isrcheck.
+Replica symmetry is broken (``explorer.symbolic.symmetry``) when the model declares it. Lengths
+count states, the initial one included, as everywhere in isrcheck.
 
 A satisfying assignment is decoded into the explicit model's states and *replayed* through its
 ``successors``: each step must be an explicit step with the label the symbolic step carries, and
@@ -28,7 +28,6 @@ from explorer.symbolic.ops import BoundedZ3Ops
 from explorer.symbolic.relation import transition, z3_value
 from explorer.symbolic.result import EncodingError, SymbolicResult, select_symbolic
 from explorer.symbolic.symmetry import breaking
-
 
 # Each length's query on a fresh solver, preprocessed: the transition formula is functional (every
 # next-state variable equals an if-then-else of the current ones), so solve-eqs substitutes the
