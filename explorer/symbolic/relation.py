@@ -15,8 +15,10 @@ def branches(sym: Any, ops: Ops, v: Any, params: list | None = None) -> list[tup
     enumerating backend a step with choices gives one branch per choice. ``params``, when given,
     receives each branch's ``SymStep.params`` (the replicas a step instance is for)."""
     out = []
+    ops.begin_transition()
     for step in sym.steps():
         def run(step=step):
+            ops.begin_step()
             ops.take_side()
             guard, nxt = step.fn(ops, v)
             return guard, nxt, ops.take_side()
