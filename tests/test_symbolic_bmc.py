@@ -20,8 +20,8 @@ from explorer.symbolic.bmc import bmc
 from explorer.symbolic.contract import SymStep
 from explorer.symbolic.ops import ConcreteOps
 from explorer.symbolic.relation import transition
-from explorer.symbolic.symmetry import breaking
 from explorer.symbolic.result import EncodingError
+from explorer.symbolic.symmetry import breaking
 from model.factory import make_model
 from model.symbolic import make_symbolic
 
