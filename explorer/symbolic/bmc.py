@@ -5,7 +5,8 @@ round; at length ``k`` a fresh, preprocessed solver (or, with ``incremental``, o
 solver under an assumption literal) is asked whether some property fails in ``sk``. Lengths are
 tried in increasing order, so the first trace found is a shortest one (as BFS's); when length ``k``
 has none, "the properties hold in ``sk``" is asserted for good, which later rounds use as a lemma.
-Replica symmetry is broken (``explorer.symbolic.symmetry``) when the model declares it. Lengths
+Replica symmetry is broken (``explorer.symbolic.symmetry``) when the model declares it, and adjacent
+independent steps are taken in one order only (``explorer.symbolic.por``). Lengths
 count states, the initial one included, as everywhere in isrcheck.
 
 A satisfying assignment is decoded into the explicit model's states and *replayed* through its
@@ -25,6 +26,7 @@ import z3
 from explorer.progress import Progress, Silent
 from explorer.result import Step, Trace, Violation
 from explorer.symbolic.ops import BoundedZ3Ops
+from explorer.symbolic.por import footprints, independent_pairs, ordering
 from explorer.symbolic.relation import transition, z3_value
 from explorer.symbolic.result import EncodingError, SymbolicResult, select_symbolic
 from explorer.symbolic.symmetry import breaking
@@ -48,6 +50,7 @@ def bmc(
     width: int | None = None,
     symmetry: bool = True,
     incremental: bool = False,
+    por: bool = True,
 ) -> SymbolicResult:
     """Is there a trace of at most ``depth`` states that violates one of ``properties``?
 
@@ -59,6 +62,7 @@ def bmc(
         (``explorer.symbolic.symmetry``; the same shortest lengths, fewer traces to refute).
     incremental: one incremental solver for all lengths (each length under an assumption literal)
         instead of a fresh, preprocessed solver per length (``PREPROCESS``; the default).
+    por: order adjacent independent steps (``explorer.symbolic.por``; the same shortest lengths).
     """
     progress = progress or Silent()
     names, props = select_symbolic(sym, properties)
@@ -86,6 +90,7 @@ def bmc(
     states = [sym.variables(ops, "s1")]
     acts: list[Any] = []
     labels: list[list[str]] = []  # per transition: the step label of each value of its act variable
+    pairs: list[list[int]] | None = None  # independent step numbers (partial-order reduction)
     add(sym.init(ops, states[0]))
     result = SymbolicResult("bmc", "no violation", names, depth=0)
     try:
@@ -99,6 +104,12 @@ def bmc(
                 add(formula)
                 if symmetry:
                     add(breaking(sym, ops, states[-2], acts[-1], step_labels, params))
+                if por and len(acts) >= 2:
+                    if pairs is None:
+                        pairs = independent_pairs(footprints(sym, ops, sym.variables(ops, "footprint")))
+                        if len(pairs) != len(step_labels):
+                            raise EncodingError("the step instances differ between transitions")
+                    add(ordering(ops, acts[-2], acts[-1], pairs))
             bad = ops.or_(*(ops.not_(p(ops, states[-1])) for p in props))
             t0 = time.monotonic()
             if fresh:

@@ -53,7 +53,7 @@ def transition(sym: Any, ops: Ops, v: Any, w: Any, act: Any = None,
     for k, (old, new) in enumerate(zip(leaves(v), leaves(w), strict=True)):
         value = old
         for i, updated in enumerate(after):
-            if not _same(updated[k], old):
+            if not same_term(updated[k], old):
                 value = ops.ite(act == i, updated[k], value)
         parts.append(new == value)
     return ops.and_(*parts), [label for label, _, _ in found]
@@ -68,7 +68,8 @@ def leaves(value: Any) -> list:
     return [value]
 
 
-def _same(a: Any, b: Any) -> bool:
+def same_term(a: Any, b: Any) -> bool:
+    """``a`` is ``b`` (the same term or the same constant): a step leaves that variable alone."""
     if a is b:
         return True
     if z3.is_expr(a) and z3.is_expr(b):
