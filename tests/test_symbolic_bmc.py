@@ -46,12 +46,13 @@ def test_strong_isr_truncate_to_hw_10():
 
 @pytest.mark.slow
 def test_strong_isr_kip101_12():
+    """About 9 s of CPU."""
     assert shortest("kip101", 2, "StrongIsr", 13) == 12
 
 
 @pytest.mark.slow
 def test_strong_isr_kip279_3_replicas_11():
-    """K4: about 76 s of CPU (the refutation of length 10 is most of it)."""
+    """K4: about 30 s of CPU (76 s with the former incremental solver; length 10 is most of it)."""
     assert shortest("kip279", 3, "StrongIsr", 12) == 11
 
 
