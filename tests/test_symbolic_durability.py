@@ -100,7 +100,7 @@ def test_k10_min_isr_2_thirteen_states():
 
 @SLOW
 def test_k2_two_lossy_crashes_fourteen_states():
-    """About 42 s of CPU (length 14 is a third of it)."""
+    """About 42 s of CPU (length 14 is a third of it; 203 s wall at load average 10)."""
     assert shortest(K2, "LogMatching", 14) == 14
 
 
