@@ -40,7 +40,7 @@ DURABILITY = [  # (id, options, invariant, depth)
      "AckedRecordNotLost", 13),
     ("K2", ["--generation", "truncate-to-hw", "--max-crashes", "2", "--stops", "lossy"], "LogMatching", 14),
 ]
-STRATEGIES = [[], ["--no-symmetry"], ["--incremental"], ["--incremental", "--no-symmetry"]]
+STRATEGIES = [[], ["--no-por"], ["--no-por", "--no-symmetry"], ["--incremental", "--no-por", "--no-symmetry"]]
 BEYOND = [("kip279", 4, 3, 14), ("kip320-first-try", 4, 3, 16), ("kip279", 5, 3, 14), ("kip320-first-try", 5, 3, 16)]
 
 
