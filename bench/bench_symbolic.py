@@ -8,13 +8,16 @@ stopped; BMC: the longest trace length refuted). Nothing asserts on time.
     .venv/bin/python bench/bench_symbolic.py --cap 120 --group beyond
 
 Groups: ``catalogue`` (the holes at the sizes BFS handles: BMC must find the same lengths),
-``beyond`` (kip279 and kip320-first-try with 4 and 5 replicas and leader epochs 0..3), ``prove``
-(LeaderInIsr by induction on KIP-320 at 2, 3 and 4 replicas).
+``durability`` (K2, K8, K9, K10 with their options), ``solver`` (BMC's solver strategies side by
+side: a fresh preprocessed solver per length or one incremental solver, replica symmetry broken or
+not), ``beyond`` (kip279 and kip320-first-try with 4 and 5 replicas and leader epochs 0..3),
+``prove`` (LeaderInIsr by induction on KIP-320 at 2, 3 and 4 replicas).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import resource
 import subprocess
@@ -28,6 +31,16 @@ LEMMAS = ["LeaderNamedByItsEpoch", "QuorumIsLastRequest", "TrueLeaderIsrIsQuorum
           "HighWatermarkWithinLog"]
 
 CATALOGUE = [("truncate-to-hw", 2, 2, 12), ("kip101", 2, 2, 13), ("kip279", 3, 2, 12), ("kip320-first-try", 3, 2, 14)]
+DURABILITY = [  # (id, options, invariant, depth)
+    ("K9", ["--acks", "1"], "AckedRecordNotLost", 8),
+    ("K8", ["--acks", "all", "--max-crashes", "1", "--stops", "crash", "--unclean-election", "any"],
+     "AckedRecordNotLost", 10),
+    ("K10", ["--acks", "all", "--max-crashes", "1", "--stops", "lossy"], "AckedRecordNotLost", 11),
+    ("K10 min ISR 2", ["--acks", "all", "--min-insync-replicas", "2", "--max-crashes", "1", "--stops", "lossy"],
+     "AckedRecordNotLost", 13),
+    ("K2", ["--generation", "truncate-to-hw", "--max-crashes", "2", "--stops", "lossy"], "LogMatching", 14),
+]
+STRATEGIES = [[], ["--no-por"], ["--no-por", "--no-symmetry"], ["--incremental", "--no-por", "--no-symmetry"]]
 BEYOND = [("kip279", 4, 3, 14), ("kip320-first-try", 4, 3, 16), ("kip279", 5, 3, 14), ("kip320-first-try", 5, 3, 16)]
 
 
@@ -48,10 +61,12 @@ def run(argv: list[str], cap: float) -> tuple[float, float, int | None, str, str
     return wall, cpu, status, out, err
 
 
-def bfs(gen: str, n: int, epochs: int, cap: float) -> str:
-    wall, cpu, status, out, err = run(
-        [ISRCHECK, "check", "classic", "--generation", gen, "--replicas", str(n), "--max-leader-epoch", str(epochs),
-         "--invariant", "StrongIsr", "--progress-interval", "5"], cap)
+def classic(gen: str, n: int, epochs: int) -> list[str]:
+    return ["--generation", gen, "--replicas", str(n), "--max-leader-epoch", str(epochs), "--invariant", "StrongIsr"]
+
+
+def bfs(options: list[str], cap: float) -> str:
+    wall, cpu, status, out, err = run([ISRCHECK, "check", "classic", *options, "--progress-interval", "5"], cap)
     found = re.search(r"violated in a trace of (\d+) states", out)
     if found:
         got = f"violation, {found.group(1)} states"
@@ -63,10 +78,9 @@ def bfs(gen: str, n: int, epochs: int, cap: float) -> str:
     return f"BFS  {wall:7.1f} s wall {cpu:7.1f} s CPU  {got}"
 
 
-def bmc(gen: str, n: int, epochs: int, depth: int, cap: float) -> str:
+def bmc(options: list[str], depth: int, cap: float, strategy: list[str] | None = None) -> str:
     wall, cpu, status, out, err = run(
-        [ISRCHECK, "bmc", "classic", "--generation", gen, "--replicas", str(n), "--max-leader-epoch", str(epochs),
-         "--invariant", "StrongIsr", "--depth", str(depth)], cap)
+        [ISRCHECK, "bmc", "classic", *options, "--depth", str(depth), *(strategy or [])], cap)
     found = re.search(r"violated in a trace of (\d+) states", out)
     refuted = re.findall(r"no violation in traces of (\d+) states", err)
     if found:
@@ -75,7 +89,9 @@ def bmc(gen: str, n: int, epochs: int, depth: int, cap: float) -> str:
         got = f"stopped at the cap; no violation in traces of up to {refuted[-1] if refuted else 0} states"
     else:
         got = f"exit {status}: " + (out.strip().splitlines() or ["?"])[0]
-    return f"BMC  {wall:7.1f} s wall {cpu:7.1f} s CPU  {got}"
+    per_length = re.findall(r"no violation in traces of \d+ states \(([\d.]+) s", err)[-3:]
+    last = f"; last lengths {', '.join(per_length)} s wall" if per_length else ""
+    return f"BMC  {wall:7.1f} s wall {cpu:7.1f} s CPU  {got}{last}"
 
 
 def prove(gen: str, n: int, cap: float) -> str:
@@ -90,21 +106,42 @@ def prove(gen: str, n: int, cap: float) -> str:
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--cap", type=float, default=300.0, help="seconds per run before it is stopped")
-    p.add_argument("--group", choices=["catalogue", "beyond", "prove", "all"], default="all")
+    p.add_argument("--group", choices=["catalogue", "durability", "solver", "beyond", "prove", "all"],
+                   default="all")
+    p.add_argument("--only", metavar="GENERATION", help="catalogue, solver and beyond: only this generation")
     args = p.parse_args()
-    print(f"bench_symbolic, {time.strftime('%Y-%m-%d %H:%M')} UTC, cap {args.cap:.0f} s per run")
+    print(f"bench_symbolic, {time.strftime('%Y-%m-%d %H:%M')} UTC, cap {args.cap:.0f} s per run, "
+          f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    wanted = [c for c in CATALOGUE if args.only in (None, c[0])]
     if args.group in ("catalogue", "all"):
         print("\n== The catalogue's holes at the sizes BFS handles (StrongIsr; Replicas/LogSize 2/MaxRecords 2/epochs)")
-        for gen, n, epochs, depth in CATALOGUE:
+        for gen, n, epochs, depth in wanted:
             print(f"{gen} {n}/2/2/{epochs}:", flush=True)
-            print("   ", bfs(gen, n, epochs, args.cap), flush=True)
-            print("   ", bmc(gen, n, epochs, depth, args.cap), flush=True)
+            print("   ", bfs(classic(gen, n, epochs), args.cap), flush=True)
+            print("   ", bmc(classic(gen, n, epochs), depth, args.cap), flush=True)
+    if args.group in ("durability", "all"):
+        print("\n== The durability entries (2/2/2/2)")
+        for ident, options, invariant, depth in DURABILITY:
+            print(f"{ident} {' '.join(options)}:", flush=True)
+            print("   ", bfs([*options, "--invariant", invariant], args.cap), flush=True)
+            print("   ", bmc([*options, "--invariant", invariant], depth, args.cap), flush=True)
+    if args.group in ("solver", "all"):
+        print("\n== BMC's solver strategies side by side (StrongIsr)")
+        for gen, n, epochs, depth in wanted:
+            if n < 3:
+                continue
+            print(f"{gen} {n}/2/2/{epochs}:", flush=True)
+            for strategy in STRATEGIES:
+                line = bmc(classic(gen, n, epochs), depth, args.cap, strategy)
+                print(f"    {' '.join(strategy) or 'default':28}", line, flush=True)
     if args.group in ("beyond", "all"):
         print("\n== Beyond explicit reach: 4 and 5 replicas, leader epochs 0..3 (StrongIsr)")
         for gen, n, epochs, depth in BEYOND:
+            if args.only not in (None, gen):
+                continue
             print(f"{gen} {n}/2/2/{epochs}:", flush=True)
-            print("   ", bmc(gen, n, epochs, depth, args.cap), flush=True)
-            print("   ", bfs(gen, n, epochs, args.cap), flush=True)
+            print("   ", bmc(classic(gen, n, epochs), depth, args.cap), flush=True)
+            print("   ", bfs(classic(gen, n, epochs), args.cap), flush=True)
     if args.group in ("prove", "all"):
         print("\n== LeaderInIsr by induction (unbounded logs, records, epochs), 7 lemmas")
         for n in (2, 3, 4):

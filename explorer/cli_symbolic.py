@@ -59,6 +59,12 @@ def cmd_bmc(argv: list[str]) -> int:
                    help="longest trace to consider, in states (the initial state is 1, as check's --max-depth)")
     p.add_argument("--trace-json", metavar="PATH", help="write the counterexample as an ITF JSON trace")
     p.add_argument("--regression", metavar="PATH", help="write the counterexample as a pytest regression")
+    p.add_argument("--incremental", action="store_true",
+                   help="one incremental solver for every length (default: a fresh, preprocessed one per length)")
+    p.add_argument("--no-symmetry", action="store_true",
+                   help="do not break the symmetry of interchangeable replicas (for comparisons)")
+    p.add_argument("--no-por", action="store_true",
+                   help="do not order adjacent independent steps (partial-order reduction; for comparisons)")
     args, options, model = parse_model_command(p, argv)
     for path, what in ((args.trace_json, "--trace-json"), (args.regression, "--regression")):
         if path:
@@ -68,7 +74,8 @@ def cmd_bmc(argv: list[str]) -> int:
     sym = symbolic_model(args.model, model)
     try:
         result = bmc(sym, depth=args.depth, properties=args.properties, timeout=args.timeout,
-                     progress=_progress(args))
+                     progress=_progress(args), symmetry=not args.no_symmetry, incremental=args.incremental,
+                     por=not args.no_por)
     except EncodingError as exc:
         print(f"isrcheck bmc: the symbolic encoding disagrees with the explicit model: {exc}")
         return EXIT_ENCODING

@@ -47,6 +47,12 @@ class Ops:
         side, self.side = self.side, []
         return side
 
+    def begin_transition(self) -> None:
+        """A new transition's step instances are about to be built (see ``BoundedZ3Ops.choose``)."""
+
+    def begin_step(self) -> None:
+        """The next step instance of the transition is about to be built."""
+
     # Each backend implements the following.
     def int_var(self, name: str) -> Any: raise NotImplementedError  # noqa: E704
     def bool_var(self, name: str) -> Any: raise NotImplementedError  # noqa: E704
@@ -210,16 +216,34 @@ class BoundedZ3Ops(Z3Ops):
     array reads at the chosen index need no if-then-else chain."""
 
     enumerates = False  # measured: fresh choice variables solve faster than one branch per value
+    # The step instances of one transition share their choice variables: only the instance the
+    # transition takes constrains them (its guard and side constraints hold under ``act == i``), so
+    # the n-th choice of every instance can be one variable, and reads at it (``sel(req_ld, e)``)
+    # one term.
+    share_choices = True
 
     def __init__(self, ctx_prefix: str = "", width: int | None = 8) -> None:
         super().__init__(ctx_prefix)
         self.width = width  # ints as signed bit-vectors of this width (None: mathematical Ints)
         self.script: list[int] = []
         self.chosen: list[tuple[int, int, int]] = []
+        self._pool: list[Any] = []  # this transition's choice variables
+        self._used = 0  # how many of them the current step instance has taken
+
+    def begin_transition(self) -> None:
+        self._pool = []
+
+    def begin_step(self) -> None:
+        self._used = 0
 
     def choose(self, lo: Any, hi: Any, name: str = "choice", size: int | None = None) -> Any:
         if size is None or not self.enumerates:
-            x = self.int_var(self.fresh(name))
+            if self.share_choices and self._used < len(self._pool):
+                x = self._pool[self._used]
+            else:
+                x = self.int_var(self.fresh(name))
+                self._pool.append(x)
+            self._used += 1
             self.side.append(z3.And(lo <= x, x < hi))
             return x
         pos = len(self.chosen)

@@ -10,12 +10,15 @@ import z3
 from explorer.symbolic.ops import ConcreteOps, Ops
 
 
-def branches(sym: Any, ops: Ops, v: Any) -> list[tuple[str, Any, Any]]:
+def branches(sym: Any, ops: Ops, v: Any, params: list | None = None) -> list[tuple[str, Any, Any]]:
     """(label, guard, next variables) of every step instance enabled-looking in ``v``; with an
-    enumerating backend a step with choices gives one branch per choice."""
+    enumerating backend a step with choices gives one branch per choice. ``params``, when given,
+    receives each branch's ``SymStep.params`` (the replicas a step instance is for)."""
     out = []
+    ops.begin_transition()
     for step in sym.steps():
         def run(step=step):
+            ops.begin_step()
             ops.take_side()
             guard, nxt = step.fn(ops, v)
             return guard, nxt, ops.take_side()
@@ -25,17 +28,21 @@ def branches(sym: Any, ops: Ops, v: Any) -> list[tuple[str, Any, Any]]:
             if nxt is None or ops.is_false(guard):
                 continue
             out.append((step.label, ops.and_(guard, *side), nxt))
+            if params is not None:
+                params.append(step.params)
     return out
 
 
-def transition(sym: Any, ops: Ops, v: Any, w: Any, act: Any = None) -> tuple[Any, list[str]]:
+def transition(sym: Any, ops: Ops, v: Any, w: Any, act: Any = None,
+               params: list | None = None) -> tuple[Any, list[str]]:
     """``Next(v, w)`` in functional form: an Int ``act`` picks the step taken (so a decoded trace
     names it), that step's guard holds, and every variable of ``w`` is the picked step's update
     of it (an if-then-else over the steps that change it; the others leave it as in ``v``).
     Far smaller than a disjunction of whole-state equalities, and what makes deep BMC feasible.
-    The second value lists the step label of each value of ``act``."""
+    The second value lists the step label of each value of ``act``; ``params``, when given,
+    receives the ``SymStep.params`` of each value of ``act`` (symmetry breaking reads them)."""
     act = ops.step_var(ops.fresh("act")) if act is None else act
-    found = branches(sym, ops, v)
+    found = branches(sym, ops, v, params)
     if not found:
         return ops.false, []
     if getattr(ops, "width", None) and z3.is_bv(act) and len(found) >= 2 ** (act.size() - 1):
@@ -46,7 +53,7 @@ def transition(sym: Any, ops: Ops, v: Any, w: Any, act: Any = None) -> tuple[Any
     for k, (old, new) in enumerate(zip(leaves(v), leaves(w), strict=True)):
         value = old
         for i, updated in enumerate(after):
-            if not _same(updated[k], old):
+            if not same_term(updated[k], old):
                 value = ops.ite(act == i, updated[k], value)
         parts.append(new == value)
     return ops.and_(*parts), [label for label, _, _ in found]
@@ -61,7 +68,8 @@ def leaves(value: Any) -> list:
     return [value]
 
 
-def _same(a: Any, b: Any) -> bool:
+def same_term(a: Any, b: Any) -> bool:
+    """``a`` is ``b`` (the same term or the same constant): a step leaves that variable alone."""
     if a is b:
         return True
     if z3.is_expr(a) and z3.is_expr(b):

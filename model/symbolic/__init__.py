@@ -6,7 +6,9 @@ guards (BMC explores exactly BFS's state space, and successors match one for one
 test); with ``unbounded=True`` log lengths, record ids and leader epochs are unbounded z3 Ints and
 arrays, for a fixed number of replicas (proofs).
 
-Only the classic model (every durability and consumer option off) is encoded.
+The durability options of ``model.symbolic.durability`` (acks, crash and lossy stops, flushes,
+unclean election, K6's early ISR expansion) are encoded for bounded model checking; the consumer
+and rack options are not, and proofs encode the classic model only.
 """
 
 from __future__ import annotations
@@ -17,20 +19,25 @@ from typing import Any
 from explorer.symbolic.contract import SymStep
 
 from . import adapter, vars
+from .durability import acked_record_not_lost, durability, log_matching
 from .lemmas import candidate_lemmas, type_ok
 from .properties import symbolic_properties
-from .steps import Bounds, generation_steps
+from .steps import GENERATIONS, Bounds, generation_steps
 
 
 class KafkaSymbolic:
     """The symbolic ``Next`` of one generation for ``n`` replicas (see the module docstring)."""
 
     def __init__(self, explicit: Any, unbounded: bool = False) -> None:
-        if not adapter.is_classic(explicit):
+        if not adapter.is_replication(explicit):
             raise ValueError(
-                "only the classic model is encoded symbolically; switch the durability and consumer "
-                "options off (acks, stops, unclean election, consumer reads, racks)")
+                "the consumer and rack options are not encoded symbolically; switch them off "
+                "(consumer reads, truncation, racks)")
+        self.durability = durability(adapter.durability_of(explicit), unbounded)
         cfg = adapter.config_of(explicit)
+        if cfg.generation not in GENERATIONS:
+            raise ValueError(f"generation {cfg.generation} is not encoded symbolically; use one of "
+                             f"{', '.join(GENERATIONS)}")
         self.explicit = explicit
         self.unbounded = unbounded
         self.generation = cfg.generation
@@ -38,18 +45,22 @@ class KafkaSymbolic:
         self.bounds = Bounds() if unbounded else Bounds(cfg.log_size, cfg.max_records, cfg.max_leader_epoch)
         self.log_size = None if unbounded else cfg.log_size
         self.epochs = None if unbounded else cfg.max_leader_epoch + 1
-        self._steps = generation_steps(cfg.generation, self.n, self.bounds)
+        self.extras = self.durability.extras(cfg.max_records)
+        self._steps = generation_steps(cfg.generation, self.n, self.bounds, self.durability)
         # Bounded: every int (offsets, ids, epochs, replica indices, and each plus or minus one)
         # fits a signed bit-vector of this width; BMC then bit-blasts (explorer.symbolic.bmc).
-        largest = max(cfg.log_size, cfg.max_records, cfg.max_leader_epoch + 1, self.n) + 1
+        largest = max(cfg.log_size, cfg.max_records, cfg.max_leader_epoch + 1, self.n, self.durability.max_crashes) + 1
         self.int_bits = None if unbounded else largest.bit_length() + 1
         self._props = symbolic_properties(self.n, self.log_size)
+        self._props["LogMatching"] = log_matching(self.n, self.log_size)
+        if self.extras.records:
+            self._props["AckedRecordNotLost"] = acked_record_not_lost(self.n, self.log_size)
 
     def __repr__(self) -> str:
         return f"KafkaSymbolic({self.generation}, replicas={self.n}, {'unbounded' if self.unbounded else 'bounded'})"
 
     def variables(self, ops: Any, name: str) -> vars.KafkaVars:
-        return vars.make_vars(ops, name, self.n, self.log_size, self.epochs)
+        return vars.make_vars(ops, name, self.n, self.log_size, self.epochs, self.extras)
 
     def init(self, ops: Any, v: vars.KafkaVars) -> Any:
         return vars.init(ops, v)
@@ -68,6 +79,14 @@ class KafkaSymbolic:
 
     def encode(self, state: tuple) -> vars.KafkaVars:
         return vars.encode(self.explicit, state)
+
+    @property
+    def symmetric_replicas(self) -> int:
+        """Replicas are interchangeable (``explorer.symbolic.symmetry``): BMC breaks the symmetry."""
+        return self.n
+
+    def swap_fixed(self, ops: Any, v: vars.KafkaVars, i: int, j: int) -> Any:
+        return vars.swap_fixed(ops, v, i, j, self.log_size, self.epochs)
 
     def type_ok(self, ops: Any, v: vars.KafkaVars) -> Any:
         return type_ok(ops, v, self.n)

@@ -31,7 +31,7 @@ from model.encoding.state import (
 __all__ = [
     "EPOCH", "FIELDS_PER_REPLICA", "HW", "ISR", "LEADER", "LOG", "NEXT_RECORD_ID", "Q_ISR", "Q_LEADER",
     "REQUESTS", "ClassicConfig", "Layout", "LogTables", "classic_model", "is_classic", "config_of",
-    "layout_of", "logs_of",
+    "layout_of", "logs_of", "fields_of", "durability_of", "is_replication",
 ]
 
 
@@ -41,6 +41,23 @@ def is_classic(model: Any) -> bool:
 
     return (isinstance(model, ReplicationModel) and model.options.is_classic and model.consumers.is_off
             and len(model.init_states()[0]) == model.layout.length)
+
+
+def is_replication(model: Any) -> bool:
+    """The replication model with consumers and racks off (its durability options may be on)."""
+    from model.replication import ReplicationModel
+
+    return isinstance(model, ReplicationModel) and model.consumers.is_off
+
+
+def durability_of(model: Any) -> Any:
+    """The ``DurabilityOptions`` (acks, stops, unclean election, ...) of the model."""
+    return model.options
+
+
+def fields_of(model: Any) -> Any:
+    """Where the option fields sit in the flat state tuple (``model.encoding.fields.Fields``)."""
+    return model.fields
 
 
 def classic_model(config: ClassicConfig, invariants: str) -> Any:

@@ -22,6 +22,7 @@ from typing import Any
 
 from explorer.symbolic.contract import SymStep
 
+from .durability import CLASSIC, Durability, FailureSteps, popcount_at_least
 from .vars import KafkaVars
 
 
@@ -37,14 +38,24 @@ class Bounds:
 class Steps:
     """Builders of symbolic steps for ``n`` replicas under ``bounds``."""
 
-    def __init__(self, n: int, bounds: Bounds) -> None:
+    def __init__(self, n: int, bounds: Bounds, d: Durability = CLASSIC) -> None:
         self.n = n
         self.bounds = bounds
+        self.d = d
         self.R = range(n)
         self.L = bounds.log_size  # list size of bounded log arrays (None: unbounded arrays)
         self.E = None if bounds.max_leader_epoch is None else bounds.max_leader_epoch + 1
 
     # -- shared predicates ----------------------------------------------------------------------
+
+    def running(self, o: Any, v: KafkaVars, r: int) -> Any:
+        """Broker r is not stopped (always, without the stop options)."""
+        return o.not_(v.dead[r]) if v.dead else True
+
+    def lower_flushed(self, o: Any, v: KafkaVars, w: KafkaVars, r: int, off: Any) -> None:
+        """A truncation to ``off`` lowers the flushed offset with the log (lossy stops only)."""
+        if v.flushed:
+            w.flushed[r] = o.ite(off < v.flushed[r], off, v.flushed[r])
 
     def epoch_left(self, v: KafkaVars) -> Any:
         """The controller may still bump the leader epoch (``MaxLeaderEpoch``)."""
@@ -53,7 +64,7 @@ class Steps:
 
     def true_leader(self, o: Any, v: KafkaVars, lead: int) -> Any:
         """``IsTrueLeader(lead)``: the quorum names lead, lead presumes leadership, at the quorum's epoch."""
-        return o.and_(v.ql == lead, v.ld[lead] == lead, v.ep[lead] == v.nreq - 1)
+        return o.and_(v.ql == lead, v.ld[lead] == lead, v.ep[lead] == v.nreq - 1, self.running(o, v, lead))
 
     def rec_eq(self, o: Any, v: KafkaVars, a: int, b: int, k: Any) -> Any:
         """Replicas a and b hold the same record (id and epoch) at offset k."""
@@ -100,7 +111,7 @@ class Steps:
 
     def controller_elect_leader(self) -> list[SymStep]:
         def fn(o: Any, v: KafkaVars, lead: int):
-            guard = o.and_(self.epoch_left(v), v.qisr[lead], v.ql != lead)
+            guard = o.and_(self.epoch_left(v), v.qisr[lead], v.ql != lead, self.running(o, v, lead))
             if o.is_false(guard):
                 return guard, None
             w = v.copy()
@@ -134,7 +145,7 @@ class Steps:
     def become_leader(self) -> list[SymStep]:
         def fn(o: Any, v: KafkaVars, lead: int):
             e = o.choose(0, v.nreq, "epoch", self.E)
-            guard = o.and_(o.sel(v.req_ld, e) == lead, e > v.ep[lead])
+            guard = o.and_(o.sel(v.req_ld, e) == lead, e > v.ep[lead], self.running(o, v, lead))
             if o.is_false(guard):
                 return guard, None
             w = v.copy()
@@ -154,10 +165,15 @@ class Steps:
                 True if b.max_records is None else v.nrid < b.max_records,
                 v.ld[lead] == lead,
                 True if b.log_size is None else k < b.log_size,
+                self.running(o, v, lead),
+                # acks=all: NotEnoughReplicasException while the leader's ISR is too small
+                popcount_at_least(o, v.isr[lead], self.d.min_isr) if self.d.acks == "all" else True,
             )
             if o.is_false(guard):
                 return guard, None
             w = v.copy()
+            if self.d.acks == "1":  # acknowledged on the leader's append
+                w.acked = [o.or_(a, v.nrid == x) for x, a in enumerate(v.acked)]
             w.rid[lead] = o.store(v.rid[lead], k, v.nrid)
             w.rep[lead] = o.store(v.rep[lead], k, v.ep[lead])
             w.length[lead] = k + 1
@@ -177,10 +193,12 @@ class Steps:
             if variant == "classic":
                 ok = o.and_(v.ld[r] == lead, o.or_(hw == 0, o.and_(hw <= v.length[lead], hw <= v.length[r])))
             elif variant == "fenced":
-                ok = o.and_(self.hw_reached_epoch(o, v, lead), v.ld[r] == lead, v.ep[r] == v.ep[lead],
+                waits = True if self.d.expand_before_epoch_start else self.hw_reached_epoch(o, v, lead)
+                ok = o.and_(waits, v.ld[r] == lead, v.ep[r] == v.ep[lead],
                             o.or_(hw == 0, hw <= v.length[r]))
             else:
-                ok = o.and_(self.hw_reached_epoch(o, v, lead), self.caught_up_to_epoch(o, v, lead, r, hw))
+                waits = True if self.d.expand_before_epoch_start else self.hw_reached_epoch(o, v, lead)
+                ok = o.and_(waits, self.caught_up_to_epoch(o, v, lead, r, hw))
             guard = o.and_(self.true_leader(o, v, lead), o.not_(v.isr[lead][r]), ok)
             if o.is_false(guard):
                 return guard, None
@@ -222,10 +240,15 @@ class Steps:
             else:
                 every = [o.implies(v.isr[lead][f], self.caught_up_to_epoch(o, v, lead, f, hw + 1)) for f in self.R]
                 guard = o.and_(v.ld[lead] == lead, hw < v.length[lead], *every)
+            guard = o.and_(guard, self.running(o, v, lead))
             if o.is_false(guard):
                 return guard, None
             w = v.copy()
             w.hw[lead] = hw + 1
+            if self.d.acks == "all":  # the record the HW passes, with enough ISR members
+                acks = o.and_(v.ld[lead] == lead, popcount_at_least(o, v.isr[lead], self.d.min_isr))
+                passed = o.sel(v.rid[lead], hw)
+                w.acked = [o.or_(a, o.and_(acks, passed == x)) for x, a in enumerate(v.acked)]
             return guard, w
 
         return self._each("LeaderIncHighWatermark", fn)
@@ -239,7 +262,7 @@ class Steps:
             if r == lead:
                 return False, None
             e = o.choose(0, v.nreq, "epoch", self.E)
-            guard = o.and_(o.sel(v.req_ld, e) == lead, e > v.ep[r],
+            guard = o.and_(o.sel(v.req_ld, e) == lead, e > v.ep[r], self.running(o, v, r),
                            o.and_(v.ld[lead] == lead, v.ep[lead] == e) if fenced else True)
             if o.is_false(guard):
                 return guard, None
@@ -255,6 +278,7 @@ class Steps:
             w = v.copy()
             w.length[r] = off
             w.hw[r] = o.ite(off < v.hw[r], off, v.hw[r])
+            self.lower_flushed(o, v, w, r, off)
             w.ep[r] = e
             w.ld[r] = lead
             w.isr[r] = [o.sel(v.req_isr[j], e) for j in self.R]
@@ -269,7 +293,7 @@ class Steps:
             if r == lead:
                 return False, None
             e = o.choose(0, v.nreq, "epoch", self.E)
-            guard = o.and_(o.sel(v.req_ld, e) == lead, e > v.ep[r])
+            guard = o.and_(o.sel(v.req_ld, e) == lead, e > v.ep[r], self.running(o, v, r))
             if o.is_false(guard):
                 return guard, None
             w = v.copy()
@@ -290,6 +314,7 @@ class Steps:
             guard = o.and_(
                 v.ld[f] == lead, v.ld[lead] == lead, v.ep[lead] == v.ep[f] if fenced else True, k < v.length[lead],
                 self.caught_up_to_epoch(o, v, lead, f, k) if caught_up_check else True,
+                self.running(o, v, f),
             )
             if o.is_false(guard):
                 return guard, None
@@ -311,21 +336,30 @@ class Steps:
             k, lk = v.length[f], v.length[lead]
             differs = o.sel(v.rep[lead], k - 1) != o.sel(v.rep[f], k - 1)
             needs = o.or_(k > lk, o.and_(0 < k, k <= lk, differs))
-            guard = o.and_(v.ld[f] == lead, v.ld[lead] == lead, needs)
+            guard = o.and_(v.ld[f] == lead, v.ld[lead] == lead, needs, self.running(o, v, f))
             if o.is_false(guard):
                 return guard, None
             off = self.first_mismatch_from_tail(o, v, lead, f)
             w = v.copy()
             w.length[f] = off
             w.hw[f] = o.ite(off < v.hw[f], off, v.hw[f])
+            self.lower_flushed(o, v, w, f, off)
             return guard, w
 
         return self._each("FollowerTruncate", fn, True)
 
 
-def generation_steps(gen: str, n: int, bounds: Bounds) -> list[SymStep]:
-    """The symbolic ``Next`` of a generation, in the order of ``model.generations.STEPS``."""
-    s = Steps(n, bounds)
+GENERATIONS = ("truncate-to-hw", "kip101", "kip279", "kip320-first-try", "kip320")
+
+
+def generation_steps(gen: str, n: int, bounds: Bounds, d: Durability = CLASSIC) -> list[SymStep]:
+    """The symbolic ``Next`` of a generation, in the order of ``model.generations.STEPS``, then the
+    steps the durability options add (``model.symbolic.durability``)."""
+    return _generation_steps(gen, n, bounds, d) + FailureSteps(Steps(n, bounds, d), d).all()
+
+
+def _generation_steps(gen: str, n: int, bounds: Bounds, d: Durability) -> list[SymStep]:
+    s = Steps(n, bounds, d)
     shared = s.controller_elect_leader() + s.controller_shrink_isr() + s.become_leader()
     if gen in ("truncate-to-hw", "kip101", "kip279"):
         return shared + (

@@ -15,6 +15,10 @@ One ``KafkaVars`` holds, for replicas ``i = 0..n-1`` (the number of replicas is 
 ``nreq``            how many LeaderAndIsr requests were sent = ``nextLeaderEpoch``
 ``req_ld``          leader named by the request of each epoch (array Int -> Int; below ``nreq``)
 ``req_isr[j]``      replica j in that request's ISR (array Int -> Bool)
+``dead[i]``         broker i is stopped (Bool; durability options with ``max_crashes``, else [])
+``crashes``         stops so far (Int; 0 when brokers never stop)
+``flushed[i]``      replica i's flushed offset, its recovery point (Int; lossy stops, else [])
+``acked[x]``        record id x was acknowledged to its producer (Bool; ``acks`` on, else [])
 ==================  ==========================================================================
 
 Arrays are z3 arrays without bounds (proofs), fixed-size lists under the explicit model's bounds
@@ -25,7 +29,7 @@ relation's guards bound them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from . import adapter as a
@@ -46,18 +50,35 @@ class KafkaVars:
     nreq: Any
     req_ld: Any
     req_isr: list
+    # The durability options' fields (model.symbolic.durability); empty when the option is off.
+    dead: list = field(default_factory=list)
+    crashes: Any = 0
+    flushed: list = field(default_factory=list)
+    acked: list = field(default_factory=list)
 
     def copy(self) -> KafkaVars:
         return KafkaVars(
             list(self.length), list(self.rid), list(self.rep), list(self.hw), list(self.ep), list(self.ld),
             [list(row) for row in self.isr], self.nrid, self.ql, list(self.qisr), self.nreq, self.req_ld,
-            list(self.req_isr),
+            list(self.req_isr), list(self.dead), self.crashes, list(self.flushed), list(self.acked),
         )
 
 
-def make_vars(ops: Any, name: str, n: int, log_size: int | None, epochs: int | None) -> KafkaVars:
+@dataclass(frozen=True)
+class Extras:
+    """Which durability fields a configuration has (``model.encoding.fields``): stopped brokers
+    and the stop count, flushed offsets, and acknowledgements of ``records`` record ids."""
+
+    stops: bool = False
+    flushed: bool = False
+    records: int = 0  # acked ids tracked (max_records); 0: acks off
+
+
+def make_vars(ops: Any, name: str, n: int, log_size: int | None, epochs: int | None,
+              extras: Extras | None = None) -> KafkaVars:
     """Fresh variables named after ``name`` (e.g. the BMC step ``s3``)."""
     r = range(n)
+    extras = extras or Extras()
     return KafkaVars(
         length=[ops.int_var(f"{name}.len{i}") for i in r],
         rid=[ops.int_array(f"{name}.rid{i}", log_size) for i in r],
@@ -72,6 +93,10 @@ def make_vars(ops: Any, name: str, n: int, log_size: int | None, epochs: int | N
         nreq=ops.int_var(f"{name}.nreq"),
         req_ld=ops.int_array(f"{name}.req_ld", epochs),
         req_isr=[ops.bool_array(f"{name}.req_isr{j}", epochs) for j in r],
+        dead=[ops.bool_var(f"{name}.dead{i}") for i in r] if extras.stops else [],
+        crashes=ops.int_var(f"{name}.crashes") if extras.stops else 0,
+        flushed=[ops.int_var(f"{name}.flushed{i}") for i in r] if extras.flushed else [],
+        acked=[ops.bool_var(f"{name}.acked{x}") for x in range(extras.records)],
     )
 
 
@@ -84,6 +109,7 @@ def init(ops: Any, v: KafkaVars) -> Any:
         parts += [v.length[i] == 0, v.hw[i] == 0, v.ep[i] == -1, v.ld[i] == -1]
         parts += [ops.not_(v.isr[i][j]) for j in range(n)]
     parts += [v.nrid == 0, v.ql == -1, v.nreq == 0, *v.qisr]
+    parts += [ops.not_(x) for x in v.dead + v.acked] + [x == 0 for x in v.flushed] + [v.crashes == 0]
     return ops.and_(*parts)
 
 
@@ -98,6 +124,8 @@ def equal(ops: Any, v: KafkaVars, w: KafkaVars, log_size: int | None, epochs: in
         parts += [v.length[i] == w.length[i], v.hw[i] == w.hw[i], v.ep[i] == w.ep[i], v.ld[i] == w.ld[i]]
         parts += [v.isr[i][j] == w.isr[i][j] for j in range(n)]
         parts.append(v.qisr[i] == w.qisr[i])
+    parts += [x == y for x, y in zip(v.dead + v.flushed + v.acked, w.dead + w.flushed + w.acked, strict=True)]
+    parts.append(v.crashes == w.crashes)
     arrays = [(v.rid[i], w.rid[i], v.length[i], log_size) for i in range(n)]
     arrays += [(v.rep[i], w.rep[i], v.length[i], log_size) for i in range(n)]
     arrays += [(v.req_ld, w.req_ld, v.nreq, epochs)] + [(v.req_isr[j], w.req_isr[j], v.nreq, epochs) for j in range(n)]
@@ -133,7 +161,19 @@ def encode(model: Any, s: tuple) -> KafkaVars:
         nreq=len(reqs),
         req_ld=tuple(ld for _, ld, _ in reqs),
         req_isr=[tuple(bool(isr >> j & 1) for _, _, isr in reqs) for j in range(n)],
+        **_encode_extras(model, s, n),
     )
+
+
+def _encode_extras(model: Any, s: tuple, n: int) -> dict[str, Any]:
+    f = a.fields_of(model)
+    records = a.config_of(model).max_records
+    return {
+        "dead": [bool(s[f.dead] >> i & 1) for i in range(n)] if f.dead >= 0 else [],
+        "crashes": s[f.crashes] if f.crashes >= 0 else 0,
+        "flushed": [s[f.flushed + i] for i in range(n)] if f.flushed >= 0 else [],
+        "acked": [bool(s[f.acked] >> x & 1) for x in range(records)] if f.acked >= 0 else [],
+    }
 
 
 class DecodeError(Exception):
@@ -165,4 +205,38 @@ def decode(model: Any, ops: Any, value: Any, v: KafkaVars) -> tuple:
         requests.append(lay.request(value(ops.sel(v.req_ld, e)), isr))
     qisr = sum(1 << j for j in range(n) if value(v.qisr[j]))
     out += [value(v.nrid), value(v.ql), qisr, tuple(requests)]
+    for f, _ in a.fields_of(model).rows:  # the durability fields, in the layout's order
+        if f.name == "dead":
+            out.append(sum(1 << i for i in range(n) if value(v.dead[i])))
+        elif f.name == "crashes":
+            out.append(value(v.crashes))
+        elif f.name == "flushed":
+            out += [value(x) for x in v.flushed]
+        elif f.name == "acked":
+            out.append(sum(1 << x for x, y in enumerate(v.acked) if value(y)))
+        else:
+            raise DecodeError(f"the symbolic state has no field {f.name}")
     return tuple(out)
+
+
+def swap_fixed(ops: Any, v: KafkaVars, i: int, j: int, log_size: int | None, epochs: int | None) -> Any:
+    """Swapping replicas ``i`` and ``j`` leaves ``v`` the same explicit state (symmetry breaking,
+    ``explorer.symbolic.symmetry``): equal logs (below their end), HWs, epochs and ISR rows; every
+    replica reference (cached leaders, the quorum's, each request's) maps to itself under the swap."""
+    n = len(v.hw)
+    tau = [j if r == i else i if r == j else r for r in range(n)]
+
+    def maps_to(x: Any, y: Any) -> Any:  # y is the swap of replica reference x (-1: none)
+        return ops.or_(*(ops.and_(x == r, y == tau[r]) for r in range(n)), ops.and_(x == -1, y == -1))
+
+    parts = [v.length[i] == v.length[j], v.hw[i] == v.hw[j], v.ep[i] == v.ep[j], v.qisr[i] == v.qisr[j],
+             ops.forall(0, v.length[i], lambda k: ops.and_(ops.sel(v.rid[i], k) == ops.sel(v.rid[j], k),
+                                                           ops.sel(v.rep[i], k) == ops.sel(v.rep[j], k)), log_size),
+             v.ql != i, v.ql != j]
+    for r in range(n):
+        parts.append(maps_to(v.ld[r], v.ld[tau[r]]))
+        parts += [v.isr[r][c] == v.isr[tau[r]][tau[c]] for c in range(n)]
+    parts.append(ops.forall(0, v.nreq, lambda e: ops.and_(
+        ops.sel(v.req_ld, e) != i, ops.sel(v.req_ld, e) != j,
+        ops.sel(v.req_isr[i], e) == ops.sel(v.req_isr[j], e)), epochs))
+    return ops.and_(*parts)
