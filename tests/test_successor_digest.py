@@ -1,0 +1,32 @@
+"""The classic model's successor function and state properties are the same function as before
+the performance work of issue 15: same successors, in the same order, same verdicts.
+
+``tests/fixtures/successor_digests.json`` was produced by ``python tests/successor_digest.py`` on
+commit 2c0a04d, before the successor function was fused (``model/steps/next.py``) and the ISR
+properties rewritten as plain loops, i.e. by the old per-step closures. Each digest covers every
+reachable state of one configuration (every classic generation at 2/2/2/2, one at 3 replicas, and
+options that change how the steps are built): the state, every property's verdict on it, and its
+successors as (action repr, next state) in order. Traces, TLC parity counts and shortest
+counterexamples all depend on that order, so any difference fails here, naming the configuration.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from model.factory import make_model
+from tests.successor_digest import CASES, digest
+
+GOLDEN = json.loads((Path(__file__).parent / "fixtures" / "successor_digests.json").read_text())
+
+
+def test_golden_file_covers_every_case() -> None:
+    assert sorted(GOLDEN) == sorted(name for name, _ in CASES)
+
+
+@pytest.mark.parametrize(("name", "options"), CASES, ids=[name for name, _ in CASES])
+def test_successors_and_verdicts_unchanged(name: str, options: dict) -> None:
+    assert digest(make_model(**options)) == GOLDEN[name]
