@@ -73,3 +73,11 @@ def option_steps(t: Any) -> list[str]:
 def next_steps(t: Any) -> list[Step]:
     """The model's ``Next``: the generation's steps, then the options' steps."""
     return [BUILDERS[name](t) for name in (*t.generation.next, *option_steps(t))]
+
+
+def successor_function(t: Any):
+    """The model's ``successors(state)``: the generation's ``Next`` as one function
+    (``model.steps.next``), then the options' steps."""
+    from .next import next_successors
+
+    return next_successors(t, tuple(BUILDERS[name](t) for name in option_steps(t)))
