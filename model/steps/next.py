@@ -57,7 +57,9 @@ def next_successors(t: Any, extra_steps: tuple = ()) -> Successors:
     lay, logs, opts = t.layout, t.logs, t.options
     n, base, bit, members, all_mask, replicas = lay.n, lay.base, lay.bit, lay.members, lay.all_mask, lay.replicas
     nr_i, ql_i, qi_i, rq_i = lay.next_record_id, lay.q_leader, lay.q_isr, lay.requests_i
-    epoch_slice = slice(EPOCH, lay.g, FIELDS_PER_REPLICA)  # every replica's leader epoch
+    # Every replica's leader epoch, and the leader it presumes, as one slice each of the state.
+    epoch_slice = slice(EPOCH, lay.g, FIELDS_PER_REPLICA)
+    leader_slice = slice(LEADER, lay.g, FIELDS_PER_REPLICA)
     max_epoch, max_records, log_size = t.config.max_leader_epoch, t.config.max_records, t.config.log_size
     length, pow_, records, epoch_at, epochs = logs.length, logs.pow, logs.records, logs.epoch_at, logs.epochs
     log_count, first_mismatch = logs.size, logs.first_mismatch_from_tail
@@ -88,7 +90,8 @@ def next_successors(t: Any, extra_steps: tuple = ()) -> Successors:
         dead = s[dead_i] if stops else 0
         running = running_blocks[dead] if stops else blocks
         # The lowest leader epoch of any replica: a request no replica is behind enables nothing.
-        lowest = min(s[epoch_slice])
+        epoch_of, leader_of = s[epoch_slice], s[leader_slice]
+        lowest = min(epoch_of)
         behind = lowest < next_epoch - 1
 
         # -- the controller (model.steps.controller): a new request, within MaxLeaderEpoch
@@ -119,7 +122,7 @@ def next_successors(t: Any, extra_steps: tuple = ()) -> Successors:
         if become_leader and behind:
             for epoch, leader, isr in named[reqs]:
                 b = base[leader]
-                if epoch > s[b + EPOCH] and not dead & bit[leader]:
+                if epoch > epoch_of[leader] and not dead & bit[leader]:
                     nxt = list(s)
                     nxt[b + EPOCH: b + ISR + 1] = epoch, leader, isr
                     out.append((become_leader_acts[leader][epoch], tuple(nxt)))
@@ -128,17 +131,17 @@ def next_successors(t: Any, extra_steps: tuple = ()) -> Successors:
         # leader can be it, when it presumes leadership at the quorum's epoch and runs.
         if expand or shrink:
             leader = s[ql_i]
-            b = base[leader] if leader >= 0 else -1
-            if b >= 0 and s[b + LEADER] == leader and s[b + EPOCH] == next_epoch - 1 and not dead & bit[leader]:
-                epoch, isr, hw, log = s[b + EPOCH], s[b + ISR], s[b + HW], s[b]
+            if leader >= 0 and leader_of[leader] == leader and epoch_of[leader] == next_epoch - 1 \
+                    and not dead & bit[leader]:
+                b = base[leader]
+                epoch, isr, hw, log = epoch_of[leader], s[b + ISR], s[b + HW], s[b]
                 end, row = length[log], log * isr_mult
                 # HasHighWatermarkReachedCurrentEpoch: the HW is the log end, or its record has this epoch.
                 if expand and (not waits or hw == end or (hw < end and epoch_at[log][hw] == epoch)):
                     for r in members[all_mask & ~isr]:  # LeaderExpandIsr
-                        rb = base[r]
                         # IsFollowerCaughtUp(leader, r, high watermark)
-                        if s[rb + LEADER] == leader and (not fenced or s[rb + EPOCH] == epoch) \
-                                and isr_caught[row + s[rb]] >> hw & 1:
+                        if leader_of[r] == leader and (not fenced or epoch_of[r] == epoch) \
+                                and isr_caught[row + s[base[r]]] >> hw & 1:
                             nxt = list(s)  # QuorumUpdateLeaderAndIsr: the cached and the quorum ISR
                             nxt[b + ISR] = nxt[qi_i] = isr | bit[r]
                             out.append((expand_acts[leader][r], tuple(nxt)))
@@ -146,10 +149,9 @@ def next_successors(t: Any, extra_steps: tuple = ()) -> Successors:
                     for r in members[isr]:  # LeaderShrinkIsr
                         if r == leader:
                             continue
-                        rb = base[r]
                         # not IsFollowerCaughtUp(leader, r, end offset)
-                        if s[rb + LEADER] != leader or (fenced and s[rb + EPOCH] != epoch) \
-                                or not isr_caught[row + s[rb]] >> end & 1:
+                        if leader_of[r] != leader or (fenced and epoch_of[r] != epoch) \
+                                or not isr_caught[row + s[base[r]]] >> end & 1:
                             nxt = list(s)
                             nxt[b + ISR] = nxt[qi_i] = isr & ~bit[r]
                             out.append((shrink_acts[leader][r], tuple(nxt)))
@@ -158,13 +160,13 @@ def next_successors(t: Any, extra_steps: tuple = ()) -> Successors:
         record_id = s[nr_i]
         if write and record_id < max_records:
             for r, b in running:
-                if s[b + LEADER] == r:
+                if leader_of[r] == r:
                     log = s[b]
                     k = length[log]
                     if k < log_size:
                         if min_isr and popcount[s[b + ISR]] < min_isr:
                             continue  # acks=all: NotEnoughReplicasException, the produce request is refused
-                        epoch = s[b + EPOCH]
+                        epoch = epoch_of[r]
                         nxt = list(s)
                         nxt[b] = log + (record_id * epochs + epoch + 1) * pow_[k]
                         nxt[nr_i] = record_id + 1
@@ -178,17 +180,16 @@ def next_successors(t: Any, extra_steps: tuple = ()) -> Successors:
                 hw, log = s[b + HW], s[b]
                 if hw >= (hw_bound if hw_bound >= 0 else length[log]):
                     continue
-                presumes = s[b + LEADER] == leader
+                presumes = leader_of[leader] == leader
                 isr = s[b + ISR]
                 if not presumes and (isr or not vacuous):
                     continue
-                epoch = s[b + EPOCH]
+                epoch = epoch_of[leader]
                 row, end = log * hw_mult, hw + 1
                 for f in members[isr]:
-                    fb = base[f]
                     # IsFollowerCaughtUp(leader, f, hw + 1)
-                    if s[fb + LEADER] != leader or (fenced and s[fb + EPOCH] != epoch) \
-                            or not hw_caught[row + s[fb]] >> end & 1:
+                    if leader_of[f] != leader or (fenced and epoch_of[f] != epoch) \
+                            or not hw_caught[row + s[base[f]]] >> end & 1:
                         break
                 else:
                     nxt = list(s)
@@ -202,12 +203,11 @@ def next_successors(t: Any, extra_steps: tuple = ()) -> Successors:
             for epoch, leader, isr in named[reqs]:
                 if epoch <= lowest:
                     continue  # every replica has seen this request
-                lb = base[leader]
-                if fenced and (s[lb + LEADER] != leader or s[lb + EPOCH] != epoch):
+                if fenced and (leader_of[leader] != leader or epoch_of[leader] != epoch):
                     continue  # the named leader must already lead at this epoch
-                row = s[lb] * log_count
+                row = s[base[leader]] * log_count
                 for r, b in running:
-                    if r == leader or epoch <= s[b + EPOCH]:
+                    if r == leader or epoch <= epoch_of[r]:
                         continue
                     log, hw = s[b], s[b + HW]
                     off = truncate_to[row + log]
@@ -227,7 +227,7 @@ def next_successors(t: Any, extra_steps: tuple = ()) -> Successors:
                 if epoch <= lowest:
                     continue
                 for r, b in running:
-                    if r != leader and epoch > s[b + EPOCH]:
+                    if r != leader and epoch > epoch_of[r]:
                         nxt = list(s)
                         nxt[b + EPOCH: b + ISR + 1] = epoch, leader, isr
                         out.append((follow_acts[r][leader][epoch], tuple(nxt)))
@@ -238,12 +238,11 @@ def next_successors(t: Any, extra_steps: tuple = ()) -> Successors:
         if replicate or truncate or update_hw:
             diverging = []
             for f, fb in running:
-                leader = s[fb + LEADER]
-                if leader < 0 or leader == f:
+                leader = leader_of[f]
+                if leader < 0 or leader == f or leader_of[leader] != leader \
+                        or (fenced and epoch_of[leader] != epoch_of[f]):
                     continue
                 lb = base[leader]
-                if s[lb + LEADER] != leader or (fenced and s[lb + EPOCH] != s[fb + EPOCH]):
-                    continue
                 log, leader_log = s[fb], s[lb]
                 k, leader_end = length[log], length[leader_log]
                 # FollowerNeedsTruncation: longer than the leader's log, or a different last epoch.
