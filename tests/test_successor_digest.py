@@ -30,3 +30,16 @@ def test_golden_file_covers_every_case() -> None:
 @pytest.mark.parametrize(("name", "options"), CASES, ids=[name for name, _ in CASES])
 def test_successors_and_verdicts_unchanged(name: str, options: dict) -> None:
     assert digest(make_model(**options)) == GOLDEN[name]
+
+
+def test_a_next_out_of_the_fused_order_is_refused() -> None:
+    """The fused function runs its sections in one order (``NEXT_ORDER``); a generation whose
+    ``Next`` lists steps in another order would get its successors reordered, so it is refused."""
+    from dataclasses import replace
+
+    from model.steps.next import next_successors
+
+    tables = make_model(generation="kip320").tables
+    tables.generation = replace(tables.generation, next=tuple(reversed(tables.generation.next)))
+    with pytest.raises(ValueError, match="not in the order of NEXT_ORDER"):
+        next_successors(tables)
