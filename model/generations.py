@@ -27,10 +27,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 # The steps every generation starts with: controller, LeaderAndIsr and ISR changes, producer.
-_HEAD = ("ControllerElectLeader", "ControllerShrinkIsr", "BecomeLeader", "LeaderExpandIsr", "LeaderShrinkIsr",
+HEAD = ("ControllerElectLeader", "ControllerShrinkIsr", "BecomeLeader", "LeaderExpandIsr", "LeaderShrinkIsr",
          "LeaderWrite", "LeaderIncHighWatermark")
-_EAGER = (*_HEAD, "BecomeFollowerAndTruncateTo", "FollowerReplicate")
-_LAZY = (*_HEAD, "BecomeFollower", "FollowerReplicate", "FollowerTruncate")
+_EAGER = (*HEAD, "BecomeFollowerAndTruncateTo", "FollowerReplicate")
+_LAZY = (*HEAD, "BecomeFollower", "FollowerReplicate", "FollowerTruncate")
 
 
 @dataclass(frozen=True)

@@ -39,7 +39,7 @@ from .encoding.view import StateView
 from .fairness import action_family as step_family
 from .fairness import fairness_table
 from .options import ConsumerOptions, DurabilityOptions
-from .steps import next_steps
+from .steps import successor_function
 from .tables import ModelTables
 
 
@@ -60,11 +60,10 @@ class ReplicationModel:
         self.fields = self.tables.fields
         self.generation = self.tables.generation
         names = catalogue.parse_selection(invariants, self.tables)
-        self._steps = tuple(next_steps(self.tables))
         self._properties = tuple(catalogue.build(self.tables, names))
         self._symmetry = Symmetry(self.tables, perms=self._symmetries())
         self._view = StateView(self.tables)
-        self.successors = self._build_successors()
+        self.successors = successor_function(self.tables)
 
     @property
     def ext(self) -> Any:
@@ -84,18 +83,6 @@ class ReplicationModel:
         perms = list(permutations(range(self.config.replicas)))
         az_of = self.tables.az_of
         return [p for p in perms if _keeps_zones(p, az_of)] if az_of else perms
-
-    def _build_successors(self):
-        steps = self._steps
-
-        def successors(state: tuple) -> list[tuple[Any, tuple]]:
-            """Every (action, next state) of ``state``, in the order of the spec's ``Next``."""
-            out: list[tuple[Any, tuple]] = []
-            for step in steps:
-                step(state, out)
-            return out
-
-        return successors
 
     def init_states(self) -> list[tuple]:
         return [self.layout.initial() + self.fields.initial()]

@@ -1,14 +1,15 @@
 """The steps of the replication model, each written once and named by its TLA+ action.
 
-A step is a closure built once per configuration over the model's tables (``model.tables``):
-``step(state, out)`` appends every ``(action, next state)`` it enables to ``out``. It reads its
-generation's rules (``model.generations``) and the options that change it (acks on writes and HW
-advances, stopped brokers, flushed offsets on truncation) when it is built, so the hot path
-pays only for what is switched on.
+``successor_function`` puts together a model's ``Next``: the generation's steps, in the order of
+its module's disjuncts, as one function (``model.steps.next``: every classic step is a section of
+it), then the steps the options add, in a fixed order (the order of successors is deterministic,
+and traces depend on it). An option's step is a closure built once per configuration over the
+model's tables (``model.tables``): ``step(state, out)`` appends every ``(action, next state)`` it
+enables to ``out``. Steps read their generation's rules (``model.generations``) and the options that
+change them (acks on writes and HW advances, stopped brokers, flushed offsets on truncation) when
+they are built, so the hot path pays only for what is switched on.
 
-``next_steps`` puts together a model's ``Next``: the generation's steps in the order of its
-module's disjuncts, then the steps the options add, in a fixed order (the order of successors is
-deterministic, and traces depend on it).
+What each step models:
 
 - ``controller``: ``ControllerElectLeader``, ``ControllerShrinkIsr``, ``BecomeLeader``, ``LeaderWrite``
 - ``leader``: ``LeaderExpandIsr``, ``LeaderShrinkIsr``, ``LeaderIncHighWatermark``
@@ -24,22 +25,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from . import consumers, controller, failures, follower, leader
+from . import consumers, failures
 from .controller import Step
+from .next import Successors, next_successors
 
+# The steps the options add (the generation's steps are sections of ``model.steps.next``).
 BUILDERS: dict[str, Callable[[Any], Step]] = {
-    "ControllerElectLeader": controller.controller_elect_leader,
-    "ControllerShrinkIsr": controller.controller_shrink_isr,
-    "BecomeLeader": controller.become_leader,
-    "LeaderWrite": controller.leader_write,
-    "LeaderExpandIsr": leader.leader_expand_isr,
-    "LeaderShrinkIsr": leader.leader_shrink_isr,
-    "LeaderIncHighWatermark": leader.leader_inc_high_watermark,
-    "BecomeFollowerAndTruncateTo": follower.become_follower_and_truncate,
-    "BecomeFollower": follower.become_follower,
-    "FollowerReplicate": follower.follower_replicate,
-    "FollowerTruncate": follower.follower_truncate,
-    "FollowerUpdateHighWatermark": follower.follower_update_high_watermark,
     "BrokerStop": failures.broker_stops,
     "BrokerRestart": failures.broker_restart,
     "FlushLog": failures.flush_log,
@@ -70,6 +61,7 @@ def option_steps(t: Any) -> list[str]:
     return names
 
 
-def next_steps(t: Any) -> list[Step]:
-    """The model's ``Next``: the generation's steps, then the options' steps."""
-    return [BUILDERS[name](t) for name in (*t.generation.next, *option_steps(t))]
+def successor_function(t: Any) -> Successors:
+    """The model's ``successors(state)``: the generation's ``Next`` as one function, then the
+    options' steps."""
+    return next_successors(t, tuple(BUILDERS[name](t) for name in option_steps(t)))

@@ -19,7 +19,6 @@ path is one dict access.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from ..encoding.logs import PairTable
@@ -51,19 +50,3 @@ def caught_up_table(t: Any, rule: str) -> tuple[Any, int]:
         return [_upto(k) if k >= 0 else 0 for k in length], 0
     rules = {"log-end": log_end, "leader-epoch": leader_epoch, "matching-prefix": matching_prefix}
     return PairTable(t.logs.size, rules[rule]), t.logs.size
-
-
-def hw_reached_current_epoch(t: Any) -> Callable[[tuple, int], bool]:
-    """``HasHighWatermarkReachedCurrentEpoch(leader)`` for the replica whose block is at ``b``: the
-    HW is the leader's end offset, or the record at the HW carries the leader's current epoch."""
-    length, epoch_at = t.logs.length, t.logs.epoch_at
-    epoch_i = t.layout.EPOCH
-    hw_i = t.layout.HW
-
-    def reached(s: tuple, b: int) -> bool:
-        hw = s[b + hw_i]
-        log = s[b]
-        k = length[log]
-        return hw == k or (hw < k and epoch_at[log][hw] == s[b + epoch_i])
-
-    return reached
