@@ -118,6 +118,17 @@ class FingerprintTable:
                 return True
             i = (i + 1) & mask
 
+    def __contains__(self, fp: int) -> bool:
+        slots, mask = self.slots, self.mask
+        i = fp & mask
+        while True:
+            v = slots[i]
+            if v == fp:
+                return True
+            if v == 0:
+                return False
+            i = (i + 1) & mask
+
     def add_state(self, state: Any) -> bool:
         return self.add(fingerprint64(state))
 
