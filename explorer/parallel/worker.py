@@ -79,7 +79,7 @@ class Expander:
         reached: list[tuple[int, int]] = []
         seen_fp = known.seen if fingerprints else None
         local_add = local.add
-        if not (fingerprints or transition or canon is not None or pack is not None):
+        if not (fingerprints or transition or canon is not None):
             return self.expand_plain(chunk, known, local, always, sometimes)
         for pos, item in enumerate(chunk):
             state = unpack(item) if unpack is not None else item
@@ -138,11 +138,11 @@ class Expander:
         return counts, items, keys, fps if fingerprints else None, where, step_failures, state_failures, reached
 
     def expand_plain(self, chunk: list[Any], known: Any, local: set, always: list, sometimes: list) -> tuple:
-        """``expand`` for the common case (exact store, no symmetry, no packing, no transition
-        property): the key is the state, and the visited-set test of every successor is one
+        """``expand`` for the common case (exact store, no symmetry, no transition property): the
+        key is the state or the packed state, and the visited-set test of every successor is one
         comprehension, so only the candidates (about a third) run through Python statements."""
         model = self.ctx.model
-        successors = model.successors
+        successors, pack, unpack = model.successors, self.ctx.pack, self.ctx.unpack
         bounded = hasattr(model, "within_bounds")
         counts = array("l")
         items: list[Any] = []
@@ -152,6 +152,8 @@ class Expander:
         local_add, append, where_append = local.add, items.append, where.append
         try:
             for pos, state in enumerate(chunk):
+                if unpack is not None:
+                    state = unpack(state)
                 if bounded and not within_bounds(model, state):
                     counts.append(-1)
                     continue
@@ -166,13 +168,17 @@ class Expander:
                                         f"{MAX_SUCCESSORS}; run with --workers 1")
                 counts.append(len(out))
                 base = pos << INDEX_BITS
-                for idx, succ in [(i, t) for i, (_, t) in enumerate(out) if t not in known]:
+                if pack is None:
+                    fresh = [(i, t, t) for i, (_, t) in enumerate(out) if t not in known]
+                else:
+                    fresh = [(i, t, k) for i, (_, t) in enumerate(out) if (k := pack(t)) not in known]
+                for idx, succ, key in fresh:
                     size = len(local)
-                    local_add(succ)
+                    local_add(key)
                     if len(local) == size:
                         continue
                     size = len(items)
-                    append(succ)
+                    append(key)
                     where_append(base | idx)
                     if always:
                         for n, pred in always:
