@@ -41,6 +41,7 @@ import gc
 import os
 import pickle
 import signal
+import sys
 import threading
 import time
 from array import array
@@ -533,7 +534,10 @@ def run_parallel(
         if run.level is not None:
             run.level.close(kill=True)
     run.progress.finish()
-    store_bytes = run.numbering.nbytes() + (run.table.nbytes() if store == "fingerprint" else 0)
+    if store == "fingerprint":
+        store_bytes = run.numbering.nbytes() + run.table.nbytes()
+    else:  # the set and every key in it (the packed ints, or the states' own tuples)
+        store_bytes = run.numbering.nbytes() + sys.getsizeof(run.seen) + sum(map(sys.getsizeof, run.seen))
     return make_result(
         props, distinct=run.distinct, generated=run.generated, depth=run.depth, started=run.started,
         complete=not (interrupted or cut_by_depth or run.stopped or limit_note),
@@ -544,5 +548,5 @@ def run_parallel(
         stats={"frontier_left": len(frontier), "max_depth": max_depth, "symmetry": symmetry,
                "stopped_at_violation": run.stopped, "resident_memory": run.last_rss, "memory_limit": memory_limit,
                "workers": workers, "trace_bytes": run.numbering.nbytes(),
-               "store_bytes": store_bytes if store == "fingerprint" else None},
+               "store_bytes": store_bytes},
     )
