@@ -205,7 +205,11 @@ def test_canonical_bytes_are_canonical_for_sets_and_strings():
     a = frozenset(["x" * 3, "y", 300])
     b = frozenset([300, "y", "".join(["x", "x", "x"])])  # equal, built in another order, not interned
     assert canonical_bytes(a) == canonical_bytes(b) and fingerprint64(("k", a)) == fingerprint64(("k", b))
-    assert canonical_bytes((1, 2)) != canonical_bytes((1, 2, 0)) and canonical_bytes(1) != canonical_bytes(True)
+    assert canonical_bytes((1, 2)) != canonical_bytes((1, 2, 0))
+    # True == 1: one state to the one-process engine, so one fingerprint here, wherever it sits
+    assert canonical_bytes(1) == canonical_bytes(True) and canonical_bytes(0) == canonical_bytes(False)
+    assert canonical_bytes((84, (True, None), b"T")) == canonical_bytes((84, (1, None), b"T"))
+    assert canonical_bytes((84, 70)) != canonical_bytes((1, 0))  # "T" and "F" payload bytes stay ints
 
 
 def test_trace_keys_cost_eight_bytes_a_state():
