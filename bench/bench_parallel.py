@@ -128,12 +128,21 @@ def parts(model_options: dict) -> None:
                     visited.add(k)
         print(f"{'  coordinator: unpickle candidates, insert (parallel)':<62}{clock() - start:>7.2f} s")
 
+    def each(fn, items) -> None:  # results are dropped at once: a list of them would wake the collector
+        for x in items:
+            fn(x)
+
+    def pack_all() -> None:
+        for s in states:
+            for _, t in successors(s):
+                pack(t)
+
     print(f"classic {model_options}: {len(states):,} states; CPU seconds of each part alone")
-    timed("successors of every state (model.successors)", lambda: [successors(s) for s in states])
+    timed("successors of every state (model.successors)", lambda: each(successors, states))
     timed("  + visited dict test and insert of every successor (1 process)", one_process_set)
-    timed("WeakIsr and StrongIsr on every distinct state", lambda: [p(s) for _, p in always for s in states])
-    timed("pack every successor (parallel exact store)", lambda: [pack(t) for s in states for _, t in successors(s)])
-    timed("unpack every frontier state (parallel exact store)", lambda: [unpack(k) for _, f, _ in levels for k in f])
+    timed("WeakIsr and StrongIsr on every distinct state", lambda: [each(p, states) for _, p in always])
+    timed("successors and pack of every successor (parallel exact store)", pack_all)
+    timed("unpack every frontier state (parallel exact store)", lambda: [each(unpack, f) for _, f, _ in levels])
     timed("a worker's whole expand: unpack, successors, pack, filter, properties", workers_expand)
     timed("  pickling the candidates (workers)",
           lambda: [pickle.dumps(("ok", r), protocol=pickle.HIGHEST_PROTOCOL) for r in results])
