@@ -2,12 +2,15 @@
 TLC's published figures for the same configuration.
 
 Each configuration runs in a fresh process (``harness``-style), alternating A/B, ``--repeats``
-times; the table shows the median wall time, distinct states per second, the peak resident memory
+times; the table shows the median wall time, the median CPU seconds of the coordinator and of all
+its workers together, distinct states per second, the peak resident memory
 of the coordinator and of its largest worker, bytes per distinct state (the coordinator's peak
 over its baseline, divided by the distinct states: everything a run keeps, frontier included),
-and the store's own bytes per state (the compact tables and trace keys, counted exactly).
+and the store's own bytes per state (the parallel engine's visited set, its keys and the 8-byte
+trace keys, counted with ``sys.getsizeof``).
 
-Usage: python bench/bench_parallel.py [--replicas 3] [--max-leader-epoch 2] [--repeats 3]
+Usage: python bench/bench_parallel.py [--replicas 3] [--max-leader-epoch 2] [--repeats 3] [--parts]
+(``--parts``: where the time goes, each part of the search timed alone in one process.)
 On a loaded machine the absolute figures are pessimistic; the ratios between rows taken in the
 same run are what to read.
 """
@@ -46,14 +49,106 @@ def child(payload: str) -> None:
     from explorer.registry import build_model
 
     model = build_model("classic", args["model"])
-    base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    before, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    base = before.ru_maxrss
     r = check(model, properties=["WeakIsr", "StrongIsr"], **args["check"])
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    workers_peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    store_bytes = r.stats.get("store_bytes")  # compact tables + trace keys (fingerprint store, parallel)
+    after, children_after = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    peak = after.ru_maxrss
+    workers_peak = children_after.ru_maxrss
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    workers_cpu = (children_after.ru_utime + children_after.ru_stime - children.ru_utime - children.ru_stime)
+    store_bytes = r.stats.get("store_bytes")  # the parallel engine's visited set and trace keys, counted
     print(json.dumps({"distinct": r.distinct_states, "depth": r.depth, "elapsed": r.elapsed, "ok": r.ok,
                       "peak_kib": peak, "base_kib": base, "workers_kib": workers_peak,
-                      "store_bytes": store_bytes}))
+                      "store_bytes": store_bytes, "cpu": cpu, "workers_cpu": workers_cpu}))
+
+
+def parts(model_options: dict) -> None:
+    """Where the time goes: each part of the search timed alone (CPU seconds, one process) over the
+    whole state space, level by level, as the one-process engine and the parallel workers do it."""
+    import gc
+    import pickle
+    import time
+
+    from explorer.parallel.engine import _Context
+    from explorer.parallel.worker import Expander
+    from explorer.registry import build_model
+    from explorer.selection import select_properties
+
+    model = build_model("classic", model_options)
+    props = select_properties(model, ["WeakIsr", "StrongIsr"])
+    successors, pack, unpack = model.successors, model.pack, model.unpack
+    levels = []  # (frontier as states, frontier packed, visited set packed as of the level's start)
+    seen = {s: None for s in model.init_states()}
+    frontier = list(seen)
+    while frontier:
+        levels.append((frontier, [pack(s) for s in frontier], frozenset(pack(s) for s in seen)))
+        nxt = []
+        for s in frontier:
+            for _, t in successors(s):
+                if t not in seen:
+                    seen[t] = s
+                    nxt.append(t)
+        frontier = nxt
+    states = list(seen)
+    gc.collect()
+    gc.freeze()  # the collector must not rescan these millions of objects inside the timed parts
+    clock = time.process_time
+    expander = Expander(_Context(model, props, None, "exact", pack, unpack))
+    expander.sampled = 10**9
+    always = [(n, p.predicate) for n, p in enumerate(props.always)]
+    results = []
+
+    def timed(name: str, fn) -> None:
+        start = clock()
+        fn()
+        print(f"{name:<62}{clock() - start:>7.2f} s", flush=True)
+
+    def one_process_set() -> None:
+        visited: dict = {}
+        for s in states:
+            for _, t in successors(s):
+                if t in visited:
+                    continue
+                visited[t] = s
+
+    def workers_expand() -> None:
+        results.clear()
+        for _, packed, known in levels:
+            results.append(expander.expand_plain(packed, known, set(), always, []))
+
+    def coordinator() -> None:
+        data = [pickle.dumps(("ok", r), protocol=pickle.HIGHEST_PROTOCOL) for r in results]
+        start = clock()
+        visited: set = set()
+        for blob in data:
+            _, r = pickle.loads(blob)
+            for k in r[1]:
+                if k not in visited:
+                    visited.add(k)
+        print(f"{'  coordinator: unpickle candidates, insert (parallel)':<62}{clock() - start:>7.2f} s")
+
+    def each(fn, items) -> None:  # results are dropped at once: a list of them would wake the collector
+        for x in items:
+            fn(x)
+
+    def pack_all() -> None:
+        for s in states:
+            for _, t in successors(s):
+                pack(t)
+
+    print(f"classic {model_options}: {len(states):,} states; CPU seconds of each part alone")
+    timed("successors of every state (model.successors)", lambda: each(successors, states))
+    timed("  + visited dict test and insert of every successor (1 process)", one_process_set)
+    timed("WeakIsr and StrongIsr on every distinct state", lambda: [each(p, states) for _, p in always])
+    timed("successors and pack of every successor (parallel exact store)", pack_all)
+    timed("unpack every frontier state (parallel exact store)", lambda: [each(unpack, f) for _, f, _ in levels])
+    timed("a worker's whole expand: unpack, successors, pack, filter, properties", workers_expand)
+    timed("  pickling the candidates (workers)",
+          lambda: [pickle.dumps(("ok", r), protocol=pickle.HIGHEST_PROTOCOL) for r in results])
+    print(f"candidates shipped: {sum(len(r[1]) for r in results):,} of "
+          f"{sum(sum(c for c in r[0] if c > 0) for r in results):,} successors")
+    coordinator()
 
 
 def main() -> None:
@@ -61,16 +156,20 @@ def main() -> None:
     ap.add_argument("--replicas", type=int, default=3)
     ap.add_argument("--max-leader-epoch", type=int, default=2)
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--parts", action="store_true", help="time each part of the search alone instead")
     args = ap.parse_args()
     model = {"generation": "kip320", "replicas": args.replicas, "max_leader_epoch": args.max_leader_epoch}
+    if args.parts:
+        parts(model)
+        return
     runs: dict[str, list[dict]] = {name: [] for name, _ in CONFIGS}
     for _ in range(args.repeats):  # alternate the configurations, so load drifts hit each alike
         for name, options in CONFIGS:
             runs[name].append(measure(model, options))
     print(f"classic kip320 {args.replicas}/2/2/{args.max_leader_epoch}, invariants WeakIsr StrongIsr, "
           f"{args.repeats} alternating runs each, median wall; {os.cpu_count()} cores")
-    print(f"{'configuration':<26}{'distinct':>11}{'depth':>6}{'seconds':>9}{'all runs':>22}{'distinct/s':>12}"
-          f"{'peak MiB':>9}{'+worker':>8}{'B/state':>8}{'store B/st':>11}")
+    print(f"{'configuration':<26}{'distinct':>11}{'depth':>6}{'seconds':>9}{'all runs':>22}{'CPU s':>7}{'+workers':>9}"
+          f"{'distinct/s':>12}{'peak MiB':>9}{'+worker':>8}{'B/state':>8}{'store B/st':>11}")
     base_time = None
     for name, _ in CONFIGS:
         rs = runs[name]
@@ -81,7 +180,9 @@ def main() -> None:
         store = f"{r['store_bytes'] / r['distinct']:.1f}" if r["store_bytes"] else "-"
         worker = f"{r['workers_kib'] / 1024:.0f}" if r["workers_kib"] else "-"
         each = " ".join(f"{x['elapsed']:.1f}" for x in rs)
-        print(f"{name:<26}{r['distinct']:>11,}{r['depth']:>6}{t:>9.2f}{each:>22}"
+        cpu = statistics.median(x["cpu"] for x in rs)
+        wcpu = statistics.median(x["workers_cpu"] for x in rs)
+        print(f"{name:<26}{r['distinct']:>11,}{r['depth']:>6}{t:>9.2f}{each:>22}{cpu:>7.2f}{wcpu:>9.2f}"
               f"{r['distinct'] / t:>12,.0f}{r['peak_kib'] / 1024:>9.0f}{worker:>8}{per_state:>8.0f}{store:>11}")
     for name, _ in CONFIGS[1:]:
         ratio = statistics.median(x["elapsed"] for x in runs[CONFIGS[0][0]]) / statistics.median(

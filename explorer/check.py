@@ -92,7 +92,8 @@ def check(
             from explorer.parallel import run_parallel
 
             return run_parallel(model, props, workers=workers, max_depth=max_depth, stop_at_first=stop_at_first,
-                                symmetry=symmetry, check_deadlock=check_deadlock, store=store, progress=progress)
+                                symmetry=symmetry, check_deadlock=check_deadlock, store=store, progress=progress,
+                                memory_limit=_memory_limit(max_memory))
         from explorer.engine_local import run_local
 
         if not wants_graph:

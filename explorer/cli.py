@@ -291,7 +291,8 @@ def cmd_check(argv: list[str]) -> int:
     cli_html.check_path(args.html)
     if args.workers is not None and args.engine != "local":
         raise UserError("--workers applies to --engine local; the spark engine spreads work over its executors")
-    # One process stays the default until the parallel mode is faster on these machines (docs/architecture.md).
+    # One process stays the default: the parallel mode audits less of the contract, its model-fault reports
+    # lack the state and trace, and on a loaded 2-core machine its gain is small (docs/performance.md).
     workers = (None if args.workers == 0 else args.workers or 1) if args.engine == "local" else 1
     result = check(model, engine=args.engine, max_depth=args.max_depth, stop_at_first=not args.keep_going,
                    symmetry=args.symmetry, check_deadlock=args.deadlock, properties=args.properties,

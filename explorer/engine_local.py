@@ -396,37 +396,53 @@ def run_local(
         limit = "memory"
         unexpanded = len(frontier)
         frontier = []  # free what can be freed before the statistics and traces are produced
-        rss_now = exc.rss if isinstance(exc, _MemoryCeiling) else search.rss()
-        cause = (f"resident memory {human(rss_now)} passed the ceiling of {human(memory_limit)}"
-
-                 if isinstance(exc, _MemoryCeiling) else "Python ran out of memory (MemoryError)")
-        limit_note = (f"Stopped at the memory limit: {cause} while expanding the {unexpanded:,} states at depth "
-                      f"{search.depth}. To go further: --symmetry (if the model "
-                      "has canonical()), smaller bounds, --store fingerprint, or --engine spark; --max-memory "
-                      "changes the ceiling.")
+        limit_note = memory_stop_note(exc.rss if isinstance(exc, _MemoryCeiling) else search.rss(), memory_limit,
+                                      unexpanded, search.depth, ran_out=not isinstance(exc, _MemoryCeiling))
     search.progress.finish()
-    elapsed = time.monotonic() - search.started
     complete = not (interrupted or cut_by_depth or search.stopped or limit)
-    examples = {name: search.trace_to(key) for name, key in search.reached.items()}
-    vacuous = [p.name for p in search.pending_sometimes] if complete else []
-    distinct = len(search.parents)
+    return make_result(
+        props, distinct=len(search.parents), generated=search.generated, depth=search.depth,
+        started=search.started, complete=complete, violations=list(search.violated.values()),
+        examples={name: search.trace_to(key) for name, key in search.reached.items()},
+        pending_sometimes=[p.name for p in search.pending_sometimes], interrupted=interrupted, store=store,
+        limit=limit, limit_note=limit_note, levels=levels,
+        stats={"frontier_left": len(frontier), "max_depth": max_depth, "symmetry": symmetry,
+               "stopped_at_violation": search.stopped, "resident_memory": search.last_rss,
+               "memory_limit": memory_limit},
+    )
+
+
+def memory_stop_note(rss_now: int | None, memory_limit: int | None, unexpanded: int, depth: int, *,
+                     ran_out: bool = False) -> str:
+    """What a run stopped at the memory ceiling prints: where it stopped and how to go further."""
+    cause = ("Python ran out of memory (MemoryError)" if ran_out or rss_now is None else
+             f"resident memory {human(rss_now)} passed the ceiling of {human(memory_limit)}")
+    return (f"Stopped at the memory limit: {cause} while expanding the {unexpanded:,} states at depth "
+            f"{depth}. To go further: --symmetry (if the model "
+            "has canonical()), smaller bounds, --store fingerprint, or --engine spark; --max-memory "
+            "changes the ceiling.")
+
+
+def make_result(props: Selected, *, distinct: int, generated: int, depth: int, started: float, complete: bool,
+                violations: list[Violation], examples: dict[str, Trace], pending_sometimes: list[str],
+                interrupted: bool, store: str, limit: str | None, limit_note: str, levels: list[int],
+                stats: dict[str, Any]) -> CheckResult:
+    """The ``CheckResult`` of a local run, one process or several (``explorer.parallel``)."""
     return CheckResult(
         distinct_states=distinct,
-        generated_states=search.generated,
-        depth=search.depth,
+        generated_states=generated,
+        depth=depth,
         complete=complete,
-        violations=list(search.violated.values()),
-        elapsed=elapsed,
+        violations=violations,
+        elapsed=time.monotonic() - started,
         engine="local",
-        vacuous=vacuous,
+        vacuous=list(pending_sometimes) if complete else [],
         examples=examples,
         properties=props.names,
         interrupted=interrupted,
         store=store,
-        collision_probability=collision_probability(distinct, search.generated) if store == "fingerprint" else None,
-        stats={"frontier_left": len(frontier), "max_depth": max_depth, "symmetry": symmetry,
-               "stopped_at_violation": search.stopped, "resident_memory": search.last_rss,
-               "memory_limit": memory_limit},
+        collision_probability=collision_probability(distinct, generated) if store == "fingerprint" else None,
+        stats=stats,
         limit=limit,
         limit_note=limit_note,
         levels=levels,

@@ -40,7 +40,13 @@ _RISKY = re.compile(rb"[ut><\[{gy]").search
 _TEXT_MARK = b"\xff"  # marshal version 2 never writes a first byte >= 0x80 (no FLAG_REF)
 
 
-def canonical_bytes(state: Any, _dumps=marshal.dumps, _risky=_RISKY) -> bytes:
+# True == 1 and False == 0 (one state to ==, hash and the one-process engine), but marshal writes
+# them as "T" and "F": a state with such a byte is marshalled again with its bools made ints. A
+# payload byte equal to "T" or "F" only costs that second look.
+_BOOLISH = re.compile(rb"[TF]").search
+
+
+def canonical_bytes(state: Any, _dumps=marshal.dumps, _risky=_RISKY, _boolish=_BOOLISH) -> bytes:
     """Equal states give equal bytes in every process forked from this one, different states
     different bytes."""
     try:
@@ -49,7 +55,22 @@ def canonical_bytes(state: Any, _dumps=marshal.dumps, _risky=_RISKY) -> bytes:
         return _TEXT_MARK + encode(state)
     if _risky(data) is not None:
         return _TEXT_MARK + encode(state)
+    if _boolish(data) is not None:
+        plain = _without_bools(state)
+        if plain is not state:
+            return _dumps(plain, 2)
     return data
+
+
+def _without_bools(value: Any) -> Any:
+    """``value`` with every bool inside tuples made the equal int; ``value`` itself if it has none
+    (only plain tuples, ints, None and bytes reach here: anything else took the text path)."""
+    if value is True or value is False:
+        return int(value)
+    if type(value) is tuple:
+        items = tuple(_without_bools(v) for v in value)
+        return value if all(a is b for a, b in zip(items, value, strict=True)) else items
+    return value
 
 
 def fingerprint64(state: Any) -> int:
@@ -116,6 +137,17 @@ class FingerprintTable:
                 if self.count > self.limit:
                     self._grow()
                 return True
+            i = (i + 1) & mask
+
+    def __contains__(self, fp: int) -> bool:
+        slots, mask = self.slots, self.mask
+        i = fp & mask
+        while True:
+            v = slots[i]
+            if v == fp:
+                return True
+            if v == 0:
+                return False
             i = (i + 1) & mask
 
     def add_state(self, state: Any) -> bool:

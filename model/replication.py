@@ -32,6 +32,7 @@ import properties as catalogue
 from explorer.contract import Property
 
 from .config import ClassicConfig
+from .encoding.packed import packing
 from .encoding.picture import picture
 from .encoding.signals import Signals
 from .encoding.symmetry import Symmetry
@@ -64,6 +65,7 @@ class ReplicationModel:
         self._symmetry = Symmetry(self.tables, perms=self._symmetries())
         self._view = StateView(self.tables)
         self.successors = successor_function(self.tables)
+        self.pack, self.unpack = packing(self.tables)  # explorer.contract.packing: compact exact keys
 
     @property
     def ext(self) -> Any:

@@ -91,6 +91,7 @@ def test_classic_2222_same_results_for_1_2_3_workers(generation):
     full = same_for_every_worker_count(model, stop_at_first=False)
     assert full[3]  # complete
     same_for_every_worker_count(model, counts=(1, 2), store="fingerprint", symmetry=True)
+    same_for_every_worker_count(model, counts=(1, 2), symmetry=True, stop_at_first=False)  # packed canonical keys
 
 
 @pytest.mark.parametrize("generation", ["kip101", "truncate-to-hw"])
@@ -204,10 +205,91 @@ def test_canonical_bytes_are_canonical_for_sets_and_strings():
     a = frozenset(["x" * 3, "y", 300])
     b = frozenset([300, "y", "".join(["x", "x", "x"])])  # equal, built in another order, not interned
     assert canonical_bytes(a) == canonical_bytes(b) and fingerprint64(("k", a)) == fingerprint64(("k", b))
-    assert canonical_bytes((1, 2)) != canonical_bytes((1, 2, 0)) and canonical_bytes(1) != canonical_bytes(True)
+    assert canonical_bytes((1, 2)) != canonical_bytes((1, 2, 0))
+    # True == 1: one state to the one-process engine, so one fingerprint here, wherever it sits
+    assert canonical_bytes(1) == canonical_bytes(True) and canonical_bytes(0) == canonical_bytes(False)
+    assert canonical_bytes((84, (True, None), b"T")) == canonical_bytes((84, (1, None), b"T"))
+    assert canonical_bytes((84, 70)) != canonical_bytes((1, 0))  # "T" and "F" payload bytes stay ints
 
 
 def test_trace_keys_cost_eight_bytes_a_state():
     r = run(Counters(3, 4), 2, store="fingerprint")
     assert r.stats["trace_bytes"] == 8 * r.distinct_states
     assert array("Q").itemsize == 8
+
+
+# -- packed states, the memory ceiling, a worker that dies -------------------------------------------
+
+
+def reachable(model):
+    seen = set(model.init_states())
+    frontier = list(seen)
+    while frontier:
+        frontier = [t for s in frontier for _, t in model.successors(s) if t not in seen and not seen.add(t)]
+    return seen
+
+
+@pytest.mark.parametrize("generation", GENERATIONS)
+def test_classic_packing_is_exact_on_every_reachable_state(generation):
+    model = build_model("classic", {"generation": generation, "replicas": 2})
+    states = reachable(model) | {model.canonical(s) for s in reachable(model)}
+    packed = {model.pack(s): s for s in states}
+    assert len(packed) == len(states)  # no two states pack alike
+    assert all(isinstance(k, int) and model.unpack(k) == s for k, s in packed.items())
+
+
+def test_classic_packing_keeps_a_state_it_cannot_pack_as_it_is():
+    model = build_model("classic", {"generation": "kip320", "replicas": 2})
+    (init,) = model.init_states()
+    odd = (200,) + init[1:]  # a value no signed byte holds
+    assert model.pack(odd) is odd and model.unpack(odd) is odd and model.pack(init) != odd
+    with_options = build_model("classic", {"generation": "kip320", "replicas": 2, "acks": "all"})
+    assert with_options.pack is None  # option fields: the engine keeps tuples
+
+
+def test_the_memory_ceiling_stops_the_parallel_engine_cleanly():
+    model = Counters(3, 12)
+    reads = iter(range(10**6))
+
+    def fake_rss() -> int:  # 10 MiB more at every read
+        return (50 + 10 * next(reads)) * 2**20
+
+    r = run_parallel(model, select_properties(model), workers=2, inline_below=0, memory_limit=75 * 2**20,
+                     rss=fake_rss)
+    assert r.limit == "memory" and not r.complete and "passed the ceiling" in r.limit_note
+    assert 0 < r.distinct_states < 13**3 and r.violations == []
+
+
+def test_the_cli_exits_5_at_the_ceiling_with_workers():
+    out = subprocess.run([sys.executable, "-m", "explorer.cli", "check", "classic", "--generation", "kip320",
+                          "--invariant", "StrongIsr", "--workers", "2", "--max-memory", "1M"],
+                         capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 5, out.stderr
+    assert "Stopped at the memory limit" in out.stdout
+
+
+class Suicidal:
+    """A model whose successors() kills its own process at state 300: a worker dies."""
+
+    def init_states(self):
+        return [0]
+
+    def successors(self, state):
+        if state == 300:
+            import os
+            import signal
+
+            os.kill(os.getpid(), signal.SIGKILL)
+        return [("inc", state + 1), ("jump", state + 2)]
+
+    def properties(self):
+        from explorer.contract import Property
+
+        return [Property.always("Small", lambda s: s < 10**6)]
+
+
+def test_a_worker_that_dies_is_reported_not_waited_for():
+    from explorer.parallel.engine import WorkerDied
+
+    with pytest.raises(WorkerDied, match="died"):
+        run(Suicidal(), 2)

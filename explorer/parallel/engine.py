@@ -1,50 +1,79 @@
-"""The coordinator of the parallel local engine: workers expand, one process decides.
+"""The coordinator of the parallel local engine: workers expand and filter, one process decides.
 
-Design. Breadth-first search level by level, as in the one-process engine. Each level's frontier
-is cut into chunks; forked workers (``explorer.parallel.worker``) compute the successors of each
-chunk, their fingerprints (fingerprint store) and every property, which together are most of the
-cost of a search. The coordinator takes the chunks' results in frontier order, whatever order
-they arrive in, and replays the one-process search over them: the same visited-set test in the
-same order, the same first discovery of each state, the same first violation. So counts, depth,
-verdicts and traces are the one-process engine's for any number of workers, including where a
-run stops at its first violation (the count of generated states is recomputed from the per-state
-successor counts up to the stopping step).
+Design. Breadth-first search level by level, as in the one-process engine. At the start of each
+level the coordinator forks its workers (``explorer.parallel.worker``): by fork they inherit the
+model, the frontier and the visited set as of the level's start, copy-on-write, so nothing is
+pickled on the way out (``gc.freeze()`` before the fork, and no collector in the workers, so they
+do not write to every object's header and copy the pages). The frontier is cut into chunks whose
+numbers the workers take from a shared pipe. For each chunk a worker computes the successors, drops
+those already in the inherited visited set and those it sent itself in an earlier chunk, evaluates
+the properties on what is left and sends only that back. Successor generation, the visited-set
+test of every successor and the properties are most of the cost of a search, and all of it runs in
+the workers.
+
+The coordinator takes the chunks' results in frontier order, whatever order they arrive in (a
+reader thread per worker drains its pipe, so a worker never waits for the coordinator), while the
+workers are still running, and replays the one-process search over them: the same visited-set test
+in the same order (now only catching a state that two chunks found in the same level), the same
+first discovery of each state, the same first violation. So counts, depth, verdicts and traces are
+the one-process engine's for any number of workers, including where a run stops at its first
+violation (the count of generated states is recomputed from the per-state successor counts up to
+the stopping step). Levels smaller than ``INLINE_BELOW`` are expanded in the coordinator by the same
+code, so small models never fork.
 
 States are numbered in discovery order; the trace bookkeeping is one 8-byte key per state,
 (parent number << INDEX_BITS) | successor index (``explorer.parallel.order``). The visited set:
-- exact store: a set of the states (or their canonical forms under symmetry);
+- exact store: a set of keys: the states, their canonical forms under symmetry, or with a model
+  that has ``pack`` (``explorer.contract``) the packed states, compact ints for the classic model;
+  the frontier holds packed states too, and the coordinator never builds a state tuple;
 - fingerprint store: a ``FingerprintTable`` of 64-bit fingerprints computed by the workers, with
-  the last levels' fingerprints also in plain sets, because a set lookup runs in C while a probe
-  of the compact table runs in Python, and most repeated states were first seen one or two
+  the last two levels' fingerprints also in plain sets, because a set lookup runs in C while a
+  probe of the compact table runs in Python, and most repeated states were first seen one or two
   levels earlier.
 
-What it does not do: shard the visited set (the coordinator is the only writer, which is what
-makes the order trivially the one-process order; it is also the part that does not scale past a
-few workers), or checkpoint.
+What it does not do: checkpoint, record the state graph (liveness needs ``--workers 1``), or share
+the coordinator's serial replay, which is what bounds the speed-up (docs/performance.md).
 """
 
 from __future__ import annotations
 
-import multiprocessing
-import queue
+import gc
+import os
+import pickle
+import signal
+import sys
+import threading
 import time
 from array import array
 from dataclasses import dataclass
 from typing import Any
 
-from explorer.contract import canonical_fn
+from explorer.contract import canonical_fn, packing
+from explorer.engine_local import make_result, memory_stop_note
 from explorer.errors import UserError
-from explorer.fingerprint import collision_probability, encode
+from explorer.fingerprint import encode
+from explorer.memory import rss_bytes
 from explorer.parallel.order import Numbering
-from explorer.parallel.worker import INDEX_BITS, MAX_SUCCESSORS, Expander, serve
+from explorer.parallel.worker import CONTRACT_SAMPLE, HEADER, INDEX_BITS, MAX_SUCCESSORS, TASK, Expander, serve_level
 from explorer.progress import Progress, Silent, Snapshot
 from explorer.result import CheckResult, Step, Trace, Violation
 from explorer.selection import Selected, describe_failure
 from explorer.store_compact import FingerprintTable, fingerprint64
 
 _MASK = (1 << INDEX_BITS) - 1
-# Levels smaller than this are expanded in the coordinator: shipping them costs more than it saves.
-INLINE_BELOW = 256
+# Levels smaller than this are expanded in the coordinator: forking for them costs more than it saves.
+INLINE_BELOW = 2048
+# Chunks per worker and level: enough that the coordinator's replay overlaps the workers and a
+# worker slowed down by the machine's other load takes fewer of them.
+CHUNKS_PER_WORKER = 16
+# Resident memory is read at least this often (seconds).
+_MEMORY_POLL = 1.0
+
+
+class _MemoryCeiling(Exception):
+    def __init__(self, rss: int | None) -> None:
+        super().__init__()
+        self.rss = rss
 
 
 @dataclass
@@ -55,99 +84,169 @@ class _Context:
     props: Selected
     canon: Any
     store: str
+    pack: Any
+    unpack: Any
 
 
-class _Pool:
-    """The forked workers, a task queue and a result queue each (queues never block a sender)."""
+class _Known:
+    """The fingerprint store's visited set as a worker tests it: the last two levels' plain sets
+    first (C lookups; most repeats are recent), then the compact table."""
 
-    def __init__(self, ctx: _Context, workers: int) -> None:
-        mp = multiprocessing.get_context("fork")
-        self.tasks = [mp.Queue() for _ in range(workers)]
-        self.results = [mp.Queue() for _ in range(workers)]
-        self.procs = [mp.Process(target=serve, args=(ctx, self.tasks[w], self.results[w]), daemon=True,
-                                 name=f"isrcheck-worker-{w}") for w in range(workers)]
-        for proc in self.procs:
-            proc.start()
+    def __init__(self, recent: list[set[int]], table: FingerprintTable) -> None:
+        self.current, self.last = recent
+        self.table = table
 
-    def __len__(self) -> int:
-        return len(self.procs)
+    def seen(self, fp: int) -> bool:
+        return fp in self.current or fp in self.last or fp in self.table
 
-    def submit(self, chunk_id: int, chunk: list[Any], skip: frozenset[str]) -> None:
-        self.tasks[chunk_id % len(self.procs)].put((chunk_id, chunk, skip))
+
+class WorkerDied(RuntimeError):
+    """A worker ended without sending a chunk's result (killed by the system, perhaps out of memory)."""
+
+
+class _Level:
+    """One level's forked workers, the task pipe they share and a reader thread per result pipe."""
+
+    def __init__(self, expander: Expander, workers: int, frontier: list[Any], bounds: list[tuple[int, int]],
+                 skip: frozenset[str], known: Any) -> None:
+        self.raw: dict[int, bytes] = {}
+        self.arrived = threading.Condition()
+        self.pids: list[int] = []
+        self.ended = 0
+        tasks_r, tasks_w = os.pipe()
+        # All chunk numbers go in before any worker starts: 4 bytes each, a few dozen per worker and
+        # level, far below a pipe's capacity, so this never blocks.
+        os.write(tasks_w, b"".join(TASK.pack(i) for i in range(len(bounds))))
+        os.close(tasks_w)
+        readers: list[int] = []
+        gc.freeze()  # the workers then never touch the inherited objects' collector headers
+        try:
+            for _ in range(workers):
+                out_r, out_w = os.pipe()
+                pid = os.fork()
+                if pid == 0:  # the worker
+                    status = 0
+                    try:
+                        gc.disable()
+                        signal.signal(signal.SIGINT, signal.SIG_IGN)  # the coordinator handles Ctrl-C
+                        os.close(out_r)
+                        for fd in readers:
+                            os.close(fd)
+                        serve_level(expander, frontier, bounds, skip, known, tasks_r, out_w)
+                    except BaseException:
+                        status = 1
+                    finally:
+                        os._exit(status)  # no atexit handlers, no flushing the coordinator's buffers
+                os.close(out_w)
+                self.pids.append(pid)
+                readers.append(out_r)
+        finally:
+            gc.unfreeze()
+            os.close(tasks_r)
+        self.workers = len(readers)
+        self.threads = [threading.Thread(target=self._read, args=(fd,), daemon=True) for fd in readers]
+        for thread in self.threads:
+            thread.start()
+
+    def _read(self, fd: int) -> None:
+        """A reader thread: move each message from one worker's pipe into ``raw`` (reads release
+        the interpreter lock; the coordinator unpickles)."""
+        with os.fdopen(fd, "rb", buffering=1 << 16) as pipe:
+            while True:
+                header = pipe.read(HEADER.size)
+                if len(header) < HEADER.size:
+                    break
+                chunk_id, size = HEADER.unpack(header)
+                data = pipe.read(size)
+                if len(data) < size:
+                    break
+                with self.arrived:
+                    self.raw[chunk_id] = data
+                    self.arrived.notify_all()
+        with self.arrived:
+            self.ended += 1
+            self.arrived.notify_all()
 
     def result(self, chunk_id: int) -> Any:
-        w = chunk_id % len(self.procs)
-        while True:
-            try:
-                got_id, status, value = self.results[w].get(timeout=5)
-                break
-            except queue.Empty:
-                if not self.procs[w].is_alive():
-                    raise RuntimeError(
-                        f"parallel worker {w} died (killed by the system, perhaps out of memory); "
-                        "rerun with fewer --workers or the fingerprint store") from None
+        """The result of chunk ``chunk_id``, waiting for it; a worker's exception is raised here."""
+        with self.arrived:
+            while chunk_id not in self.raw:
+                if self.ended == self.workers:
+                    raise WorkerDied(
+                        "a parallel worker died without finishing its chunks (killed by the system, perhaps "
+                        "out of memory); rerun with fewer --workers or --store fingerprint")
+                self.arrived.wait()
+            data = self.raw.pop(chunk_id)
+        status, value = pickle.loads(data)
         if status == "error":
             raise value
-        assert got_id == chunk_id, (got_id, chunk_id)
         return value
 
-    def close(self, *, force: bool = False) -> None:
-        """Stop the workers. ``force``: the run ended mid-level (first violation, interrupt, error),
-        so tasks may still be queued: terminate, and do not let this process wait at exit for
-        queue threads that would feed workers which are gone."""
-        for proc, tasks in zip(self.procs, self.tasks, strict=True):
-            if force:
-                proc.terminate()
-            else:
+    def close(self, *, kill: bool) -> None:
+        """Reap the workers; ``kill``: the level ends early (first violation, interrupt, error)."""
+        for pid in self.pids:
+            if kill:
                 try:
-                    tasks.put(None)
-                except (OSError, ValueError):
-                    proc.terminate()
-        for proc in self.procs:
-            proc.join(timeout=5)
-            if proc.is_alive():
-                proc.terminate()
-                proc.join()
-        for q in (*self.tasks, *self.results):
-            q.cancel_join_thread()
-            q.close()
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+        for pid in self.pids:
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
+        self.pids = []
+        for thread in self.threads:
+            thread.join(timeout=5)
 
 
 class _Run:
     """The coordinator's side of one run: the one-process search, fed by workers."""
 
     def __init__(self, model: Any, props: Selected, *, workers: int, store: str, symmetry: bool,
-                 stop_at_first: bool, check_deadlock: bool, progress: Progress, inline_below: int) -> None:
+                 stop_at_first: bool, check_deadlock: bool, progress: Progress, inline_below: int,
+                 memory_limit: int | None, rss: Any) -> None:
         canon = canonical_fn(model) if symmetry else None
         if symmetry and canon is None:
             raise UserError(
                 "symmetry reduction was asked for, but the model has no canonical(state) method; "
                 "add one that returns a symmetry representative, or run without --symmetry"
             )
+        pack, unpack = packing(model)
         self.model, self.props, self.canon, self.store = model, props, canon, store
+        self.pack, self.unpack = pack, unpack
         self.workers = workers
         self.stop_at_first = stop_at_first
         self.check_deadlock = check_deadlock
         self.progress = progress
         self.inline_below = inline_below
-        self.ctx = _Context(model, props, canon, store)
-        self.inline = Expander(self.ctx)
+        self.ctx = _Context(model, props, canon, store, pack, unpack)
+        self.expander = Expander(self.ctx)
         self.numbering = Numbering()
         self.exact = store == "exact"
         self.seen: set[Any] = set()  # exact store
         self.table = FingerprintTable()  # fingerprint store
-        self.recent: list[set[int]] = [set(), set()]  # fingerprint store: the last two levels
+        self.recent: list[set[int]] = [set(), set()]  # fingerprint store: this level's and the last
         self.generated = 0
         self.depth = 0
+        self.levels: list[int] = []
         self.violated: dict[str, Violation] = {}
         self.pending_sometimes = [p.name for p in props.sometimes]
         self.reached: dict[str, int] = {}
         self.stopped = False
         self.started = time.monotonic()
+        self.memory_limit = memory_limit
+        self.rss = rss
+        self.last_rss: int | None = None
+        self.next_poll = self.started + _MEMORY_POLL
+        self.level: _Level | None = None
 
     @property
     def distinct(self) -> int:
         return len(self.numbering)
+
+    def state_of(self, item: Any) -> Any:
+        return self.unpack(item) if self.unpack is not None else item
 
     # -- the initial level, exactly as the one-process engine does it --------------------------
 
@@ -155,20 +254,28 @@ class _Run:
         level: list[Any] = []
         indices = array("Q")
         self.numbering.add_level(indices)
+        pack = self.pack
         for index, state in enumerate(self.model.init_states()):
             self.generated += 1
             encode(state)  # refuses floats, lists, dicts with a clear ContractError
             kt = self.canon(state) if self.canon is not None else state
-            if not self.insert(kt, fingerprint64(kt) if not self.exact else 0):
+            if self.exact:
+                fp = 0
+                if pack is not None:
+                    kt = pack(kt)
+            else:
+                fp = fingerprint64(kt)
+            if not self.insert(kt, fp):
                 continue
             number = len(level)
-            level.append(state)
+            level.append(pack(state) if pack is not None else state)
             indices.append(index)
             self.check_state(state, number)
             if self.stopped:
                 break
         if level:
             self.depth = 1
+            self.levels.append(len(level))
         return level
 
     def insert(self, kt: Any, fp: int) -> bool:
@@ -221,78 +328,95 @@ class _Run:
         done.update(p.name for p in self.props.sometimes if p.name not in self.pending_sometimes)
         return frozenset(done)
 
+    def known(self) -> Any:
+        """What the workers test successors against: the visited set as of this level's start."""
+        return self.seen if self.exact else _Known(self.recent, self.table)
+
     # -- one level ------------------------------------------------------------------------------
 
-    def expand_level(self, frontier: list[Any], pool: _Pool | None) -> list[Any]:
+    def expand_level(self, frontier: list[Any]) -> list[Any]:
         offset = self.numbering.offsets[-1]
         keys = array("Q")
         self.numbering.add_level(keys)
         nxt: list[Any] = []
-        if pool is None or len(frontier) < self.inline_below:
-            chunks = [frontier]
-        else:
-            size = max(64, min(20000, -(-len(frontier) // (8 * len(pool)))))
-            chunks = [frontier[i:i + size] for i in range(0, len(frontier), size)]
-        if len(chunks) == 1 or pool is None:
-            start = 0
-            for chunk in chunks:
-                self.replay(chunk, self.inline.expand(chunk, self.skip()), offset + start, keys, nxt)
-                start += len(chunk)
+        if not self.exact:
+            self.recent = [set(), self.recent[0]]
+        skip = self.skip()
+        if self.workers < 2 or len(frontier) < self.inline_below:
+            result = self.expander.expand(frontier, skip, self.known(), set())
+            self.replay(frontier, result, offset, keys, nxt)
+            return nxt
+        chunks = self.workers * CHUNKS_PER_WORKER
+        size = -(-len(frontier) // chunks)
+        bounds = [(i, min(i + size, len(frontier))) for i in range(0, len(frontier), size)]
+        self.level = level = _Level(self.expander, self.workers, frontier, bounds, skip, self.known())
+        # The workers audited the first states of this level; the coordinator need not do it again.
+        self.expander.sampled = min(CONTRACT_SAMPLE, self.expander.sampled + len(frontier))
+        finished = False
+        try:
+            for chunk_id, (start, end) in enumerate(bounds):
+                self.replay(frontier[start:end], level.result(chunk_id), offset + start, keys, nxt)
                 if self.stopped:
                     break
-            return nxt
-        skip = self.skip()
-        for i, chunk in enumerate(chunks):
-            pool.submit(i, chunk, skip)
-        start = 0
-        for i, chunk in enumerate(chunks):
-            self.replay(chunk, pool.result(i), offset + start, keys, nxt)
-            if self.stopped:
-                break  # the pool is closed unfinished: the run ends here
-            start += len(chunk)
-            if self.progress.due():
-                self.progress.show(self.snapshot(len(frontier) - start + len(nxt)))
+                if time.monotonic() >= self.next_poll:
+                    self.poll(len(frontier) - end + len(nxt))
+            finished = not self.stopped
+        finally:
+            level.close(kill=not finished)
+            self.level = None
         return nxt
+
+    def poll(self, frontier: int) -> None:
+        self.next_poll = time.monotonic() + _MEMORY_POLL
+        self.check_memory()
+        if self.progress.due():
+            self.progress.show(self.snapshot(frontier))
+
+    def check_memory(self) -> None:
+        self.last_rss = self.rss()
+        if self.memory_limit is not None and self.last_rss is not None and self.last_rss > self.memory_limit:
+            raise _MemoryCeiling(self.last_rss)
 
     def replay(self, chunk: list[Any], result: tuple, first: int, keys: array, nxt: list[Any]) -> None:
         """The one-process search over one expanded chunk whose first state is number ``first``."""
-        counts, succs, canons, fps, where, step_failures, state_failures, reached = result
+        counts, items, kts, fps, where, step_failures, state_failures, reached = result
         events = bool(step_failures or state_failures or reached)
         if self.check_deadlock and "deadlock" not in self.violated and 0 in counts:
             events = True
         if not events:
-            self.replay_quiet(succs, canons, fps, where, first, keys, nxt)
+            self.replay_quiet(items, kts, fps, where, first, keys, nxt)
             self.generated += sum(c for c in counts if c > 0)
             return
         self.replay_events(chunk, result, first, keys, nxt)
 
-    def replay_quiet(self, succs: list[Any], canons: list[Any] | None, fps: array | None, where: array,
+    def replay_quiet(self, items: list[Any], kts: list[Any] | None, fps: array | None, where: array,
                      first: int, keys: array, nxt: list[Any]) -> None:
-        """The hot loop: no property or deadlock event in this chunk."""
+        """The hot loop: no property or deadlock event in this chunk. Every candidate is new unless
+        an earlier chunk of this level found it too."""
         base = first << INDEX_BITS
         append_key, append = keys.append, nxt.append
         if self.exact:
             seen = self.seen
             add = seen.add
-            for j, kt in enumerate(canons if canons is not None else succs):
+            for j, kt in enumerate(kts if kts is not None else items):
                 if kt in seen:
                     continue
                 add(kt)
                 append_key(base + where[j])
-                append(succs[j])
+                append(items[j])
             return
-        current, last = self.recent
+        current = self.recent[0]
         add_fp, table_add = current.add, self.table.add
         for j, fp in enumerate(fps):
-            if fp in current or fp in last or not table_add(fp):
+            if fp in current or not table_add(fp):
                 continue
             add_fp(fp)
             append_key(base + where[j])
-            append(succs[j])
+            append(items[j])
 
     def replay_events(self, chunk: list[Any], result: tuple, first: int, keys: array, nxt: list[Any]) -> None:
         """The same replay, with property results and deadlocks merged in search order."""
-        counts, succs, canons, fps, where, step_failures, state_failures, reached = result
+        counts, items, kts, fps, where, step_failures, state_failures, reached = result
         events = [(pos, idx, 0, n) for pos, idx, n in step_failures]
         if self.check_deadlock:
             events.extend((pos, MAX_SUCCESSORS, 2, 0) for pos, c in enumerate(counts) if c == 0)
@@ -305,21 +429,21 @@ class _Run:
             reaching.setdefault(j, []).append(n)
         base = first << INDEX_BITS
         e = 0
-        for j, succ in enumerate(succs):
+        for j, item in enumerate(items):
             w = where[j]
             at = (w >> INDEX_BITS, w & _MASK)
             while e < len(events) and events[e][:2] <= at:
                 e = self.handle_events(chunk, counts, events, e, first)
                 if self.stopped:
                     return
-            kt = canons[j] if canons is not None else succ
+            kt = kts[j] if kts is not None else item
             if not self.insert(kt, fps[j] if fps is not None else 0):
                 continue
             number = len(self.numbering)
             keys.append(base + w)
-            nxt.append(succ)
+            nxt.append(item)
             if j in failing or j in reaching:
-                self.check_state(succ, number, failing.get(j, []), reaching.get(j, []))
+                self.check_state(self.state_of(item), number, failing.get(j, []), reaching.get(j, []))
                 if self.stopped:
                     self.generated += _generated_before(counts, *at)
                     return
@@ -343,7 +467,7 @@ class _Run:
             prop = self.props.transition[n]
             if prop.name in self.violated:
                 continue
-            state = chunk[pos]
+            state = self.state_of(chunk[pos])
             action, succ = list(self.model.successors(state))[idx]
             trace = self.trace(first + pos)
             trace = Trace((*trace.steps, Step(action, succ)))
@@ -352,12 +476,9 @@ class _Run:
             self.generated += _generated_before(counts, pos, idx if kind < 2 else -1)
         return e
 
-    def end_level(self) -> None:
-        if not self.exact:
-            self.recent = [set(), self.recent[0]]
-
     def snapshot(self, frontier: int) -> Snapshot:
-        return Snapshot(self.generated, self.distinct, frontier, self.depth, time.monotonic() - self.started)
+        return Snapshot(self.generated, self.distinct, frontier, self.depth, time.monotonic() - self.started,
+                        rss=self.last_rss)
 
 
 def _generated_before(counts: array, pos: int, idx: int) -> int:
@@ -377,58 +498,55 @@ def run_parallel(
     store: str = "exact",
     progress: Progress | None = None,
     inline_below: int = INLINE_BELOW,
+    memory_limit: int | None = None,
+    rss: Any = rss_bytes,
 ) -> CheckResult:
-    """Explore ``model`` breadth-first with ``workers`` forked expanders; see ``explorer.check``."""
+    """Explore ``model`` breadth-first with ``workers`` forked expanders; see ``explorer.check``.
+    ``memory_limit`` bounds the coordinator's resident memory (bytes), read by ``rss``."""
     run = _Run(model, props, workers=workers, store=store, symmetry=symmetry, stop_at_first=stop_at_first,
-               check_deadlock=check_deadlock, progress=progress or Silent(), inline_below=inline_below)
+               check_deadlock=check_deadlock, progress=progress or Silent(), inline_below=inline_below,
+               memory_limit=memory_limit, rss=rss)
     interrupted = cut_by_depth = False
-    pool: _Pool | None = None
     frontier: list[Any] = []
+    limit_note = ""
     try:
         frontier = run.initial_level()
+        run.check_memory()
         while frontier and not run.stopped:
             if max_depth is not None and run.depth >= max_depth:
                 cut_by_depth = True
                 break
-            if pool is None and len(frontier) >= inline_below:
-                pool = _Pool(run.ctx, workers)
-            frontier = run.expand_level(frontier, pool)
-            run.end_level()
+            frontier = run.expand_level(frontier)
             if frontier:
                 run.depth += 1
+                run.levels.append(len(frontier))
+            run.check_memory()
             if run.progress.due():
                 run.progress.show(run.snapshot(len(frontier)))
     except KeyboardInterrupt:
         interrupted = True
-    except BaseException:
-        if pool is not None:
-            pool.close(force=True)
-            pool = None
-        raise
+    except (_MemoryCeiling, MemoryError) as exc:
+        unexpanded = len(frontier)
+        frontier = []
+        limit_note = memory_stop_note(exc.rss if isinstance(exc, _MemoryCeiling) else None, memory_limit,
+                                      unexpanded, run.depth)
     finally:
-        if pool is not None:
-            pool.close(force=interrupted or run.stopped)
+        if run.level is not None:
+            run.level.close(kill=True)
     run.progress.finish()
-    elapsed = time.monotonic() - run.started
-    complete = not (interrupted or cut_by_depth or run.stopped)
-    examples = {name: run.trace(number) for name, number in run.reached.items()}
-    vacuous = list(run.pending_sometimes) if complete else []
-    store_bytes = run.numbering.nbytes() + (run.table.nbytes() if store == "fingerprint" else 0)
-    return CheckResult(
-        distinct_states=run.distinct,
-        generated_states=run.generated,
-        depth=run.depth,
-        complete=complete,
+    if store == "fingerprint":
+        store_bytes = run.numbering.nbytes() + run.table.nbytes()
+    else:  # the set and every key in it (the packed ints, or the states' own tuples)
+        store_bytes = run.numbering.nbytes() + sys.getsizeof(run.seen) + sum(map(sys.getsizeof, run.seen))
+    return make_result(
+        props, distinct=run.distinct, generated=run.generated, depth=run.depth, started=run.started,
+        complete=not (interrupted or cut_by_depth or run.stopped or limit_note),
         violations=list(run.violated.values()),
-        elapsed=elapsed,
-        engine="local",
-        vacuous=vacuous,
-        examples=examples,
-        properties=props.names,
-        interrupted=interrupted,
-        store=store,
-        collision_probability=collision_probability(run.distinct, run.generated) if store == "fingerprint" else None,
+        examples={name: run.trace(number) for name, number in run.reached.items()},
+        pending_sometimes=list(run.pending_sometimes), interrupted=interrupted, store=store,
+        limit="memory" if limit_note else None, limit_note=limit_note, levels=run.levels,
         stats={"frontier_left": len(frontier), "max_depth": max_depth, "symmetry": symmetry,
-               "stopped_at_violation": run.stopped, "workers": workers,
-               "trace_bytes": run.numbering.nbytes(), "store_bytes": store_bytes if store == "fingerprint" else None},
+               "stopped_at_violation": run.stopped, "resident_memory": run.last_rss, "memory_limit": memory_limit,
+               "workers": workers, "trace_bytes": run.numbering.nbytes(),
+               "store_bytes": store_bytes},
     )
