@@ -5,6 +5,11 @@ conjuncts) is inductive when ``Init => Inv`` and ``Inv(s) /\\ Next(s, t) => Inv(
 in every reachable state, whatever the log lengths, record ids and epochs (the relation is the
 model's ``unbounded=True`` encoding). Each conjunct is checked separately, so a failure names the
 conjunct that broke. ``k``-induction assumes ``Inv`` on ``k`` consecutive states instead of one.
+Conjuncts are checked in order, lemmas before targets, and a target is checked with the conjuncts
+already shown preserved in this round assumed *after* the step as well (sound by induction over
+that order: each follows from ``Inv`` before the step and the ones before it after). A target such
+as StrongIsr then only has to follow from the lemmas after the step, which is much cheaper for the
+solver than re-deriving them through the step.
 
 Houdini (Flanagan and Leino, 2001): start from every candidate lemma and the targets; drop each
 conjunct that fails initiation or consecution relative to the current set; repeat until nothing is
@@ -83,9 +88,22 @@ class Prover:
                 self.solver.add(z3.Implies(lit, fn(self.ops, v)))
         return lit
 
-    def consecution(self, assumed: dict[str, Callable], name: str, fn: Callable, small: bool = True):
-        """(answer, z3 model or None): is ``fn`` false after ``k`` steps that keep ``assumed``?"""
+    def _assumed_after(self, name: str, fn: Callable) -> Any:
+        """A literal that, when assumed, asserts ``fn`` on the last state (after the steps)."""
+        key = f"after[{name}]"
+        lit = self._lits.get(key)
+        if lit is None:
+            lit = self._lits[key] = z3.Bool(key)
+            self.solver.add(z3.Implies(lit, fn(self.ops, self.states[-1])))
+        return lit
+
+    def consecution(self, assumed: dict[str, Callable], name: str, fn: Callable, small: bool = True,
+                    after: dict[str, Callable] | None = None):
+        """(answer, z3 model or None): is ``fn`` false after ``k`` steps that keep ``assumed``?
+        ``after``: conjuncts already shown preserved in this round, assumed on the last state too
+        (sound: each of them follows from ``assumed`` and the ones before it, by the same check)."""
         lits = [self._assumed(n, f) for n, f in assumed.items()]
+        lits += [self._assumed_after(n, f) for n, f in (after or {}).items()]
         goal = z3.Bool(f"goal[{name}]#{len(self._lits)}")
         self._lits[f"goal#{id(goal)}"] = goal
         self.solver.add(z3.Implies(goal, z3.Not(fn(self.ops, self.states[-1]))))
@@ -152,6 +170,7 @@ def prove(
     dropped: list[str] = []
     while True:
         changed = False
+        preserved: dict[str, Callable] = {}  # shown preserved in this round: assumed after the step
         for name in list(current):
             init = prover.initiation(name, current[name])
             if init.startswith("unknown"):
@@ -165,20 +184,26 @@ def prove(
                 progress.message(f"prove: dropped {name} (false initially)")
                 dropped.append(name)
                 del current[name]
+                preserved.clear()
                 changed = True
                 continue
             t0 = time.monotonic()
-            answer, model = prover.consecution(current, name, current[name])
+            # Only targets get the conjuncts after the step: for lemmas, the extra quantified
+            # formulas made z3 slower (CommittedOnQuorumIsr: 2 s without, over 80 s with, KIP-320, 2 replicas).
+            answer, model = prover.consecution(current, name, current[name],
+                                               after=preserved if name in targets else None)
             took = time.monotonic() - t0
             if answer == z3.unknown:
                 return _unknown(result, f"consecution of {name}: {prover.solver.reason_unknown()}", start)
             if answer == z3.unsat:
                 progress.message(f"prove: {name} is preserved by every step ({took:.2f} s)")
+                preserved[name] = current[name]
                 continue
             if houdini and name not in targets:
                 progress.message(f"prove: dropped {name} (not inductive relative to the rest, {took:.2f} s)")
                 dropped.append(name)
                 del current[name]
+                preserved.clear()  # they were shown preserved with the dropped lemma assumed
                 changed = True
                 continue
             cti, explicit = prover.cti(model, name, list(current))

@@ -108,6 +108,42 @@ def candidate_lemmas(n: int) -> dict[str, Lemma]:
     def cached_isr_has_its_leader(o: Any, v: KafkaVars, i: int) -> Any:
         return o.and_(*(o.implies(v.ld[i] == lead, v.isr[i][lead]) for lead in range(n)))
 
+    def covers_later_isrs_unless_fenced(o: Any, v: KafkaVars, member: Callable[[Any], Any], epoch: Any) -> Any:
+        """The quorum ISR and the ISR of every request after ``epoch`` are within ``member``'s set,
+        or a member of that set is on an epoch after ``epoch``."""
+        covers = o.and_(*(o.implies(v.qisr[j], member(j)) for j in range(n)))
+        later = o.forall(epoch + 1, v.nreq, lambda e: o.and_(*(
+            o.implies(o.sel(v.req_isr[j], e), member(j)) for j in range(n))))
+        return o.or_(o.and_(covers, later), *(o.and_(member(r), v.ep[r] > epoch) for r in range(n)))
+
+    def presumed_leader_isr_covers_later_isrs(o: Any, v: KafkaVars, lead: int) -> Any:
+        """A presumed leader's cached ISR contains the quorum ISR and every later request's ISR
+        unless one of its members has moved to a newer epoch: every later leader was elected from
+        that ISR, and only a later leader that adopted its epoch may expand the quorum ISR."""
+        return o.implies(v.ld[lead] == lead,
+                         covers_later_isrs_unless_fenced(o, v, lambda j: v.isr[lead][j], v.ep[lead]))
+
+    def request_isr_covers_later_isrs(o: Any, v: KafkaVars) -> Any:
+        """Until the leader a LeaderAndIsr request names adopts it, the quorum ISR and every later
+        request's ISR stay within the request's ISR unless a member of it has moved past its epoch."""
+        def at(e: Any) -> Any:
+            not_adopted = o.and_(*(o.implies(o.sel(v.req_ld, e) == r, v.ep[r] < e) for r in range(n)))
+            return o.implies(not_adopted, covers_later_isrs_unless_fenced(
+                o, v, lambda j: o.sel(v.req_isr[j], e), e))
+        return o.forall(0, v.nreq, at)
+
+    def records_of_adopted_epochs(o: Any, v: KafkaVars, i: int) -> Any:
+        """A record of epoch e exists only once the leader request e names has adopted epoch e
+        (only that leader writes records of epoch e, and epochs never go back)."""
+        return o.forall(0, v.length[i], lambda k: o.and_(*(
+            o.implies(o.sel(v.req_ld, o.sel(v.rep[i], k)) == r, v.ep[r] >= o.sel(v.rep[i], k)) for r in range(n))))
+
+    def committed_on_later_request_isr(o: Any, v: KafkaVars, i: int, j: int) -> Any:
+        """Every member of the ISR of a request newer than broker i's epoch holds i's records below
+        its HW (the controller only names ISRs taken from the quorum ISR, which holds them)."""
+        return o.implies(v.hw[i] > 0, o.forall(v.ep[i] + 1, v.nreq, lambda e: o.implies(
+            o.sel(v.req_isr[j], e), agree_below(o, v, i, j, v.hw[i], None))))
+
     lemmas = {
         "RecordEpochsSorted": _per_replica(n, epochs_sorted),
         "RecordsWithinReplicaEpoch": _per_replica(n, records_within_epoch),
@@ -126,6 +162,10 @@ def candidate_lemmas(n: int) -> dict[str, Lemma]:
         "FollowerPrefixOfLeader": _per_pair(n, follower_prefix_of_leader),
         "EpochLeaderHasItsRecords": _per_pair(n, epoch_leader_has_its_records),
         "CachedIsrHasItsLeader": _per_replica(n, cached_isr_has_its_leader),
+        "RequestIsrCoversLaterIsrs": request_isr_covers_later_isrs,
+        "PresumedLeaderIsrCoversLaterIsrs": _per_replica(n, presumed_leader_isr_covers_later_isrs),
+        "RecordsOfAdoptedEpochs": _per_replica(n, records_of_adopted_epochs),
+        "CommittedOnLaterRequestIsr": _per_pair(n, committed_on_later_request_isr),
     }
     for name, fn in lemmas.items():
         fn.__doc__ = MEANING[name]
@@ -151,4 +191,12 @@ MEANING = {
     "FollowerPrefixOfLeader": "a follower on its leader's epoch holds a prefix of the leader's log",
     "EpochLeaderHasItsRecords": "while a broker leads at epoch e it holds every record of epoch e, at the same offset",
     "CachedIsrHasItsLeader": "the ISR a broker caches contains the leader it follows (or itself, leading)",
+    "RequestIsrCoversLaterIsrs": "until a request's leader adopts it, the quorum ISR and every later request's ISR "
+                                 "stay within its ISR unless a member of that ISR has moved to a newer epoch",
+    "PresumedLeaderIsrCoversLaterIsrs": "a presumed leader's cached ISR contains the quorum ISR and every later "
+                                        "request's ISR unless a member of it has moved to a newer epoch (which "
+                                        "freezes the leader's HW)",
+    "RecordsOfAdoptedEpochs": "a record of epoch e exists only once the leader request e names has adopted epoch e",
+    "CommittedOnLaterRequestIsr": "every member of the ISR of a request newer than a broker's epoch holds that "
+                                  "broker's records below its HW",
 }
