@@ -212,10 +212,10 @@ def test_canonical_bytes_are_canonical_for_sets_and_strings():
     assert canonical_bytes((84, 70)) != canonical_bytes((1, 0))  # "T" and "F" payload bytes stay ints
 
 
-def test_trace_keys_cost_eight_bytes_a_state():
+def test_trace_keys_cost_five_bytes_a_state():
     r = run(Counters(3, 4), 2, store="fingerprint")
-    assert r.stats["trace_bytes"] == 8 * r.distinct_states
-    assert array("Q").itemsize == 8
+    # one initial state (1 byte); every other: a 4-byte parent number and a 1-byte successor index
+    assert r.stats["trace_bytes"] == 5 * r.distinct_states - 4
 
 
 # -- packed states, the memory ceiling, a worker that dies -------------------------------------------
@@ -293,3 +293,22 @@ def test_a_worker_that_dies_is_reported_not_waited_for():
 
     with pytest.raises(WorkerDied, match="died"):
         run(Suicidal(), 2)
+
+
+def test_sealed_levels_keep_every_parent_in_five_bytes_a_state():
+    from explorer.parallel.order import Numbering
+    from explorer.parallel.worker import INDEX_BITS
+
+    numbering = Numbering()
+    numbering.add_level(array("Q", [0, 1, 2]))
+    second = array("Q", [(0 << INDEX_BITS) | 3, (2 << INDEX_BITS) | 0, (2 << INDEX_BITS) | 255])
+    numbering.add_level(second)
+    third = array("Q", [(3 << INDEX_BITS) | 300, (5 << INDEX_BITS) | 1])
+    numbering.add_level(third)  # seals the second level
+    before = [numbering.parent_of(n) for n in range(len(numbering))]
+    numbering.seal()
+    assert len(numbering) == 8
+    assert [numbering.parent_of(n) for n in range(8)] == before == [
+        (None, 0), (None, 1), (None, 2), (0, 3), (2, 0), (2, 255), (3, 300), (5, 1)]
+    # initial level: 1-byte indices; second: 4-byte parents, 1-byte indices; third: index 300 needs 2
+    assert numbering.nbytes() == 3 * 1 + 3 * 5 + 2 * 6

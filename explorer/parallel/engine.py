@@ -534,6 +534,7 @@ def run_parallel(
         if run.level is not None:
             run.level.close(kill=True)
     run.progress.finish()
+    run.numbering.seal()
     if store == "fingerprint":
         store_bytes = run.numbering.nbytes() + run.table.nbytes()
     else:  # the set and every key in it (the packed ints, or the states' own tuples)

@@ -2,8 +2,11 @@
 
 Every stored state has a number: initial states 0, 1, ... in ``init_states()`` order, then each
 level in the order a one-process breadth-first search discovers it, which is the order of the key
-``(parent number << INDEX_BITS) | successor index``. The coordinator keeps one such key per
-state, 8 bytes, in one array per level; that is all the trace bookkeeping there is. A trace is
+``(parent number << INDEX_BITS) | successor index``. The coordinator appends one such key per
+state, 8 bytes, to the level being built; when the level is done (``seal``) its keys are split
+into the parent numbers (4 bytes each) and the successor indices (1 byte each while every index
+of the level is below 256, the usual case: a state rarely has more successors), so a stored state
+costs 5 bytes of trace bookkeeping, not 8; that is all the trace bookkeeping there is. A trace is
 rebuilt by re-running the model along the recorded successor indices, so it is the trace the
 one-process engine rebuilds from its keys: the first successor (in the model's order) that
 reaches each state.
@@ -22,27 +25,68 @@ from explorer.result import Step, Trace
 _INDEX_MASK = (1 << INDEX_BITS) - 1
 
 
+def _smallest(typecodes: str, largest: int) -> str:
+    """The first typecode of ``typecodes`` whose items hold ``largest``."""
+    for code in typecodes:
+        if largest < 1 << (8 * array(code).itemsize):
+            return code
+    raise OverflowError(largest)
+
+
 class Numbering:
-    """The keys of every level, and the number of the first state of each level."""
+    """The keys of every level, and the number of the first state of each level.
+
+    A level is one ``array('Q')`` of keys while it is being built (the coordinator appends to it
+    and may rebuild a trace into it at a violation); sealed, it is a pair (parent numbers, successor
+    indices) of the smallest array types that hold them."""
 
     def __init__(self) -> None:
-        self.levels: list[array] = []
+        self.levels: list[array | tuple[array, array]] = []
         self.offsets: list[int] = []
+        self.sizes: list[int] = []
 
     def __len__(self) -> int:
-        return self.offsets[-1] + len(self.levels[-1]) if self.levels else 0
+        if not self.levels:
+            return 0
+        last = self.levels[-1]
+        return self.offsets[-1] + (self.sizes[-1] if isinstance(last, tuple) else len(last))
 
     def add_level(self, keys: array) -> int:
-        """Append a level's sorted keys; return the number of its first state."""
+        """Append a level's keys (the array the caller goes on appending to, in search order);
+        return the number of its first state. The previous level is sealed."""
         offset = len(self)
+        if self.levels:
+            self.seal()
         self.levels.append(keys)
         self.offsets.append(offset)
+        self.sizes.append(0)
         return offset
+
+    def seal(self) -> None:
+        """Split the last level's keys into parent numbers and successor indices (the initial
+        level's keys are indices into init_states() only)."""
+        keys = self.levels[-1]
+        if self.sizes[-1] or not isinstance(keys, array) or not keys:
+            return
+        if len(self.levels) == 1:
+            indices = array(_smallest("BHIQ", max(keys)), keys)
+            self.levels[-1] = (array("B"), indices)
+        else:
+            parents = [key >> INDEX_BITS for key in keys]
+            indices = [key & _INDEX_MASK for key in keys]
+            self.levels[-1] = (array(_smallest("IQ", max(parents)), parents),
+                               array(_smallest("BHI", max(indices)), indices))
+        self.sizes[-1] = len(keys)
 
     def parent_of(self, number: int) -> tuple[int | None, int]:
         """(parent number, successor index), or (None, index in init_states()) for an initial state."""
         level = bisect_right(self.offsets, number) - 1
-        key = self.levels[level][number - self.offsets[level]]
+        at = number - self.offsets[level]
+        keys = self.levels[level]
+        if isinstance(keys, tuple):
+            parents, indices = keys
+            return (parents[at] if level else None), indices[at]
+        key = keys[at]
         if level == 0:
             return None, key
         return key >> INDEX_BITS, key & _INDEX_MASK
@@ -54,7 +98,8 @@ class Numbering:
         return parent, index
 
     def nbytes(self) -> int:
-        return sum(a.itemsize * len(a) for a in self.levels)
+        return sum(a.itemsize * len(a) for level in self.levels
+                   for a in (level if isinstance(level, tuple) else (level,)))
 
     def trace(self, model: Any, number: int) -> Trace:
         """The trace from an initial state to state ``number``."""
