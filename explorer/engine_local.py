@@ -136,7 +136,7 @@ class _Search:
             if key in self.parents:
                 return None
         except TypeError as exc:
-            raise _unhashable(state, exc) from None
+            raise unhashable(state, exc) from None
         self.parents[key] = parent_key
         return key
 
@@ -190,7 +190,7 @@ class _Search:
             return ModelError(what, exc, action=action, successor=succ, **common)
         if code is _WITHIN_BOUNDS_CODE:
             return ModelError("within_bounds(state)", exc, **common)
-        if code is not None and self.key_of is not fingerprint and code is _code_of(self.key_of):
+        if code is not None and self.key_of is not fingerprint and code is code_of(self.key_of):
             return ModelError("canonical(state)", exc, action=action, successor=succ, **common)
         note = (f"successors() had yielded some successors of this state before failing; the last was "
                 f"{action!r:.200}" if yielded else "")
@@ -227,7 +227,7 @@ class _Search:
                     raise ModelError(what, exc, model=self.model, note=f"on the initial state {state!r:.300}") from exc
                 code = callee.f_code if callee is not None else None
                 what = ("within_bounds(state)" if code is _WITHIN_BOUNDS_CODE else
-                        "canonical(state)" if code is not None and code is _code_of(self.key_of) else
+                        "canonical(state)" if code is not None and code is code_of(self.key_of) else
                         "successors(state)")
                 raise ModelError(what, exc, model=self.model, state=state) from exc
             if self.stopped:
@@ -295,7 +295,7 @@ class _Search:
                         if succ_key in parents:
                             continue
                     except TypeError as exc:
-                        raise _unhashable(succ, exc) from None
+                        raise unhashable(succ, exc) from None
                     parents[succ_key] = key
                     append((succ, succ_key))
                     if check_states:
@@ -332,7 +332,7 @@ def _callee(exc: BaseException, loop_code: Any) -> Any:
     return tb.tb_next.tb_frame if tb is not None and tb.tb_next is not None else None
 
 
-def _code_of(fn: Any) -> Any:
+def code_of(fn: Any) -> Any:
     return getattr(fn, "__code__", None) or getattr(getattr(fn, "__func__", None), "__code__", None)
 
 
@@ -343,7 +343,8 @@ _CHECK_STEP_CODE = _Search.check_step.__code__
 _WITHIN_BOUNDS_CODE = within_bounds.__code__
 
 
-def _unhashable(state: Any, exc: Exception) -> ContractError:
+def unhashable(state: Any, exc: Exception) -> ContractError:
+    """The contract error for a state (or key) that could not be hashed."""
     return ContractError(
         f"a state is not hashable ({exc}); states must be built from ints, strings, tuples and "
         f"frozensets, not lists, sets or dicts: {state!r:.200}"

@@ -28,8 +28,9 @@ def run(capsys, *argv):
     ("state_view", "the model's state_view()", None),
     ("signals", "the model's signals()", None),
 ])
-def test_a_raising_model_exits_4_with_its_own_frames(capsys, where, what, state):
-    code, _, err = run(capsys, "check", FAULTY, "--where", where, "--symmetry", "--quiet")
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_raising_model_exits_4_with_its_own_frames(capsys, where, what, state, workers):
+    code, _, err = run(capsys, "check", FAULTY, "--where", where, "--symmetry", "--quiet", "--workers", workers)
     assert code == 4, err
     assert f"the model failed: {what} raised RuntimeError: planted fault in" in err
     assert 'faulty.py", line' in err and ("in _maybe" in err or where == "factory")  # the model's frames ...

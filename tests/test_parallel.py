@@ -15,7 +15,7 @@ import pytest
 
 from explorer import check
 from explorer.check import resolve_workers
-from explorer.errors import UserError
+from explorer.errors import ModelError, UserError
 from explorer.parallel import run_parallel
 from explorer.registry import build_model
 from explorer.selection import select_properties
@@ -125,9 +125,61 @@ class Exploding:
         return []
 
 
-def test_a_worker_error_reaches_the_caller():
-    with pytest.raises(ValueError, match="broken step at state 2"):
+def test_a_worker_error_reaches_the_caller_with_the_state_and_the_behaviour():
+    with pytest.raises(ModelError, match="broken step at state 2") as info:
         run(Exploding(), 2)
+    err = info.value
+    assert err.what == "successors(state)" and err.state == 2 and isinstance(err.cause, ValueError)
+    assert [s.state for s in err.trace.steps] == [0, 1, 2]
+
+
+FAULTY = str(ROOT / "tests" / "fixtures" / "faulty.py")
+
+
+def fault_report(workers, where):
+    model = build_model(FAULTY, {"where": where})
+    with pytest.raises(ModelError) as info:
+        run(model, workers, symmetry=True)
+    err = info.value
+    steps = [(repr(s.action), s.state) for s in err.trace.steps] if err.trace is not None else None
+    return err.what, str(err.cause), err.state, err.successor, steps
+
+
+@pytest.mark.parametrize("where", ["successors", "predicate", "canonical", "within_bounds"])
+def test_a_model_fault_in_a_worker_is_reported_as_one_process_reports_it(where):
+    one = fault_report(1, where)
+    assert one == fault_report(2, where)
+    assert one[2] is not None and one[4]  # the state being expanded, and the behaviour to it
+
+
+class FailsOnlyInWorkers:
+    """successors() depends on the process: a contract breach the coordinator must name."""
+
+    def __init__(self):
+        import os
+
+        self.pid = os.getpid()
+
+    def init_states(self):
+        return [0]
+
+    def successors(self, state):
+        import os
+
+        if state == 3 and os.getpid() != self.pid:
+            raise RuntimeError("only in a worker")
+        return [("inc", state + 1)] if state < 6 else []
+
+    def properties(self):
+        from explorer.contract import Property
+
+        return [Property.always("Small", lambda s: s < 100)]
+
+
+def test_a_fault_only_a_worker_sees_is_named_a_nondeterministic_model():
+    with pytest.raises(ModelError, match="only in a worker") as info:
+        run(FailsOnlyInWorkers(), 2)
+    assert "must be deterministic" in info.value.note
 
 
 def test_workers_option_is_validated():
@@ -269,14 +321,21 @@ def test_the_cli_exits_5_at_the_ceiling_with_workers():
 
 
 class Suicidal:
-    """A model whose successors() kills its own process at state 300: a worker dies."""
+    """A model whose successors() kills its own process at state 300 in a worker: a worker dies
+    (the coordinator, which audits sampled states itself, is spared)."""
+
+    def __init__(self):
+        import os
+
+        self.pid = os.getpid()
 
     def init_states(self):
         return [0]
 
     def successors(self, state):
-        if state == 300:
-            import os
+        import os
+
+        if state == 300 and os.getpid() != self.pid:
             import signal
 
             os.kill(os.getpid(), signal.SIGKILL)

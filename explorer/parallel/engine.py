@@ -48,11 +48,13 @@ from array import array
 from dataclasses import dataclass
 from typing import Any
 
-from explorer.contract import canonical_fn, packing
-from explorer.engine_local import make_result, memory_stop_note
-from explorer.errors import UserError
+from explorer.audit import audit_init_states, audit_successors
+from explorer.contract import canonical_fn, packing, within_bounds
+from explorer.engine_local import make_result, memory_stop_note, unhashable
+from explorer.errors import ModelError, UserError
 from explorer.fingerprint import encode
 from explorer.memory import rss_bytes
+from explorer.parallel.fault import locate_fault
 from explorer.parallel.order import Numbering
 from explorer.parallel.worker import CONTRACT_SAMPLE, HEADER, INDEX_BITS, MAX_SUCCESSORS, TASK, Expander, serve_level
 from explorer.progress import Progress, Silent, Snapshot
@@ -66,6 +68,8 @@ INLINE_BELOW = 2048
 # Chunks per worker and level: enough that the coordinator's replay overlaps the workers and a
 # worker slowed down by the machine's other load takes fewer of them.
 CHUNKS_PER_WORKER = 16
+# States of each level expanded twice more to audit the contract, as the one-process engine does.
+_LEVEL_SAMPLE = 8
 # Resident memory is read at least this often (seconds).
 _MEMORY_POLL = 1.0
 
@@ -102,6 +106,15 @@ class _Known:
 
 class WorkerDied(RuntimeError):
     """A worker ended without sending a chunk's result (killed by the system, perhaps out of memory)."""
+
+
+class _WorkerFault(Exception):
+    """A worker's expansion raised an exception of the model's (not a contract or usage error,
+    which carry their own report): the coordinator expands the chunk again itself to report it."""
+
+    def __init__(self, cause: BaseException) -> None:
+        super().__init__(repr(cause))
+        self.cause = cause
 
 
 class _Level:
@@ -179,6 +192,8 @@ class _Level:
             data = self.raw.pop(chunk_id)
         status, value = pickle.loads(data)
         if status == "error":
+            if isinstance(value, Exception) and not isinstance(value, (UserError, ModelError)):
+                raise _WorkerFault(value)
             raise value
         return value
 
@@ -255,7 +270,14 @@ class _Run:
         indices = array("Q")
         self.numbering.add_level(indices)
         pack = self.pack
-        for index, state in enumerate(self.model.init_states()):
+        try:
+            inits = list(self.model.init_states())
+            audit_init_states(inits, list(self.model.init_states()))
+        except (UserError, ModelError, MemoryError):
+            raise
+        except Exception as exc:
+            raise ModelError("init_states()", exc, model=self.model) from exc
+        for index, state in enumerate(inits):
             self.generated += 1
             encode(state)  # refuses floats, lists, dicts with a clear ContractError
             kt = self.canon(state) if self.canon is not None else state
@@ -285,9 +307,7 @@ class _Run:
                 if kt in self.seen:
                     return False
             except TypeError as exc:
-                from explorer.parallel.worker import _unhashable
-
-                raise _unhashable(kt, exc) from None
+                raise unhashable(kt, exc) from None
             self.seen.add(kt)
             return True
         current, last = self.recent
@@ -342,9 +362,9 @@ class _Run:
         if not self.exact:
             self.recent = [set(), self.recent[0]]
         skip = self.skip()
+        self.audit_level(frontier)
         if self.workers < 2 or len(frontier) < self.inline_below:
-            result = self.expander.expand(frontier, skip, self.known(), set())
-            self.replay(frontier, result, offset, keys, nxt)
+            self.expand_here(frontier, skip, offset, keys, nxt)
             return nxt
         chunks = self.workers * CHUNKS_PER_WORKER
         size = -(-len(frontier) // chunks)
@@ -355,7 +375,13 @@ class _Run:
         finished = False
         try:
             for chunk_id, (start, end) in enumerate(bounds):
-                self.replay(frontier[start:end], level.result(chunk_id), offset + start, keys, nxt)
+                try:
+                    result = level.result(chunk_id)
+                except _WorkerFault as fault:
+                    level.close(kill=True)
+                    self.expand_here(frontier[start:end], skip, offset + start, keys, nxt, worker_failure=fault.cause)
+                    break
+                self.replay(frontier[start:end], result, offset + start, keys, nxt)
                 if self.stopped:
                     break
                 if time.monotonic() >= self.next_poll:
@@ -365,6 +391,66 @@ class _Run:
             level.close(kill=not finished)
             self.level = None
         return nxt
+
+    def audit_level(self, frontier: list[Any]) -> None:
+        """Expand a few states spread over the level twice more and compare (``explorer.audit``), as
+        the one-process engine does; the first states of a run are audited by the expander."""
+        stride = max(1, len(frontier) // _LEVEL_SAMPLE)
+        for pos in range(0, len(frontier), stride)[:_LEVEL_SAMPLE]:
+            state = self.state_of(frontier[pos])
+            what = "within_bounds(state)"
+            try:
+                if hasattr(self.model, "within_bounds") and not within_bounds(self.model, state):
+                    continue
+                what = "successors(state)"
+                audit_successors(self.model, state)
+            except (UserError, ModelError, MemoryError):
+                raise
+            except Exception as exc:
+                raise ModelError(what, exc, model=self.model, state=state,
+                                 trace=self.safe_trace(self.numbering.offsets[-2] + pos)) from exc
+
+    def safe_trace(self, number: int) -> Trace | None:
+        try:
+            return self.trace(number)
+        except Exception:  # the model failed once already; a second failure must not hide the first
+            return None
+
+    def expand_here(self, chunk: list[Any], skip: frozenset[str], first: int, keys: array, nxt: list[Any],
+                    worker_failure: BaseException | None = None) -> None:
+        """Expand ``chunk`` (whose first state is number ``first``) in this process and replay it.
+        When the model raises, the search replays the states before the failing one (an earlier
+        violation is what one process would report first) and raises a ``ModelError`` naming what
+        raised, the state and the behaviour that led there. ``worker_failure``: a worker failed on
+        this chunk; if the coordinator does not, the model is not deterministic."""
+        try:
+            result = self.expander.expand(chunk, skip, self.known(), set())
+        except (UserError, ModelError, MemoryError):
+            raise
+        except Exception as exc:
+            fault = locate_fault(exc, self.ctx, self.expander)
+            if fault.pos:
+                head = chunk[:fault.pos]
+                self.replay(head, self.expander.expand(head, skip, self.known(), set()), first, keys, nxt)
+                if self.stopped:
+                    return
+            state = None
+            if fault.pos is not None:
+                try:
+                    state = self.state_of(chunk[fault.pos])
+                except Exception:
+                    state = chunk[fault.pos]
+            trace = self.safe_trace(first + fault.pos) if fault.pos is not None else None
+            raise ModelError(fault.what, exc, model=self.model, state=state, successor=fault.successor,
+                             trace=trace) from exc
+        if worker_failure is not None:
+            raise ModelError(
+                "the model", worker_failure, model=self.model,
+                note="a parallel worker raised this while expanding a part of the level, but the same states "
+                     "expanded without error in the coordinator: the model's functions must be deterministic "
+                     "(no randomness, no state kept between calls, nothing that depends on the process); "
+                     "run with --workers 1 to see where it fails") from worker_failure
+        self.replay(chunk, result, first, keys, nxt)
 
     def poll(self, frontier: int) -> None:
         self.next_poll = time.monotonic() + _MEMORY_POLL

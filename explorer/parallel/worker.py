@@ -37,9 +37,10 @@ import struct
 from array import array
 from typing import Any
 
+from explorer.audit import audit_successors
 from explorer.contract import within_bounds
+from explorer.engine_local import unhashable
 from explorer.errors import ContractError
-from explorer.fingerprint import encode
 from explorer.store_compact import fingerprint64
 
 CONTRACT_SAMPLE = 500
@@ -88,7 +89,7 @@ class Expander:
                 continue
             if self.sampled < CONTRACT_SAMPLE:
                 self.sampled += 1
-                encode(state)  # refuses floats, lists, dicts with a clear ContractError
+                audit_successors(model, state)  # the state's encoding, and successors() twice alike
             base = pos << INDEX_BITS
             idx = -1
             for idx, (action, succ) in enumerate(successors(state)):
@@ -119,7 +120,7 @@ class Expander:
                         if keys is not None:
                             keys.append(key)
                 except TypeError as exc:
-                    raise _unhashable(succ, exc) from None
+                    raise unhashable(succ, exc) from None
                 size = len(items)
                 items.append(out)
                 where.append(base | idx)
@@ -159,7 +160,7 @@ class Expander:
                     continue
                 if self.sampled < CONTRACT_SAMPLE:
                     self.sampled += 1
-                    encode(state)  # refuses floats, lists, dicts with a clear ContractError
+                    audit_successors(model, state)  # the state's encoding, and successors() twice alike
                 out = successors(state)
                 if not isinstance(out, list):
                     out = list(out)
@@ -191,7 +192,7 @@ class Expander:
         except TypeError as exc:
             if "unhashable" not in str(exc):
                 raise
-            raise _unhashable(next((t for _, t in out if not _hashable(t)), state), exc) from None
+            raise unhashable(next((t for _, t in out if not _hashable(t)), state), exc) from None
         return counts, items, None, None, where, [], state_failures, reached
 
 
@@ -201,13 +202,6 @@ def _hashable(value: Any) -> bool:
     except TypeError:
         return False
     return True
-
-
-def _unhashable(state: Any, exc: Exception) -> ContractError:
-    return ContractError(
-        f"a state is not hashable ({exc}); states must be built from ints, strings, tuples and "
-        f"frozensets, not lists, sets or dicts: {state!r:.200}"
-    )
 
 
 def write_message(fd: int, chunk_id: int, message: Any) -> None:
