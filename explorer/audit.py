@@ -12,11 +12,15 @@ the usual causes, which misbehave on most states, within the first few levels.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from explorer.errors import ContractError
+from explorer.contract import within_bounds
+from explorer.errors import ContractError, ModelError, UserError
 from explorer.fingerprint import encode
+
+# States of each level audited by ``audit_level``, spread over the level.
+LEVEL_SAMPLE = 8
 
 _DEFAULT_REPR = re.compile(r"<[\w.]+ object at 0x[0-9a-fA-F]+>")
 
@@ -43,6 +47,19 @@ def audit_init_states(first: Sequence[Any], second: Sequence[Any]) -> None:
             "the model's init_states() returned different states in two calls; it must return the same "
             "states in the same order every time (no random choices, no state kept between calls)"
         )
+
+
+def audited_init_states(model: Any) -> list[Any]:
+    """``model.init_states()`` as a list, called twice and compared (``audit_init_states``); an
+    exception of the model's is a ``ModelError`` naming ``init_states()``."""
+    try:
+        inits = list(model.init_states())
+        audit_init_states(inits, list(model.init_states()))
+    except (UserError, ModelError, MemoryError):
+        raise
+    except Exception as exc:
+        raise ModelError("init_states()", exc, model=model) from exc
+    return inits
 
 
 def audit_successors(model: Any, state: Any) -> None:
@@ -96,3 +113,23 @@ def audit_trace_steps(model: Any, trace: Any) -> None:
                 "apart (for example the replica or the value it acts on), so each successor of a state has its "
                 "own repr"
             )
+
+
+def audit_level(model: Any, size: int, state_at: Callable[[int], Any], trace_at: Callable[[int], Any]) -> None:
+    """Audit ``LEVEL_SAMPLE`` states spread over a level of ``size`` states (``state_at(pos)``),
+    within the model's bounds; an exception of the model's is a ``ModelError`` with the behaviour
+    to the state (``trace_at(pos)``, None when it cannot be rebuilt)."""
+    bounded = hasattr(model, "within_bounds")
+    stride = max(1, size // LEVEL_SAMPLE)
+    for pos in range(0, size, stride)[:LEVEL_SAMPLE]:
+        state = state_at(pos)
+        what = "within_bounds(state)"
+        try:
+            if bounded and not within_bounds(model, state):
+                continue
+            what = "successors(state)"
+            audit_successors(model, state)
+        except (UserError, ModelError, MemoryError):
+            raise
+        except Exception as exc:
+            raise ModelError(what, exc, model=model, state=state, trace=trace_at(pos)) from exc

@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from explorer.audit import audit_init_states, audit_successors
+from explorer.audit import audit_level, audit_successors, audited_init_states
 from explorer.contract import canonical_fn, within_bounds
 from explorer.errors import ContractError, ModelError, UserError
 from explorer.fingerprint import collision_probability, fingerprint
@@ -34,7 +34,6 @@ from explorer.selection import Selected, describe_failure
 # calls or actions whose reprs cannot identify a step. After that, a few states spread over each
 # level are audited; auditing every state would triple the cost of a run.
 _CONTRACT_SAMPLE = 500
-_LEVEL_SAMPLE = 8
 
 # Resident memory is read at least this often (seconds), also when no progress is shown.
 _MEMORY_POLL = 1.0
@@ -197,13 +196,7 @@ class _Search:
         return ModelError("successors(state)", exc, note=note, **common)
 
     def initial_level(self) -> list[tuple[Any, Any]]:
-        try:
-            inits = list(self.model.init_states())
-            audit_init_states(inits, list(self.model.init_states()))
-        except (UserError, ModelError, MemoryError):
-            raise
-        except Exception as exc:
-            raise ModelError("init_states()", exc, model=self.model) from exc
+        inits = audited_init_states(self.model)
         level = []
         for state in inits:
             self.generated += 1
@@ -238,19 +231,8 @@ class _Search:
 
     def audit_level(self, frontier: list[tuple[Any, Any]]) -> None:
         """Audit a few states spread over the level (the first ones are audited in the loop)."""
-        bounded = hasattr(self.model, "within_bounds")
-        stride = max(1, len(frontier) // _LEVEL_SAMPLE)
-        for state, key in frontier[::stride][:_LEVEL_SAMPLE]:
-            what = "within_bounds(state)"
-            try:
-                if bounded and not within_bounds(self.model, state):
-                    continue
-                what = "successors(state)"
-                audit_successors(self.model, state)
-            except (UserError, ModelError, MemoryError):
-                raise
-            except Exception as exc:
-                raise ModelError(what, exc, model=self.model, state=state, trace=self.safe_trace(key)) from exc
+        audit_level(self.model, len(frontier), lambda pos: frontier[pos][0],
+                    lambda pos: self.safe_trace(frontier[pos][1]))
 
     def expand_level(self, frontier: list[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
         """The next level: every new successor of the frontier, in frontier and successor order.

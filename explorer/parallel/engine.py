@@ -48,8 +48,8 @@ from array import array
 from dataclasses import dataclass
 from typing import Any
 
-from explorer.audit import audit_init_states, audit_successors
-from explorer.contract import canonical_fn, packing, within_bounds
+from explorer.audit import audit_level, audited_init_states
+from explorer.contract import canonical_fn, packing
 from explorer.engine_local import make_result, memory_stop_note, unhashable
 from explorer.errors import ModelError, UserError
 from explorer.fingerprint import encode
@@ -68,8 +68,6 @@ INLINE_BELOW = 2048
 # Chunks per worker and level: enough that the coordinator's replay overlaps the workers and a
 # worker slowed down by the machine's other load takes fewer of them.
 CHUNKS_PER_WORKER = 16
-# States of each level expanded twice more to audit the contract, as the one-process engine does.
-_LEVEL_SAMPLE = 8
 # Resident memory is read at least this often (seconds).
 _MEMORY_POLL = 1.0
 
@@ -270,13 +268,7 @@ class _Run:
         indices = array("Q")
         self.numbering.add_level(indices)
         pack = self.pack
-        try:
-            inits = list(self.model.init_states())
-            audit_init_states(inits, list(self.model.init_states()))
-        except (UserError, ModelError, MemoryError):
-            raise
-        except Exception as exc:
-            raise ModelError("init_states()", exc, model=self.model) from exc
+        inits = audited_init_states(self.model)
         for index, state in enumerate(inits):
             self.generated += 1
             encode(state)  # refuses floats, lists, dicts with a clear ContractError
@@ -395,20 +387,9 @@ class _Run:
     def audit_level(self, frontier: list[Any]) -> None:
         """Expand a few states spread over the level twice more and compare (``explorer.audit``), as
         the one-process engine does; the first states of a run are audited by the expander."""
-        stride = max(1, len(frontier) // _LEVEL_SAMPLE)
-        for pos in range(0, len(frontier), stride)[:_LEVEL_SAMPLE]:
-            state = self.state_of(frontier[pos])
-            what = "within_bounds(state)"
-            try:
-                if hasattr(self.model, "within_bounds") and not within_bounds(self.model, state):
-                    continue
-                what = "successors(state)"
-                audit_successors(self.model, state)
-            except (UserError, ModelError, MemoryError):
-                raise
-            except Exception as exc:
-                raise ModelError(what, exc, model=self.model, state=state,
-                                 trace=self.safe_trace(self.numbering.offsets[-2] + pos)) from exc
+        first = self.numbering.offsets[-2]
+        audit_level(self.model, len(frontier), lambda pos: self.state_of(frontier[pos]),
+                    lambda pos: self.safe_trace(first + pos))
 
     def safe_trace(self, number: int) -> Trace | None:
         try:

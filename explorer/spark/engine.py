@@ -19,7 +19,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from explorer.audit import audit_init_states
+from explorer.audit import audited_init_states
 from explorer.contract import canonical_fn
 from explorer.errors import ContractError, UserError
 from explorer.fingerprint import collision_probability
@@ -236,7 +236,7 @@ class _Run:
         frontier_in = self.frontier_size
         where = "driver"
         if level == 1:
-            audit_init_states(list(self.model.init_states()), list(self.model.init_states()))
+            audited_init_states(self.model)
             cands, rep = initial_candidates(self.ctx)
         elif isinstance(self.frontier, list):
             # the driver's levels: the first states of the run, then a few of each level, are
