@@ -6,7 +6,7 @@ times; the table shows the median wall time, the median CPU seconds of the coord
 its workers together, distinct states per second, the peak resident memory
 of the coordinator and of its largest worker, bytes per distinct state (the coordinator's peak
 over its baseline, divided by the distinct states: everything a run keeps, frontier included),
-and the store's own bytes per state (the parallel engine's visited set, its keys and the 8-byte
+and the store's own bytes per state (the parallel engine's visited set, its keys and the 5-byte
 trace keys, counted with ``sys.getsizeof``).
 
 Usage: python bench/bench_parallel.py [--replicas 3] [--max-leader-epoch 2] [--repeats 3] [--parts]

@@ -21,8 +21,9 @@ violation (the count of generated states is recomputed from the per-state succes
 the stopping step). Levels smaller than ``INLINE_BELOW`` are expanded in the coordinator by the same
 code, so small models never fork.
 
-States are numbered in discovery order; the trace bookkeeping is one 8-byte key per state,
-(parent number << INDEX_BITS) | successor index (``explorer.parallel.order``). The visited set:
+States are numbered in discovery order; the trace bookkeeping is one key per state, (parent
+number << INDEX_BITS) | successor index, 8 bytes while its level is built and 5 once the level is
+sealed (``explorer.parallel.order``). The visited set:
 - exact store: a set of keys: the states, their canonical forms under symmetry, or with a model
   that has ``pack`` (``explorer.contract``) the packed states, compact ints for the classic model;
   the frontier holds packed states too, and the coordinator never builds a state tuple;
@@ -30,6 +31,12 @@ States are numbered in discovery order; the trace bookkeeping is one 8-byte key 
   the last two levels' fingerprints also in plain sets, because a set lookup runs in C while a
   probe of the compact table runs in Python, and most repeated states were first seen one or two
   levels earlier.
+
+A model fault (an exception of the model's functions) is reported as the one-process engine
+reports it: the coordinator expands the failing chunk again itself, replays the states before the
+failing one, and names the function, the state and the behaviour to it (``explorer.parallel.fault``).
+The contract is audited as in one process (``explorer.audit``): init_states() twice, the first
+states of the run and a few of each level expanded twice more.
 
 What it does not do: checkpoint, record the state graph (liveness needs ``--workers 1``), or share
 the coordinator's serial replay, which is what bounds the speed-up (docs/performance.md).
