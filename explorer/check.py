@@ -32,7 +32,7 @@ def check(
     graph: bool = False,
     fairness: dict[str, str] | None = None,
     max_memory: int | str | None = "auto",
-    workers: int | None = 1,
+    workers: int | None = None,
     **engine_options: Any,
 ) -> CheckResult:
     """Explore every state of ``model`` reachable within its bounds and check its properties.
@@ -55,7 +55,8 @@ def check(
     max_memory: the local engine's ceiling on resident memory, in bytes, or a size text ("4G",
         "50%"); "auto" (default): 80 % of the machine's memory; None: no ceiling. A run that
         reaches it stops cleanly and reports ``result.limit == "memory"``.
-    workers: processes for the local engine (None: every core this process may use). 1 is the
+    workers: processes for the local engine (None, the default: every core this process may use,
+        except that the state graph and liveness properties take one process). 1 is the
         one-process engine; more fork workers (``explorer.parallel``) and give the same counts,
         depth, verdicts and traces.
     """
@@ -64,6 +65,7 @@ def check(
         from explorer.engine_local import make_key
 
         make_key(model, symmetry=True, store=store)  # refuses a model without canonical(), before anything else
+    explicit_workers = workers is not None
     workers = resolve_workers(workers, engine)
     props = select_properties(model, properties)
     if not props.names and not check_deadlock:
@@ -86,9 +88,11 @@ def check(
                 f"option(s) {', '.join(sorted(engine_options))} apply to the spark engine only; "
                 "drop them or pass engine='spark'"
             )
-        if workers > 1:
-            if wants_graph:
+        if workers > 1 and wants_graph:
+            if explicit_workers:
                 raise UserError("the state graph and liveness properties need one process; use --workers 1")
+            workers = 1  # the default, every core, gives way: the graph is built by one process
+        if workers > 1:
             from explorer.parallel import run_parallel
 
             return run_parallel(model, props, workers=workers, max_depth=max_depth, stop_at_first=stop_at_first,

@@ -119,7 +119,8 @@ def _check_parser() -> argparse.ArgumentParser:
     p.add_argument("--store", choices=["exact", "fingerprint"], default="exact",
                    help="keep exact states (default) or 64-bit fingerprints with a collision estimate")
     p.add_argument("--workers", type=int, metavar="N",
-                   help="local engine processes (default 1; 0: every core); the same results for any N")
+                   help="local engine processes (default and 0: every core; liveness and --graph use one); "
+                        "the same results for any N")
     p.add_argument("--full", action="store_true", help="print whole states in traces, not only what changed")
     p.add_argument("--json", action="store_true", help="print a machine-readable summary on stdout (docs/json.md)")
     p.add_argument("--trace-json", metavar="PATH",
@@ -291,9 +292,8 @@ def cmd_check(argv: list[str]) -> int:
     cli_html.check_path(args.html)
     if args.workers is not None and args.engine != "local":
         raise UserError("--workers applies to --engine local; the spark engine spreads work over its executors")
-    # One process stays the default: the parallel mode audits less of the contract, its model-fault reports
-    # lack the state and trace, and on a loaded 2-core machine its gain is small (docs/performance.md).
-    workers = (None if args.workers == 0 else args.workers or 1) if args.engine == "local" else 1
+    # Every core is the default (docs/performance.md); check() gives way to one process for the state graph.
+    workers = (None if not args.workers else args.workers) if args.engine == "local" else 1
     result = check(model, engine=args.engine, max_depth=args.max_depth, stop_at_first=not args.keep_going,
                    symmetry=args.symmetry, check_deadlock=args.deadlock, properties=args.properties,
                    store=args.store, progress=_progress(args), max_memory=_max_memory(args),

@@ -116,7 +116,7 @@ def render_summary(result: CheckResult) -> str:
         f"{result.generated_states:,} states generated, {result.distinct_states:,} distinct states found, "
         f"depth {result.depth}.",
         f"{result.elapsed:.2f} s, {result.states_per_second:,.0f} distinct states/s ({result.engine} engine, "
-        f"{result.store} store).",
+        f"{_processes(result)}{result.store} store).",
     ]
     if result.collision_probability is not None:
         lines.append("Fingerprint collision probability (TLC's optimistic estimate): "
@@ -134,3 +134,8 @@ def render_summary(result: CheckResult) -> str:
     if reached:
         lines.append(f"Reached (sometimes): {', '.join(reached)}.")
     return "\n".join(lines)
+
+
+def _processes(result: Any) -> str:
+    workers = result.stats.get("workers") or 1
+    return f"{workers} processes, " if workers > 1 else ""
