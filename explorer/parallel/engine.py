@@ -459,7 +459,7 @@ class _Run:
             events = True
         if not events:
             self.replay_quiet(items, kts, fps, where, first, keys, nxt)
-            self.generated += sum(c for c in counts if c > 0)
+            self.generated += sum(counts) + counts.count(-1)  # -1: a state outside the bounds, not expanded
             return
         self.replay_events(chunk, result, first, keys, nxt)
 
