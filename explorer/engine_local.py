@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from explorer.audit import audit_level, audit_successors, audited_init_states
-from explorer.contract import canonical_fn, within_bounds
+from explorer.contract import canonical_fn, packing, within_bounds
 from explorer.errors import ContractError, ModelError, UserError
 from explorer.fingerprint import collision_probability, fingerprint
 from explorer.memory import human, rss_bytes
@@ -48,8 +48,10 @@ class _MemoryCeiling(Exception):
         self.note = note
 
 
-def make_key(model: Any, *, symmetry: bool, store: str) -> Callable[[Any], Any]:
-    """The function from a state to its visited-set key for these options."""
+def make_key(model: Any, *, symmetry: bool, store: str, packed: bool = False) -> Callable[[Any], Any]:
+    """The function from a state to its visited-set key for these options. ``packed``: with the
+    exact store, key by the model's ``pack`` when it has one (``explorer.contract.packing``): the
+    classic model's int is a quarter of its tuple, and hashing it is cheaper than hashing a tuple."""
     canon = canonical_fn(model) if symmetry else None
     if symmetry and canon is None:
         raise UserError(
@@ -60,6 +62,9 @@ def make_key(model: Any, *, symmetry: bool, store: str) -> Callable[[Any], Any]:
         if canon is not None:
             return lambda s: fingerprint(canon(s))
         return fingerprint
+    pack = packing(model)[0] if packed else None
+    if pack is not None:
+        return pack if canon is None else lambda s: pack(canon(s))
     if canon is not None:
         return canon
     return _identity
@@ -350,7 +355,8 @@ def run_local(
     """Explore ``model`` breadth-first; see ``explorer.check`` for the options. ``rss`` reads the
     resident memory that ``memory_limit`` (bytes) bounds; tests pass their own. ``graph``, when given,
     records the state graph (``explorer.graph_store.StateGraph``) for liveness and ``--graph``."""
-    key_of = make_key(model, symmetry=symmetry, store=store)
+    # Packed keys, except for the state graph, whose keys liveness checking recomputes with make_key.
+    key_of = make_key(model, symmetry=symmetry, store=store, packed=graph is None)
     search = _Search(model, props, key_of, stop_at_first=stop_at_first, check_deadlock=check_deadlock,
                      progress=progress or Silent(), memory_limit=memory_limit, rss=rss, graph=graph)
     frontier: list[tuple[Any, Any]] = []
