@@ -76,6 +76,15 @@ def test_every_reachable_state_2222(generation: str) -> None:
     assert _compare(make_model(generation=generation)) > 1000
 
 
+@pytest.mark.parametrize("options", [
+    {"truncation": "on-fetch"}, {"truncation": "on-fetch-hw-first"},  # FollowerTruncate, K13's HW update
+    {"generation": "kip320-first-try", "expand_before_epoch_start": True},  # bug K6
+], ids=str)
+def test_options_without_fields_2222(options: dict) -> None:
+    """Options that change the generation's steps but add no state field run on the C function too."""
+    assert _compare(make_model(**options)) > 1000
+
+
 @pytest.mark.parametrize("generation", ("kip320", "kip279"))
 def test_sample_of_3_replica_states(generation: str) -> None:
     assert _compare(make_model(generation=generation, replicas=3), limit=10_000) >= 10_000
