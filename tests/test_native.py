@@ -129,27 +129,62 @@ def test_pack_falls_back_like_python() -> None:
 
 
 def test_bad_states_raise_clear_errors() -> None:
+    """A state that is not a tuple of ints of the layout's length raises TypeError or ValueError."""
     model = make_model(generation="kip279")
     native = _native(model)
     state = model.init_states()[0]
-    n = len(state)
-    bad = [
+    for value, error in [
         ([1, 2], TypeError),  # not a tuple
         (state[:-1], ValueError),  # wrong length
         (("x",) + state[1:], TypeError),  # not an int
-        ((-1,) + state[1:], ValueError),  # negative log code
-        ((10**6,) + state[1:], ValueError),  # log code out of the tables
-        ((10**30,) + state[1:], ValueError),  # does not fit a C long
-        (state[:3] + (7,) + state[4:], ValueError),  # leader out of range
-        (state[:1] + (-3,) + state[2:], ValueError),  # negative high watermark
         (state[:-1] + ([],), TypeError),  # requests not a tuple
-        (state[:-1] + ((0,) * 10,), ValueError),  # more requests than MaxLeaderEpoch + 1
-        (state[:-1] + ((255, 255),), ValueError),  # a request naming a replica that does not exist
         (state[:-1] + (("a",),), TypeError),  # a request that is not an int
-    ]
-    for value, error in bad:
+    ]:
         with pytest.raises(error, match="native successors|int|tuple"):
             native(value)
     with pytest.raises(TypeError):
         native()
-    assert len(state) == n and native(state)  # still alive, still right
+    assert native(state) == next_successors(model.tables)(state)  # still alive, still right
+
+
+OUT_OF_RANGE = [
+    lambda s: (-1,) + s[1:],  # negative log code
+    lambda s: (10**6,) + s[1:],  # a log code outside the tables
+    lambda s: (10**30,) + s[1:],  # does not fit a C long
+    lambda s: s[:3] + (7,) + s[4:],  # leader out of range
+    lambda s: s[:1] + (-3,) + s[2:],  # negative high watermark
+    lambda s: s[:2] + (3,) + s[3:],  # epoch beyond MaxLeaderEpoch (a counterexample to induction can have it)
+    lambda s: s[:-1] + ((0,) * 10,),  # more requests than MaxLeaderEpoch + 1
+    lambda s: s[:-1] + ((255, 255),),  # a request naming a replica that does not exist
+]
+
+
+@pytest.mark.parametrize("case", range(len(OUT_OF_RANGE)))
+def test_out_of_range_states_are_checked(case: int) -> None:
+    """Values outside the C code's ranges never reach an array: without a fallback the kernel raises
+    ValueError; as wired into the model it hands the state to next.py, so the answer (a list or an
+    exception) is exactly Python's."""
+    model = make_model(generation="kip279")
+    assert extension() is not None, REBUILD
+    strict = native_successors(model.tables, fallback=False)
+    state = OUT_OF_RANGE[case](model.init_states()[0])
+    with pytest.raises(ValueError, match="native successors"):
+        strict(state)
+    python = next_successors(model.tables)
+    try:
+        want = python(state)
+    except Exception as exc:  # Python's own error on this state: the wired kernel must raise the same
+        with pytest.raises(type(exc)):
+            _native(model)(state)
+    else:
+        assert _native(model)(state) == want
+
+
+def test_an_unreachable_state_gets_pythons_answer() -> None:
+    """What a z3 counterexample to induction gave (tests/test_symbolic_prove.py): a leader epoch
+    above MaxLeaderEpoch. next.py answers it, so the model must too."""
+    model = make_model(generation="kip320")
+    state = model.init_states()[0]
+    odd = state[:2] + (3,) + state[3:]
+    want = next_successors(model.tables)(odd)
+    assert want and model.successors(odd) == want

@@ -6,8 +6,9 @@
  * truncation rule, the decoding of LeaderAndIsr requests, the action objects) is built in Python
  * (model/native/kernel.py gathers them from model.tables) and handed to ``Successors`` once; the
  * pair tables are read through the Python memo on first use and cached here, so a rule is still
- * written once, in Python. A state that is not a tuple of ints in range raises TypeError or
- * ValueError: nothing here trusts an index it did not check.
+ * written once, in Python. A state that is not a tuple of ints of the layout's length raises
+ * TypeError or ValueError; a value out of range raises OutOfRange, which the kernel turns into a
+ * call of next.py's function when it has one: nothing here trusts an index it did not check.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -18,6 +19,12 @@
 /* Field offsets within a replica's block (model.encoding.state). */
 enum { LOG = 0, HW = 1, EPOCH = 2, LEADER = 3, ISR = 4, FPR = 5 };
 #define MAXN 8
+
+/* A value outside the ranges the C code handles (a field outside its domain, a table key or an
+ * action index out of range): a ValueError; the kernel then hands the state to the Python function
+ * when it has one, so states outside the model's reachable ranges (a counterexample to induction
+ * decoded from z3, say) get exactly next.py's answer. */
+static PyObject *OutOfRange;
 
 /* ---- a Python table (list or PairTable) read through a C cache ------------------------------ */
 
@@ -30,7 +37,7 @@ typedef struct {
 
 static int lookup_get(Lookup *t, Py_ssize_t key, long *out) {
     if (key < 0 || key >= t->size) {
-        PyErr_Format(PyExc_ValueError, "native successors: %s key %zd out of range 0..%zd (a log code outside "
+        PyErr_Format(OutOfRange, "native successors: %s key %zd out of range 0..%zd (a log code outside "
                      "the log tables?)", t->name, key, t->size - 1);
         return -1;
     }
@@ -48,7 +55,7 @@ static int lookup_get(Lookup *t, Py_ssize_t key, long *out) {
     Py_DECREF(v);
     if (x == -1 && PyErr_Occurred()) return -1;
     if (x < -1 || x > INT32_MAX - 2) {
-        PyErr_Format(PyExc_ValueError, "native successors: %s[%zd] = %ld is out of range", t->name, key, x);
+        PyErr_Format(OutOfRange, "native successors: %s[%zd] = %ld is out of range", t->name, key, x);
         return -1;
     }
     t->cache[key] = (int32_t)(x + 2);
@@ -78,6 +85,7 @@ typedef struct {
     int *records;                  /* records[code * log_size + k] */
     int *epoch_at;                 /* epoch_at[code * log_size + k] */
     Lookup isr_caught, hw_caught, truncate_to, first_mismatch;
+    PyObject *fallback;            /* next.py's successors, for states out of range; NULL: raise */
     PyObject *named;               /* NamedRequests: requests tuple -> ((epoch, leader, isr), ...) */
     PyObject *a_elect, *a_cshrink, *a_become_leader, *a_expand, *a_shrink, *a_write, *a_inc_hw;
     PyObject *a_follow_truncate, *a_follow, *a_replicate, *a_follower_truncate, *a_update_hw;
@@ -92,7 +100,7 @@ static PyObject *act(PyObject *root, int depth, const long *idx, const char *nam
         }
         Py_ssize_t len = PySequence_Fast_GET_SIZE(o);
         if (idx[i] < 0 || idx[i] >= len) {
-            PyErr_Format(PyExc_ValueError, "native successors: index %ld out of range for action table %s "
+            PyErr_Format(OutOfRange, "native successors: index %ld out of range for action table %s "
                          "(level %d, size %zd)", idx[i], name, i, len);
             return NULL;
         }
@@ -155,14 +163,14 @@ static int read_long(PyObject *o, long *v, int i) {
     int overflow = 0;
     *v = PyLong_AsLongAndOverflow(o, &overflow);
     if (overflow) {
-        PyErr_Format(PyExc_ValueError, "native successors: state field %d is out of range", i);
+        PyErr_Format(OutOfRange, "native successors: state field %d is out of range", i);
         return -1;
     }
     return 0;
 }
 
 static int bad_range(int i, long v, long lo, long hi) {
-    PyErr_Format(PyExc_ValueError, "native successors: state field %d = %ld is outside %ld..%ld", i, v, lo, hi);
+    PyErr_Format(OutOfRange, "native successors: state field %d = %ld is outside %ld..%ld", i, v, lo, hi);
     return -1;
 }
 
@@ -186,7 +194,7 @@ static int read_state(Kernel *k, PyObject *s, State *st) {
             switch (f) {
             case LOG:
                 if (v < 0 || v >= k->size || k->loglen[v] < 0) {
-                    PyErr_Format(PyExc_ValueError, "native successors: state field %d = %ld is not a log code",
+                    PyErr_Format(OutOfRange, "native successors: state field %d = %ld is not a log code",
                                  b + f, v);
                     return -1;
                 }
@@ -222,7 +230,7 @@ static int read_state(Kernel *k, PyObject *s, State *st) {
         return -1;
     }
     if (PyTuple_GET_SIZE(st->reqs) > k->max_epoch + 1) {
-        PyErr_Format(PyExc_ValueError, "native successors: %zd requests, more than MaxLeaderEpoch + 1 = %ld",
+        PyErr_Format(OutOfRange, "native successors: %zd requests, more than MaxLeaderEpoch + 1 = %ld",
                      PyTuple_GET_SIZE(st->reqs), k->max_epoch + 1);
         return -1;
     }
@@ -256,7 +264,7 @@ static int read_named(Kernel *k, State *st, Named *nm) {
             if (x[j] == -1 && PyErr_Occurred()) goto done;
         }
         if (x[0] < 0 || x[0] > k->max_epoch || x[1] < 0 || x[1] >= k->n || x[2] < 0 || x[2] > k->all_mask) {
-            PyErr_Format(PyExc_ValueError, "native successors: a request names epoch %ld, leader %ld, ISR %ld: "
+            PyErr_Format(OutOfRange, "native successors: a request names epoch %ld, leader %ld, ISR %ld: "
                          "out of range for %d replicas", x[0], x[1], x[2], k->n);
             goto done;
         }
@@ -529,7 +537,7 @@ static PyObject *successors(Kernel *k, PyObject *s) {
                 long fb = FPR * f, log = st.log[f], hw = st.hw[f], off;
                 TRY(lookup_get(&k->first_mismatch, st.log[leader] * k->size + log, &off));
                 if (off < 0 || off > k->log_size) {
-                    PyErr_Format(PyExc_ValueError, "native successors: first_mismatch_from_tail gave %ld", off);
+                    PyErr_Format(OutOfRange, "native successors: first_mismatch_from_tail gave %ld", off);
                     goto fail;
                 }
                 NEW(nxt);
@@ -565,7 +573,13 @@ static PyObject *kernel_vectorcall(PyObject *self, PyObject *const *args, size_t
         PyErr_SetString(PyExc_TypeError, "successors(state) takes exactly one positional argument");
         return NULL;
     }
-    return successors((Kernel *)self, args[0]);
+    Kernel *k = (Kernel *)self;
+    PyObject *out = successors(k, args[0]);
+    if (!out && k->fallback && PyErr_ExceptionMatches(OutOfRange)) {
+        PyErr_Clear();
+        return PyObject_CallOneArg(k->fallback, args[0]);
+    }
+    return out;
 }
 
 /* ---- building the kernel from a spec object (model/native/kernel.py) ------------------------- */
@@ -676,6 +690,7 @@ static void kernel_dealloc(Kernel *k) {
     lookup_free(&k->truncate_to);
     lookup_free(&k->first_mismatch);
     Py_XDECREF(k->named);
+    Py_XDECREF(k->fallback);
     Py_XDECREF(k->a_elect);
     Py_XDECREF(k->a_cshrink);
     Py_XDECREF(k->a_become_leader);
@@ -749,6 +764,8 @@ static PyObject *kernel_new(PyTypeObject *type, PyObject *args, PyObject *kwds) 
     if (attr_lookup(spec, "isr_caught", &k->isr_caught) || attr_lookup(spec, "hw_caught", &k->hw_caught) ||
         attr_lookup(spec, "truncate_to", &k->truncate_to) || attr_lookup(spec, "first_mismatch", &k->first_mismatch))
         goto fail;
+    if (attr_obj(spec, "fallback", &k->fallback)) goto fail;
+    if (k->fallback == Py_None) Py_CLEAR(k->fallback);
     if (attr_obj(spec, "named", &k->named) || attr_obj(spec, "elect_acts", &k->a_elect) ||
         attr_obj(spec, "controller_shrink_acts", &k->a_cshrink) ||
         attr_obj(spec, "become_leader_acts", &k->a_become_leader) || attr_obj(spec, "expand_acts", &k->a_expand) ||
@@ -917,6 +934,11 @@ PyMODINIT_FUNC PyInit__classic(void) {
     if (PyType_Ready(&KernelType) < 0 || PyType_Ready(&PackType) < 0 || PyType_Ready(&UnpackType) < 0) return NULL;
     PyObject *m = PyModule_Create(&moduledef);
     if (!m) return NULL;
+    OutOfRange = PyErr_NewException("model.native._classic.OutOfRange", PyExc_ValueError, NULL);
+    if (!OutOfRange || PyModule_AddObjectRef(m, "OutOfRange", OutOfRange) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
     Py_INCREF(&KernelType);
     Py_INCREF(&PackType);
     Py_INCREF(&UnpackType);

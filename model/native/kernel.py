@@ -38,13 +38,16 @@ def qualifies(t: Any, extra_steps: tuple = ()) -> bool:
             and lay.n <= 8 and t.config.max_leader_epoch <= 62)
 
 
-def native_successors(t: Any, extra_steps: tuple = ()) -> Any | None:
+def native_successors(t: Any, extra_steps: tuple = (), fallback: bool = True) -> Any | None:
     """The C ``successors(state)`` for tables ``t``, or ``None`` (not built, forced off, or the
-    configuration does not qualify): the caller keeps next.py's function."""
+    configuration does not qualify): the caller keeps next.py's function. A state with a value
+    outside the ranges the C code handles (out of the model's reachable states, e.g. a
+    counterexample to induction) goes to next.py's function; with ``fallback=False`` it raises
+    ``ValueError`` (``_classic.OutOfRange``) instead."""
     ext = extension()
     if ext is None or pure_python() or not qualifies(t, extra_steps):
         return None
-    from ..steps.next import NEXT_ORDER
+    from ..steps.next import NEXT_ORDER, next_successors
 
     gen, lay, logs, opts = t.generation, t.layout, t.logs, t.options
     names = tuple(gen.next)
@@ -77,7 +80,7 @@ def native_successors(t: Any, extra_steps: tuple = ()) -> Any | None:
         isr_caught=keyed(isr_caught, isr_mult), hw_caught=keyed(hw_caught, hw_mult),
         truncate_to=(truncation_table(t), size * size) if follow_truncate else None,
         first_mismatch=(PairTable(size, logs.first_mismatch_from_tail), size * size),
-        named=NamedRequests(lay.n),
+        named=NamedRequests(lay.n), fallback=next_successors(t) if fallback else None,
         elect_acts=a.elect, controller_shrink_acts=a.controller_shrink, become_leader_acts=a.become_leader,
         expand_acts=a.expand, shrink_acts=a.shrink, write_acts=a.write, inc_hw_acts=a.inc_hw,
         follow_truncate_acts=a.follow_truncate, follow_acts=a.follow, replicate_acts=a.replicate,
