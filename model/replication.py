@@ -39,6 +39,7 @@ from .encoding.symmetry import Symmetry
 from .encoding.view import StateView
 from .fairness import action_family as step_family
 from .fairness import fairness_table
+from .native.packing import native_packing
 from .options import ConsumerOptions, DurabilityOptions
 from .steps import successor_function
 from .tables import ModelTables
@@ -65,7 +66,8 @@ class ReplicationModel:
         self._symmetry = Symmetry(self.tables, perms=self._symmetries())
         self._view = StateView(self.tables)
         self.successors = successor_function(self.tables)
-        self.pack, self.unpack = packing(self.tables)  # explorer.contract.packing: compact exact keys
+        # explorer.contract.packing: compact exact keys (in C when model.native was built)
+        self.pack, self.unpack = native_packing(self.tables, *packing(self.tables))
 
     @property
     def ext(self) -> Any:

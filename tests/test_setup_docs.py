@@ -20,8 +20,12 @@ def _fake_checkout(tmp_path: Path) -> tuple[Path, Path]:
     (repo / ".venv" / "bin").mkdir(parents=True)
     bin_dir.mkdir()
     shutil.copy(ROOT / "dev", repo / "dev")
-    shutil.copy(ROOT / "pyproject.toml", repo / "pyproject.toml")
-    digest = hashlib.sha256((repo / "pyproject.toml").read_bytes()).hexdigest()[:16]
+    # The install stamp covers pyproject.toml and the C hot path's build inputs (dev's setup()).
+    stamped = ("pyproject.toml", "setup.py", "model/native/_classic.c")
+    (repo / "model" / "native").mkdir(parents=True)
+    for name in stamped:
+        shutil.copy(ROOT / name, repo / name)
+    digest = hashlib.sha256(b"".join((repo / name).read_bytes() for name in stamped)).hexdigest()[:16]
     (repo / ".venv" / ".isrcheck-installed").write_text(digest + "\n")
     for name, body in {
         ".venv/bin/python": 'echo "python $*" >> "$LOG"',

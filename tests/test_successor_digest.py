@@ -8,6 +8,9 @@ reachable state of one configuration (every classic generation at 2/2/2/2, one a
 options that change how the steps are built): the state, every property's verdict on it, and its
 successors as (action repr, next state) in order. Traces, TLC parity counts and shortest
 counterexamples all depend on that order, so any difference fails here, naming the configuration.
+Each case runs twice: with the C successor function and packing of ``model.native`` (what a run
+uses when the extension was built; configurations with options use Python either way) and with
+``ISRCHECK_PURE_PYTHON=1`` (next.py's function).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from model.factory import make_model
+from model.native.kernel import qualifies
 from tests.successor_digest import CASES, digest
 
 GOLDEN = json.loads((Path(__file__).parent / "fixtures" / "successor_digests.json").read_text())
@@ -34,12 +38,20 @@ SLOW = {"kip320 3/2/2/1", "kip101 crash stops, unclean highest-last-epoch",
         "kip279 2 zones rack-aware, zone failure, reads leader, max records 1"}
 
 
+@pytest.mark.parametrize("kernel", ["native", "python"])
 @pytest.mark.parametrize(("name", "options"), [
     pytest.param(name, options, id=name, marks=[pytest.mark.slow] if name in SLOW else [])
     for name, options in CASES
 ])
-def test_successors_and_verdicts_unchanged(name: str, options: dict) -> None:
-    assert digest(make_model(**options)) == GOLDEN[name]
+def test_successors_and_verdicts_unchanged(name: str, options: dict, kernel: str,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ISRCHECK_PURE_PYTHON", "1" if kernel == "python" else "0")
+    model = make_model(**options)
+    if kernel == "native" and qualifies(model.tables):
+        # Configurations without option fields must really be on the C function here.
+        assert type(model.successors).__module__ == "model.native._classic", \
+            "model/native/_classic.c was not built: rebuild it with `pip install -e .`"
+    assert digest(model) == GOLDEN[name]
 
 
 def test_a_next_out_of_the_fused_order_is_refused() -> None:

@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..native.kernel import native_successors
 from . import consumers, failures
 from .controller import Step
 from .next import Successors, next_successors
@@ -63,5 +64,8 @@ def option_steps(t: Any) -> list[str]:
 
 def successor_function(t: Any) -> Successors:
     """The model's ``successors(state)``: the generation's ``Next`` as one function, then the
-    options' steps."""
-    return next_successors(t, tuple(BUILDERS[name](t) for name in option_steps(t)))
+    options' steps. Without options, the C function of ``model.native`` when it was built (the same
+    successors in the same order; ``ISRCHECK_PURE_PYTHON=1`` keeps next.py's)."""
+    extra = tuple(BUILDERS[name](t) for name in option_steps(t))
+    native = native_successors(t, extra)
+    return native if native is not None else next_successors(t, extra)

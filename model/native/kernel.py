@@ -1,0 +1,89 @@
+"""The C successor function (``_classic.Successors``), built from the same tables as
+``model.steps.next.next_successors``.
+
+What is compiled is only next.py's control flow: which sections run, the loops over replicas and
+requests, the enabling tests, the next state's fields. The protocol's rules stay in Python and are
+passed in as data once per configuration: the log tables (``length``, ``pow``, ``records``,
+``epoch_at``), the generation's caught-up tables (``model.steps.rules``), its truncation table
+(``model.steps.truncation``) and KIP-279's ``first_mismatch_from_tail``, the request decoding
+(``NamedRequests``) and the action objects of ``t.actions``. The pair tables are memos filled on
+first use; the C side reads an entry through the Python memo once and keeps it.
+
+Only the classic layout without option fields qualifies (the configurations ``packing`` packs):
+stopped brokers, acks, flushed offsets and consumers keep the Python function, and so does any
+generation whose ``Next`` is not a subset of ``NEXT_ORDER``.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+from ..encoding.logs import PairTable
+from ..steps.controller import NamedRequests
+from ..steps.rules import caught_up_table
+from ..steps.truncation import truncation_table
+from . import extension, pure_python
+
+# Larger log tables would make the C caches of pair tables (4 bytes a pair) too big to allocate.
+MAX_LOG_CODES = 4096
+
+
+def qualifies(t: Any, extra_steps: tuple = ()) -> bool:
+    """Whether the C successor function can stand in for next.py's on this configuration."""
+    lay, opts = t.layout, t.options
+    return (not extra_steps and not t.fields.initial() and lay.length == lay.requests_i + 1
+            and t.fields.dead < 0 and t.fields.acked < 0 and t.fields.flushed < 0
+            and opts.acks not in ("1", "all") and 1 <= t.config.log_size and t.logs.size <= MAX_LOG_CODES
+            and lay.n <= 8 and t.config.max_leader_epoch <= 62)
+
+
+def native_successors(t: Any, extra_steps: tuple = (), fallback: bool = True) -> Any | None:
+    """The C ``successors(state)`` for tables ``t``, or ``None`` (not built, forced off, or the
+    configuration does not qualify): the caller keeps next.py's function. A state with a value
+    outside the ranges the C code handles (out of the model's reachable states, e.g. a
+    counterexample to induction) goes to next.py's function; with ``fallback=False`` it raises
+    ``ValueError`` (``_classic.OutOfRange``) instead."""
+    ext = extension()
+    if ext is None or pure_python() or not qualifies(t, extra_steps):
+        return None
+    from ..steps.next import NEXT_ORDER, next_successors
+
+    gen, lay, logs, opts = t.generation, t.layout, t.logs, t.options
+    names = tuple(gen.next)
+    if tuple(name for name in NEXT_ORDER if name in names) != names:
+        return None  # next.py raises the error
+    isr_caught, isr_mult = caught_up_table(t, gen.isr_rule)
+    hw_caught, hw_mult = caught_up_table(t, gen.hw_rule)
+    size = logs.size
+
+    def keyed(table: Any, mult: int) -> tuple[Any, int]:
+        # A list is read by follower log only (mult 0); a PairTable by leader * size + follower.
+        return table, (size if mult == 0 else size * size)
+
+    follow_truncate = "BecomeFollowerAndTruncateTo" in names
+    a = t.actions
+    spec = SimpleNamespace(
+        n=lay.n, nr_i=lay.next_record_id, ql_i=lay.q_leader, qi_i=lay.q_isr, rq_i=lay.requests_i,
+        max_epoch=t.config.max_leader_epoch, max_records=t.config.max_records, log_size=t.config.log_size,
+        size=size, epochs=logs.epochs, hw_bound=t.config.log_size if gen.hw_bound == "log-size" else -1,
+        isr_mult=isr_mult, hw_mult=hw_mult,
+        elect="ControllerElectLeader" in names, shrink_by_controller="ControllerShrinkIsr" in names,
+        become_leader="BecomeLeader" in names, expand="LeaderExpandIsr" in names, shrink="LeaderShrinkIsr" in names,
+        write="LeaderWrite" in names, inc_hw="LeaderIncHighWatermark" in names, follow_truncate=follow_truncate,
+        follow="BecomeFollower" in names, replicate="FollowerReplicate" in names,
+        truncate="FollowerTruncate" in names, update_hw="FollowerUpdateHighWatermark" in names,
+        fenced=gen.fenced, matches_last_epoch=gen.fetch_matches_last_epoch,
+        waits=gen.expand_waits_for_epoch_start and not opts.expand_before_epoch_start,
+        vacuous=gen.hw_vacuous_with_empty_isr,
+        pow=logs.pow, length=logs.length, records=logs.records, epoch_at=logs.epoch_at,
+        isr_caught=keyed(isr_caught, isr_mult), hw_caught=keyed(hw_caught, hw_mult),
+        truncate_to=(truncation_table(t), size * size) if follow_truncate else None,
+        first_mismatch=(PairTable(size, logs.first_mismatch_from_tail), size * size),
+        named=NamedRequests(lay.n), fallback=next_successors(t) if fallback else None,
+        elect_acts=a.elect, controller_shrink_acts=a.controller_shrink, become_leader_acts=a.become_leader,
+        expand_acts=a.expand, shrink_acts=a.shrink, write_acts=a.write, inc_hw_acts=a.inc_hw,
+        follow_truncate_acts=a.follow_truncate, follow_acts=a.follow, replicate_acts=a.replicate,
+        follower_truncate_acts=a.follower_truncate, update_hw_acts=a.update_hw,
+    )
+    return ext.Successors(spec)
