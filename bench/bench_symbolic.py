@@ -11,7 +11,7 @@ Groups: ``catalogue`` (the holes at the sizes BFS handles: BMC must find the sam
 ``durability`` (K2, K8, K9, K10 with their options), ``solver`` (BMC's solver strategies side by
 side: a fresh preprocessed solver per length or one incremental solver, replica symmetry broken or
 not), ``beyond`` (kip279 and kip320-first-try with 4 and 5 replicas and leader epochs 0..3),
-``prove`` (LeaderInIsr by induction on KIP-320 at 2, 3 and 4 replicas).
+``prove`` (LeaderInIsr by induction on KIP-320 at 2, 3 and 4 replicas; StrongIsr and WeakIsr at 2).
 """
 
 from __future__ import annotations
@@ -41,6 +41,14 @@ DURABILITY = [  # (id, options, invariant, depth)
     ("K2", ["--generation", "truncate-to-hw", "--max-crashes", "2", "--stops", "lossy"], "LogMatching", 14),
 ]
 STRATEGIES = [[], ["--no-por"], ["--no-por", "--no-symmetry"], ["--incremental", "--no-por", "--no-symmetry"]]
+# StrongIsr's and WeakIsr's 21 lemmas (docs/proofs.md).
+ISR_LEMMAS = [
+    "RecordEpochsSorted", "RecordsWithinReplicaEpoch", "HighWatermarkWithinLog", "LeaderNamedByItsEpoch",
+    "QuorumIsLastRequest", "TrueLeaderIsrIsQuorumIsr", "QuorumIsrIsLastRequestUntilAdopted", "LeaderInQuorumIsr",
+    "LogMatching", "UniqueRecordIds", "CommittedOnQuorumIsr", "FollowerEpochAtMostLeader",
+    "RequestLeaderInRequestIsr", "LeaderCompleteness", "FollowerPrefixOfLeader", "EpochLeaderHasItsRecords",
+    "CachedIsrHasItsLeader", "RequestIsrCoversLaterIsrs", "PresumedLeaderIsrCoversLaterIsrs",
+    "RecordsOfAdoptedEpochs", "CommittedOnLaterRequestIsr"]
 BEYOND = [("kip279", 4, 3, 14), ("kip320-first-try", 4, 3, 16), ("kip279", 5, 3, 14), ("kip320-first-try", 5, 3, 16)]
 
 
@@ -94,13 +102,14 @@ def bmc(options: list[str], depth: int, cap: float, strategy: list[str] | None =
     return f"BMC  {wall:7.1f} s wall {cpu:7.1f} s CPU  {got}{last}"
 
 
-def prove(gen: str, n: int, cap: float) -> str:
-    flags = [x for name in LEMMAS for x in ("--lemma", name)]
+def prove(gen: str, n: int, cap: float, invariants: tuple[str, ...] = ("LeaderInIsr",),
+          lemmas: list[str] = LEMMAS) -> str:
+    flags = [x for name in lemmas for x in ("--lemma", name)]
+    targets = [x for name in invariants for x in ("--invariant", name)]
     wall, cpu, status, out, _ = run(
-        [ISRCHECK, "prove", "classic", "--generation", gen, "--replicas", str(n), "--invariant", "LeaderInIsr",
-         *flags, "--quiet"], cap)
+        [ISRCHECK, "prove", "classic", "--generation", gen, "--replicas", str(n), *targets, *flags, "--quiet"], cap)
     verdict = (out.strip().splitlines() or ["capped"])[0][:60] if status is not None else "stopped at the cap"
-    return f"prove {gen} {n} replicas: {wall:6.1f} s wall {cpu:6.1f} s CPU  {verdict}"
+    return f"prove {' '.join(invariants)} {gen} {n} replicas: {wall:6.1f} s wall {cpu:6.1f} s CPU  {verdict}"
 
 
 def main() -> None:
@@ -146,6 +155,9 @@ def main() -> None:
         print("\n== LeaderInIsr by induction (unbounded logs, records, epochs), 7 lemmas")
         for n in (2, 3, 4):
             print("   ", prove("kip320", n, args.cap), flush=True)
+        print("\n== StrongIsr and WeakIsr by induction, 21 lemmas, 2 replicas")
+        for invariants in (("StrongIsr",), ("WeakIsr",), ("StrongIsr", "WeakIsr")):
+            print("   ", prove("kip320", 2, args.cap, invariants, ISR_LEMMAS), flush=True)
 
 
 if __name__ == "__main__":
