@@ -37,6 +37,7 @@ SLOW = (
     "--engine spark",
     "--replicas 3 --symmetry",
     "--invariant StrongIsr --lemma RecordEpochsSorted",  # docs/proofs.md: 11 s CPU, 38 s wall under load
+    "--invariant WeakIsr --lemma RecordEpochsSorted",  # docs/proofs.md: 11 s CPU; tests/test_symbolic_prove.py runs it
 )
 
 
