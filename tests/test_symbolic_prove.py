@@ -55,7 +55,7 @@ def test_same_lemmas_fail_on_kip279_with_a_k4_like_cti(capsys):
 
 
 def test_strong_isr_proved_for_kip320_at_2_replicas(capsys):
-    """The unbounded proof of StrongIsr (about 11 s CPU): every lemma and the target are preserved."""
+    """The unbounded proof of StrongIsr (about 5 s CPU): every lemma and the target are preserved."""
     status = main(["prove", "classic", "--generation", "kip320", "--replicas", "2", "--invariant", "StrongIsr",
                    *STRONG_ISR_FLAGS, "--quiet"])
     out = capsys.readouterr().out
@@ -65,7 +65,7 @@ def test_strong_isr_proved_for_kip320_at_2_replicas(capsys):
 
 def test_weak_isr_proved_for_kip320_at_2_replicas(capsys):
     """WeakIsr (the leader's *cached* ISR holds its records below its HW) with StrongIsr's 21
-    lemmas and no more (about 11 s CPU for both targets): the truncation offset's hints let z3 see
+    lemmas and no more (about 10 s CPU for both targets): the truncation offset's hints let z3 see
     that a cached-ISR member truncates no lower than its leader's HW (docs/proofs.md)."""
     status = main(["prove", "classic", "--generation", "kip320", "--replicas", "2", "--invariant", "StrongIsr",
                    "--invariant", "WeakIsr", *STRONG_ISR_FLAGS, "--quiet"])
