@@ -11,7 +11,11 @@ Groups: ``catalogue`` (the holes at the sizes BFS handles: BMC must find the sam
 ``durability`` (K2, K8, K9, K10 with their options), ``solver`` (BMC's solver strategies side by
 side: a fresh preprocessed solver per length or one incremental solver, replica symmetry broken or
 not), ``beyond`` (kip279 and kip320-first-try with 4 and 5 replicas and leader epochs 0..3),
-``prove`` (LeaderInIsr by induction on KIP-320 at 2, 3 and 4 replicas).
+``prove`` (LeaderInIsr by induction on KIP-320 at 2, 3 and 4 replicas; StrongIsr and WeakIsr at 2).
+``split`` is not in ``all``: StrongIsr's consecution queries at ``--replicas`` (default 3), one per
+conjunct and step type, each with ``--cap`` as its solver time limit, to find the slow one:
+
+    .venv/bin/python bench/bench_symbolic.py --group split --cap 120 --conjunct CommittedOnQuorumIsr
 """
 
 from __future__ import annotations
@@ -41,6 +45,14 @@ DURABILITY = [  # (id, options, invariant, depth)
     ("K2", ["--generation", "truncate-to-hw", "--max-crashes", "2", "--stops", "lossy"], "LogMatching", 14),
 ]
 STRATEGIES = [[], ["--no-por"], ["--no-por", "--no-symmetry"], ["--incremental", "--no-por", "--no-symmetry"]]
+# StrongIsr's and WeakIsr's 21 lemmas (docs/proofs.md).
+ISR_LEMMAS = [
+    "RecordEpochsSorted", "RecordsWithinReplicaEpoch", "HighWatermarkWithinLog", "LeaderNamedByItsEpoch",
+    "QuorumIsLastRequest", "TrueLeaderIsrIsQuorumIsr", "QuorumIsrIsLastRequestUntilAdopted", "LeaderInQuorumIsr",
+    "LogMatching", "UniqueRecordIds", "CommittedOnQuorumIsr", "FollowerEpochAtMostLeader",
+    "RequestLeaderInRequestIsr", "LeaderCompleteness", "FollowerPrefixOfLeader", "EpochLeaderHasItsRecords",
+    "CachedIsrHasItsLeader", "RequestIsrCoversLaterIsrs", "PresumedLeaderIsrCoversLaterIsrs",
+    "RecordsOfAdoptedEpochs", "CommittedOnLaterRequestIsr"]
 BEYOND = [("kip279", 4, 3, 14), ("kip320-first-try", 4, 3, 16), ("kip279", 5, 3, 14), ("kip320-first-try", 5, 3, 16)]
 
 
@@ -94,21 +106,25 @@ def bmc(options: list[str], depth: int, cap: float, strategy: list[str] | None =
     return f"BMC  {wall:7.1f} s wall {cpu:7.1f} s CPU  {got}{last}"
 
 
-def prove(gen: str, n: int, cap: float) -> str:
-    flags = [x for name in LEMMAS for x in ("--lemma", name)]
+def prove(gen: str, n: int, cap: float, invariants: tuple[str, ...] = ("LeaderInIsr",),
+          lemmas: list[str] = LEMMAS) -> str:
+    flags = [x for name in lemmas for x in ("--lemma", name)]
+    targets = [x for name in invariants for x in ("--invariant", name)]
     wall, cpu, status, out, _ = run(
-        [ISRCHECK, "prove", "classic", "--generation", gen, "--replicas", str(n), "--invariant", "LeaderInIsr",
-         *flags, "--quiet"], cap)
+        [ISRCHECK, "prove", "classic", "--generation", gen, "--replicas", str(n), *targets, *flags, "--quiet"], cap)
     verdict = (out.strip().splitlines() or ["capped"])[0][:60] if status is not None else "stopped at the cap"
-    return f"prove {gen} {n} replicas: {wall:6.1f} s wall {cpu:6.1f} s CPU  {verdict}"
+    return f"prove {' '.join(invariants)} {gen} {n} replicas: {wall:6.1f} s wall {cpu:6.1f} s CPU  {verdict}"
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--cap", type=float, default=300.0, help="seconds per run before it is stopped")
-    p.add_argument("--group", choices=["catalogue", "durability", "solver", "beyond", "prove", "all"],
+    p.add_argument("--group", choices=["catalogue", "durability", "solver", "beyond", "prove", "split", "all"],
                    default="all")
     p.add_argument("--only", metavar="GENERATION", help="catalogue, solver and beyond: only this generation")
+    p.add_argument("--replicas", type=int, default=3, help="split: the number of replicas")
+    p.add_argument("--conjunct", action="append", help="split: only this conjunct (repeatable)")
+    p.add_argument("--step", action="append", help="split: only this step type (repeatable)")
     args = p.parse_args()
     print(f"bench_symbolic, {time.strftime('%Y-%m-%d %H:%M')} UTC, cap {args.cap:.0f} s per run, "
           f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
@@ -146,6 +162,50 @@ def main() -> None:
         print("\n== LeaderInIsr by induction (unbounded logs, records, epochs), 7 lemmas")
         for n in (2, 3, 4):
             print("   ", prove("kip320", n, args.cap), flush=True)
+        print("\n== StrongIsr and WeakIsr by induction, 21 lemmas, 2 replicas")
+        for invariants in (("StrongIsr",), ("WeakIsr",), ("StrongIsr", "WeakIsr")):
+            print("   ", prove("kip320", 2, args.cap, invariants, ISR_LEMMAS), flush=True)
+    if args.group == "split":
+        print(f"\n== StrongIsr's consecution queries by conjunct and step type, KIP-320, {args.replicas} replicas")
+        split(args.replicas, args.cap, args.conjunct, args.step)
+
+
+class _OneStep:
+    """A symbolic model whose ``Next`` is only the steps labelled ``label``."""
+
+    def __init__(self, sym: object, label: str) -> None:
+        self._sym, self._label = sym, label
+
+    def steps(self) -> list:
+        return [s for s in self._sym.steps() if s.label == self._label]
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._sym, name)
+
+
+def split(n: int, cap: float, conjuncts: list[str] | None, steps: list[str] | None) -> None:
+    """Each conjunct of StrongIsr's proof against each step type alone, as ``isrcheck prove``
+    asks it (the whole invariant before the step; a target also gets the lemmas after it)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from explorer.symbolic.induction import Prover
+    from model.factory import make_model
+    from model.symbolic import make_symbolic
+
+    sym = make_symbolic(make_model(generation="kip320", replicas=n), unbounded=True)
+    every = {name: sym.lemmas()[name] for name in ISR_LEMMAS}
+    every["StrongIsr"] = sym.properties()["StrongIsr"]
+    labels = list(dict.fromkeys(s.label for s in sym.steps()))
+    for name in conjuncts or list(every):
+        for label in steps or labels:
+            prover = Prover(_OneStep(sym, label), timeout=cap)
+            after = {k: f for k, f in every.items() if k != name} if name == "StrongIsr" else None
+            before, start = resource.getrusage(resource.RUSAGE_SELF), time.monotonic()
+            answer, _ = prover.consecution(every, name, every[name], small=False, after=after)
+            spent = resource.getrusage(resource.RUSAGE_SELF)
+            cpu = spent.ru_utime - before.ru_utime + spent.ru_stime - before.ru_stime
+            verdict = {"unsat": "preserved", "sat": "CTI"}.get(str(answer), "unknown (time limit)")
+            print(f"    {name:36} {label:26} {verdict:22} {cpu:7.1f} s CPU {time.monotonic() - start:7.1f} s wall",
+                  flush=True)
 
 
 if __name__ == "__main__":

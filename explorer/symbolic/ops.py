@@ -104,8 +104,11 @@ class ConcreteOps(Ops):
     def exists(self, lo: int, hi: int, body: Callable[[int], Any], size: int | None = None) -> bool:
         return any(body(o) for o in range(lo, hi))
 
-    def last_such(self, hi: int, pred: Callable[[int], Any], size: int | None = None) -> int:
-        """One past the largest ``o < hi`` with ``pred(o)``, or 0."""
+    def last_such(self, hi: int, pred: Callable[[int], Any], size: int | None = None,
+                  hints: Sequence[Any] = ()) -> int:
+        """One past the largest ``o < hi`` with ``pred(o)``, or 0. ``hints``: offsets ``h`` whose
+        ``h - 1`` the answer is worth comparing with (see ``UnboundedZ3Ops.last_such``); the
+        concrete and bounded backends are exact without them."""
         for o in range(hi - 1, -1, -1):
             if pred(o):
                 return o + 1
@@ -295,7 +298,8 @@ class BoundedZ3Ops(Z3Ops):
         assert size is not None
         return self.or_(*(z3.And(lo <= o, o < hi, _b(body(o))) for o in range(size)))
 
-    def last_such(self, hi: Any, pred: Callable[[int], Any], size: int | None = None) -> Any:
+    def last_such(self, hi: Any, pred: Callable[[int], Any], size: int | None = None,
+                  hints: Sequence[Any] = ()) -> Any:
         assert size is not None
         out: Any = self._int(0)
         for o in range(size):  # the largest matching offset wins: it is tested last, outermost
@@ -333,10 +337,17 @@ class UnboundedZ3Ops(Z3Ops):
         o = z3.Int(self.fresh("o"))
         return z3.Exists([o], z3.And(lo <= o, o < hi, _b(body(o))))
 
-    def last_such(self, hi: Any, pred: Callable[[Any], Any], size: int | None = None) -> Any:
+    def last_such(self, hi: Any, pred: Callable[[Any], Any], size: int | None = None,
+                  hints: Sequence[Any] = ()) -> Any:
+        """A fresh ``x`` with ``pred(x - 1)`` (or ``x == 0``) and no ``pred`` in ``[x, hi)``. For
+        each of the ``hints`` ``h`` the quantifier's instance at ``h - 1`` is added as well: it is
+        implied (so the relation is the same), but E-matching would not find that instance when the
+        term ``h - 1`` occurs nowhere else, and z3 then searches long for it (the KIP-279
+        truncation offset against a leader's HW: without the hint, WeakIsr's proof times out)."""
         x = z3.Int(self.fresh("last"))
         none_from = self.forall(x, hi, lambda o: z3.Not(_b(pred(o))))
-        self.side.append(z3.And(none_from, z3.Or(x == 0, z3.And(0 < x, x <= hi, _b(pred(x - 1))))))
+        instances = [z3.Implies(z3.And(x <= h - 1, h - 1 < hi), z3.Not(_b(pred(h - 1)))) for h in hints]
+        self.side.append(z3.And(none_from, z3.Or(x == 0, z3.And(0 < x, x <= hi, _b(pred(x - 1)))), *instances))
         return x
 
     def first_such(self, lo: Any, hi: Any, pred: Callable[[Any], Any], size: int | None = None) -> Any:

@@ -71,9 +71,11 @@ class Steps:
         return o.and_(o.sel(v.rid[a], k) == o.sel(v.rid[b], k), o.sel(v.rep[a], k) == o.sel(v.rep[b], k))
 
     def first_mismatch_from_tail(self, o: Any, v: KafkaVars, leader: int, f: int) -> Any:
-        """KIP-279: one past the largest offset where follower f holds the leader's record, else 0."""
+        """KIP-279: one past the largest offset where follower f holds the leader's record, else 0.
+        The hints (both HWs) tell the prover where to compare that offset: a follower that holds
+        the leader's records below the leader's HW truncates no lower than it."""
         hi = o.ite(v.length[leader] < v.length[f], v.length[leader], v.length[f])
-        return o.last_such(hi, lambda k: self.rec_eq(o, v, leader, f, k), self.L)
+        return o.last_such(hi, lambda k: self.rec_eq(o, v, leader, f, k), self.L, hints=(v.hw[leader], v.hw[f]))
 
     def kip101_offset(self, o: Any, v: KafkaVars, leader: int, f: int) -> Any:
         """KIP-101 OffsetsForLeaderEpoch (``model.truncation.kip101_offset_for_leader_epoch``)."""
