@@ -107,6 +107,18 @@ def test_safety_runs_keep_no_graph_and_liveness_runs_do():
     assert live.graph is not None and len(live.graph) == live.distinct_states == 3
 
 
+def test_the_default_every_core_gives_way_to_one_process_for_the_graph_but_an_explicit_count_is_refused():
+    from explorer.check import available_cores
+
+    model = mutex("strong", "strong")
+    safety = build_model(str(ROOT / "tests" / "fixtures" / "racy_lock.py"))
+    assert check(safety).stats["workers"] == available_cores()  # safety: every core by default
+    assert check(model, properties=["BEnters"]).graph is not None  # liveness: one process, no error
+    if available_cores() > 1:
+        with pytest.raises(UserError, match="need one process; use --workers 1"):
+            check(model, properties=["BEnters"], workers=2)
+
+
 def test_spark_engine_and_symmetry_refuse_liveness():
     with pytest.raises(UserError, match="spark engine does not check liveness properties"):
         check(mutex("strong", "strong"), engine="spark", properties=["BEnters"])
