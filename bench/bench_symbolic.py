@@ -29,6 +29,8 @@ import sys
 import time
 from pathlib import Path
 
+from model.symbolic.lemmas import ISR_PROOF_LEMMAS
+
 ISRCHECK = str(Path(sys.executable).with_name("isrcheck"))
 LEMMAS = ["LeaderNamedByItsEpoch", "QuorumIsLastRequest", "TrueLeaderIsrIsQuorumIsr",
           "QuorumIsrIsLastRequestUntilAdopted", "RecordsWithinReplicaEpoch", "FollowerEpochAtMostLeader",
@@ -46,13 +48,7 @@ DURABILITY = [  # (id, options, invariant, depth)
 ]
 STRATEGIES = [[], ["--no-por"], ["--no-por", "--no-symmetry"], ["--incremental", "--no-por", "--no-symmetry"]]
 # StrongIsr's and WeakIsr's 21 lemmas (docs/proofs.md).
-ISR_LEMMAS = [
-    "RecordEpochsSorted", "RecordsWithinReplicaEpoch", "HighWatermarkWithinLog", "LeaderNamedByItsEpoch",
-    "QuorumIsLastRequest", "TrueLeaderIsrIsQuorumIsr", "QuorumIsrIsLastRequestUntilAdopted", "LeaderInQuorumIsr",
-    "LogMatching", "UniqueRecordIds", "CommittedOnQuorumIsr", "FollowerEpochAtMostLeader",
-    "RequestLeaderInRequestIsr", "LeaderCompleteness", "FollowerPrefixOfLeader", "EpochLeaderHasItsRecords",
-    "CachedIsrHasItsLeader", "RequestIsrCoversLaterIsrs", "PresumedLeaderIsrCoversLaterIsrs",
-    "RecordsOfAdoptedEpochs", "CommittedOnLaterRequestIsr"]
+ISR_LEMMAS = list(ISR_PROOF_LEMMAS)
 BEYOND = [("kip279", 4, 3, 14), ("kip320-first-try", 4, 3, 16), ("kip279", 5, 3, 14), ("kip320-first-try", 5, 3, 16)]
 
 

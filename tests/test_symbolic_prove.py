@@ -21,19 +21,14 @@ from explorer.symbolic.induction import prove
 from explorer.symbolic.ops import ConcreteOps
 from model.factory import make_model
 from model.symbolic import make_symbolic
+from model.symbolic.lemmas import ISR_PROOF_LEMMAS
 
 LEMMAS = ["LeaderNamedByItsEpoch", "QuorumIsLastRequest", "TrueLeaderIsrIsQuorumIsr",
           "QuorumIsrIsLastRequestUntilAdopted", "RecordsWithinReplicaEpoch", "FollowerEpochAtMostLeader",
           "HighWatermarkWithinLog"]
 LEMMA_FLAGS = [x for name in LEMMAS for x in ("--lemma", name)]
 # StrongIsr's lemmas (docs/proofs.md), in the order they are checked.
-STRONG_ISR_LEMMAS = [
-    "RecordEpochsSorted", "RecordsWithinReplicaEpoch", "HighWatermarkWithinLog", "LeaderNamedByItsEpoch",
-    "QuorumIsLastRequest", "TrueLeaderIsrIsQuorumIsr", "QuorumIsrIsLastRequestUntilAdopted", "LeaderInQuorumIsr",
-    "LogMatching", "UniqueRecordIds", "CommittedOnQuorumIsr", "FollowerEpochAtMostLeader",
-    "RequestLeaderInRequestIsr", "LeaderCompleteness", "FollowerPrefixOfLeader", "EpochLeaderHasItsRecords",
-    "CachedIsrHasItsLeader", "RequestIsrCoversLaterIsrs", "PresumedLeaderIsrCoversLaterIsrs",
-    "RecordsOfAdoptedEpochs", "CommittedOnLaterRequestIsr"]
+STRONG_ISR_LEMMAS = list(ISR_PROOF_LEMMAS)
 STRONG_ISR_FLAGS = [x for name in STRONG_ISR_LEMMAS for x in ("--lemma", name)]
 
 

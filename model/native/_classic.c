@@ -278,6 +278,25 @@ done:
     return rc;
 }
 
+/* The controller's new LeaderAndIsr request: nxt's requests become the state's plus ``request``
+   (epoch len(requests)). nxt is a fresh copy of the state, so its requests slot can be replaced. */
+static int append_request(Kernel *k, State *st, PyObject *nxt, long request) {
+    Py_ssize_t count = PyTuple_GET_SIZE(st->reqs);
+    PyObject *reqs = PyTuple_New(count + 1);
+    if (!reqs) return -1;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *x = PyTuple_GET_ITEM(st->reqs, i);
+        Py_INCREF(x);
+        PyTuple_SET_ITEM(reqs, i, x);
+    }
+    PyObject *rq = PyLong_FromLong(request);
+    if (!rq) { Py_DECREF(reqs); return -1; }
+    PyTuple_SET_ITEM(reqs, count, rq);
+    Py_DECREF(PyTuple_GET_ITEM(nxt, k->rq_i));
+    PyTuple_SET_ITEM(nxt, k->rq_i, reqs);
+    return 0;
+}
+
 #define TRY(x) do { if ((x) < 0) goto fail; } while (0)
 #define NEW(var) do { var = copy_state(k, &st); if (!var) goto fail; } while (0)
 #define SET(var, i, v) do { if (set_field(var, i, v)) { Py_DECREF(var); goto fail; } } while (0)
@@ -310,18 +329,7 @@ static PyObject *successors(Kernel *k, PyObject *s) {
                 NEW(nxt);
                 SET(nxt, k->ql_i, nl);
                 SET(nxt, k->qi_i, qi);
-                PyObject *reqs = PyTuple_New(next_epoch + 1);
-                if (!reqs) { Py_DECREF(nxt); goto fail; }
-                for (Py_ssize_t i = 0; i < next_epoch; i++) {
-                    PyObject *x = PyTuple_GET_ITEM(st.reqs, i);
-                    Py_INCREF(x);
-                    PyTuple_SET_ITEM(reqs, i, x);
-                }
-                PyObject *rq = PyLong_FromLong(request);
-                if (!rq) { Py_DECREF(reqs); Py_DECREF(nxt); goto fail; }
-                PyTuple_SET_ITEM(reqs, next_epoch, rq);
-                Py_DECREF(PyTuple_GET_ITEM(nxt, k->rq_i));
-                PyTuple_SET_ITEM(nxt, k->rq_i, reqs);
+                if (append_request(k, &st, nxt, request)) { Py_DECREF(nxt); goto fail; }
                 idx[0] = nl; idx[1] = next_epoch;
                 TRY(emit(out, act(k->a_elect, 2, idx, "elect"), nxt));
             }
@@ -342,18 +350,7 @@ static PyObject *successors(Kernel *k, PyObject *s) {
                 NEW(nxt);
                 SET(nxt, k->ql_i, nl);
                 SET(nxt, k->qi_i, new_isr);
-                PyObject *reqs = PyTuple_New(next_epoch + 1);
-                if (!reqs) { Py_DECREF(nxt); goto fail; }
-                for (Py_ssize_t i = 0; i < next_epoch; i++) {
-                    PyObject *x = PyTuple_GET_ITEM(st.reqs, i);
-                    Py_INCREF(x);
-                    PyTuple_SET_ITEM(reqs, i, x);
-                }
-                PyObject *rq = PyLong_FromLong(request);
-                if (!rq) { Py_DECREF(reqs); Py_DECREF(nxt); goto fail; }
-                PyTuple_SET_ITEM(reqs, next_epoch, rq);
-                Py_DECREF(PyTuple_GET_ITEM(nxt, k->rq_i));
-                PyTuple_SET_ITEM(nxt, k->rq_i, reqs);
+                if (append_request(k, &st, nxt, request)) { Py_DECREF(nxt); goto fail; }
                 idx[0] = r; idx[1] = next_epoch;
                 TRY(emit(out, act(k->a_cshrink, 2, idx, "controller_shrink"), nxt));
             }

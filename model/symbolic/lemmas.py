@@ -200,3 +200,15 @@ MEANING = {
     "CommittedOnLaterRequestIsr": "every member of the ISR of a request newer than a broker's epoch holds that "
                                   "broker's records below its HW",
 }
+
+
+# The lemmas that make StrongIsr and WeakIsr inductive for KIP-320 at 2 replicas (docs/proofs.md),
+# in the order they are checked: what the CI proof and bench/bench_symbolic.py pass as --lemma.
+ISR_PROOF_LEMMAS = (
+    "RecordEpochsSorted", "RecordsWithinReplicaEpoch", "HighWatermarkWithinLog", "LeaderNamedByItsEpoch",
+    "QuorumIsLastRequest", "TrueLeaderIsrIsQuorumIsr", "QuorumIsrIsLastRequestUntilAdopted", "LeaderInQuorumIsr",
+    "LogMatching", "UniqueRecordIds", "CommittedOnQuorumIsr", "FollowerEpochAtMostLeader",
+    "RequestLeaderInRequestIsr", "LeaderCompleteness", "FollowerPrefixOfLeader", "EpochLeaderHasItsRecords",
+    "CachedIsrHasItsLeader", "RequestIsrCoversLaterIsrs", "PresumedLeaderIsrCoversLaterIsrs",
+    "RecordsOfAdoptedEpochs", "CommittedOnLaterRequestIsr",
+)
