@@ -124,7 +124,7 @@ class Model(Protocol[S, A]):
     Optional methods, found by name: ``within_bounds(state) -> bool``, ``canonical(state) -> state``
     (symmetry representative), ``state_view(state) -> dict`` (named fields for traces), and
     ``pack(state) -> hashable`` with ``unpack(packed) -> state`` (a compact exact encoding the
-    parallel engine stores instead of states; see ``packing``), and
+    local engine stores instead of states; see ``packing``), and
     ``signals(state) -> dict[str, Any]``: what an operator's dashboard would show in that state
     (for a replicated log: who leads, ISR size, under-replication, follower lag). Signals are
     derived from the state, never part of it: traces print them as one line per state
@@ -197,8 +197,9 @@ def canonical_fn(model: Any) -> Callable[[Any], Any] | None:
 def packing(model: Any) -> tuple[Callable[[Any], Any] | None, Callable[[Any], Any] | None]:
     """The model's ``(pack, unpack)`` pair, or ``(None, None)`` when it has not both.
 
-    ``pack(state)`` returns a compact hashable value (the classic model: one int) that the
-    parallel engine's exact store and frontier keep instead of the state; ``unpack`` turns it back.
+    ``pack(state)`` returns a compact hashable value (the classic model: one int) that the local
+    engine's exact store (and the parallel engine's frontier) keep instead of the state; ``unpack``
+    turns it back.
     The contract: ``unpack(pack(s)) == s``, and ``pack(s) == pack(t)`` exactly when ``s == t``
     (an exact encoding, not a hash: two different states must never pack alike)."""
     pack, unpack = getattr(model, "pack", None), getattr(model, "unpack", None)
