@@ -132,10 +132,12 @@ def available_cores() -> int:
 
 def resolve_workers(workers: int | None, engine: str = "local") -> int:
     """The number of local-engine processes for ``workers`` (None: every available core)."""
-    if workers is None:
-        return available_cores() if engine == "local" else 1
+    if workers is None:  # the parallel engine forks its workers: where there is no fork, one process
+        return available_cores() if engine == "local" and hasattr(os, "fork") else 1
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise UserError(f"workers must be a positive integer (or omitted for every core), not {workers!r}")
+    if workers > 1 and not hasattr(os, "fork"):
+        raise UserError("more than one worker needs os.fork, which this platform lacks; use --workers 1")
     if workers > 1 and engine != "local":
         raise UserError("workers applies to the local engine; the spark engine spreads work over its executors")
     return workers
