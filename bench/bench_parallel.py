@@ -115,7 +115,7 @@ def parts(model_options: dict) -> None:
     def workers_expand() -> None:
         results.clear()
         for _, packed, known in levels:
-            results.append(expander.expand_plain(packed, known, set(), always, []))
+            results.append(expander.expand_plain(packed, (known, set()), set(), always, []))
 
     def coordinator() -> None:
         data = [pickle.dumps(("ok", r), protocol=pickle.HIGHEST_PROTOCOL) for r in results]

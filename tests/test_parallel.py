@@ -371,3 +371,27 @@ def test_sealed_levels_keep_every_parent_in_five_bytes_a_state():
         (None, 0), (None, 1), (None, 2), (0, 3), (2, 0), (2, 255), (3, 300), (5, 1)]
     # initial level: 1-byte indices; second: 4-byte parents, 1-byte indices; third: index 300 needs 2
     assert numbering.nbytes() == 3 * 1 + 3 * 5 + 2 * 6
+
+
+def test_a_level_sealed_later_reads_the_same():
+    """The coordinator seals the previous level while the next one's workers run (``seal(-2)``);
+    until then that level is read from its unsealed keys, after it from the split arrays."""
+    from explorer.parallel.order import Numbering
+    from explorer.parallel.worker import INDEX_BITS
+
+    numbering = Numbering()
+    numbering.add_level(array("Q", [0, 1]), seal=False)
+    numbering.add_level(array("Q", [(1 << INDEX_BITS) | 2, (0 << INDEX_BITS) | 7]), seal=False)
+    third = array("Q")
+    numbering.add_level(third, seal=False)
+    third.append((3 << INDEX_BITS) | 1)
+    unsealed = [numbering.parent_of(n) for n in range(len(numbering))]
+    numbering.seal(-2)
+    numbering.seal(-3)
+    assert isinstance(numbering.levels[1], tuple) and isinstance(numbering.levels[0], tuple)
+    assert isinstance(numbering.levels[2], array)  # the level being built stays appendable
+    assert [numbering.parent_of(n) for n in range(len(numbering))] == unsealed == [
+        (None, 0), (None, 1), (1, 2), (0, 7), (3, 1)]
+    numbering.seal(-5)  # no such level: nothing to do
+    numbering.seal()
+    assert [numbering.parent_of(n) for n in range(5)] == unsealed

@@ -23,10 +23,15 @@ code, so small models never fork.
 
 States are numbered in discovery order; the trace bookkeeping is one key per state, (parent
 number << INDEX_BITS) | successor index, 8 bytes while its level is built and 5 once the level is
-sealed (``explorer.parallel.order``). The visited set:
-- exact store: a set of keys: the states, their canonical forms under symmetry, or with a model
+sealed (``explorer.parallel.order``; the coordinator seals a level while the next level's workers
+run). The visited set:
+- exact store: sets of keys: the states, their canonical forms under symmetry, or with a model
   that has ``pack`` (``explorer.contract``) the packed states, compact ints for the classic model;
-  the frontier holds packed states too, and the coordinator never builds a state tuple;
+  the frontier holds packed states too, and the coordinator never builds a state tuple. The
+  keys are in three sets (``seen``, ``last``, ``fresh``) so that the coordinator never inserts
+  into a set whose pages the running workers share: after a fork every such write is a page
+  fault and a 4 KiB copy. Its replay inserts into ``fresh``, the level's own set; the inserts
+  of the last level into ``seen`` run while the workers expand the first chunks;
 - fingerprint store: a ``FingerprintTable`` of 64-bit fingerprints computed by the workers, with
   the last two levels' fingerprints also in plain sets, because a set lookup runs in C while a
   probe of the compact table runs in Python, and most repeated states were first seen one or two
@@ -70,6 +75,8 @@ from explorer.selection import Selected, describe_failure
 from explorer.store_compact import FingerprintTable, fingerprint64
 
 _MASK = (1 << INDEX_BITS) - 1
+# A chunk's frontier items: a list, or a ``_Window`` on the frontier.
+Chunk = Any
 # Levels smaller than this are expanded in the coordinator: forking for them costs more than it saves.
 INLINE_BELOW = 2048
 # Chunks per worker and level: enough that the coordinator's replay overlaps the workers and a
@@ -244,7 +251,16 @@ class _Run:
         self.expander = Expander(self.ctx)
         self.numbering = Numbering()
         self.exact = store == "exact"
-        self.seen: set[Any] = set()  # exact store
+        # Exact store, three sets of keys: ``seen``, the levels before the last; ``last``, the last
+        # finished level; ``fresh``, the level being built. Workers test successors against ``seen``
+        # and ``last`` as they were at the level's start (``known``), so the coordinator's replay
+        # only needs ``fresh`` (a state two chunks found). ``last`` joins ``seen`` (``absorb``)
+        # right after the level's workers are forked: those inserts are the store's main cost
+        # (about 0.5 us each at ten million keys, page faults included), and made then they overlap
+        # the workers' expansion instead of stalling them between levels.
+        self.seen: set[Any] = set()
+        self.last: set[Any] = set()
+        self.fresh: set[Any] = set()
         self.table = FingerprintTable()  # fingerprint store
         self.recent: list[set[int]] = [set(), set()]  # fingerprint store: this level's and the last
         self.generated = 0
@@ -294,20 +310,37 @@ class _Run:
             self.check_state(state, number)
             if self.stopped:
                 break
+        self.rotate()
         if level:
             self.depth = 1
             self.levels.append(len(level))
         return level
 
+    def absorb(self) -> None:
+        """The last level's keys join ``seen``."""
+        if self.last:
+            self.seen |= self.last
+            self.last = set()
+
+    def rotate(self) -> None:
+        """The level is built: its keys become the last level's."""
+        self.absorb()
+        self.last, self.fresh = self.fresh, set()
+
+    def settle(self) -> None:
+        """Every key in ``seen`` (the end of a run)."""
+        self.rotate()
+        self.absorb()
+
     def insert(self, kt: Any, fp: int) -> bool:
         """Store a state's key; True if it is new."""
         if self.exact:
             try:
-                if kt in self.seen:
+                if kt in self.fresh or kt in self.last or kt in self.seen:
                     return False
             except TypeError as exc:
                 raise unhashable(kt, exc) from None
-            self.seen.add(kt)
+            self.fresh.add(kt)
             return True
         current, last = self.recent
         if fp in current or fp in last or not self.table.add(fp):
@@ -349,21 +382,23 @@ class _Run:
 
     def known(self) -> Any:
         """What the workers test successors against: the visited set as of this level's start."""
-        return self.seen if self.exact else _Known(self.recent, self.table)
+        return (self.seen, self.last) if self.exact else _Known(self.recent, self.table)
 
     # -- one level ------------------------------------------------------------------------------
 
     def expand_level(self, frontier: list[Any]) -> list[Any]:
         offset = self.numbering.offsets[-1]
         keys = array("Q")
-        self.numbering.add_level(keys)
+        self.numbering.add_level(keys, seal=False)
         nxt: list[Any] = []
         if not self.exact:
             self.recent = [set(), self.recent[0]]
         skip = self.skip()
         self.audit_level(frontier)
         if self.workers < 2 or len(frontier) < self.inline_below:
+            self.numbering.seal(-2)
             self.expand_here(frontier, skip, offset, keys, nxt)
+            self.rotate()
             return nxt
         chunks = self.workers * CHUNKS_PER_WORKER
         size = -(-len(frontier) // chunks)
@@ -373,6 +408,9 @@ class _Run:
         self.expander.sampled = min(CONTRACT_SAMPLE, self.expander.sampled + len(frontier))
         finished = False
         try:
+            # The coordinator's own bookkeeping, while the workers expand the first chunks.
+            self.numbering.seal(-2)
+            self.absorb()
             for chunk_id, (start, end) in enumerate(bounds):
                 try:
                     result = level.result(chunk_id)
@@ -380,7 +418,9 @@ class _Run:
                     level.close(kill=True)
                     self.expand_here(frontier[start:end], skip, offset + start, keys, nxt, worker_failure=fault.cause)
                     break
-                self.replay(frontier[start:end], result, offset + start, keys, nxt)
+                # A view, not a slice: a slice would touch (incref) every item, and each item's page
+                # is shared with the workers, so the touch would copy it.
+                self.replay(_Window(frontier, start), result, offset + start, keys, nxt)
                 if self.stopped:
                     break
                 if time.monotonic() >= self.next_poll:
@@ -389,6 +429,7 @@ class _Run:
         finally:
             level.close(kill=not finished)
             self.level = None
+        self.rotate()
         return nxt
 
     def audit_level(self, frontier: list[Any]) -> None:
@@ -451,7 +492,7 @@ class _Run:
         if self.memory_limit is not None and self.last_rss is not None and self.last_rss > self.memory_limit:
             raise _MemoryCeiling(self.last_rss)
 
-    def replay(self, chunk: list[Any], result: tuple, first: int, keys: array, nxt: list[Any]) -> None:
+    def replay(self, chunk: Chunk, result: tuple, first: int, keys: array, nxt: list[Any]) -> None:
         """The one-process search over one expanded chunk whose first state is number ``first``."""
         counts, items, kts, fps, where, step_failures, state_failures, reached = result
         events = bool(step_failures or state_failures or reached)
@@ -468,17 +509,21 @@ class _Run:
         """The hot loop: no property or deadlock event in this chunk. Every candidate is new unless
         an earlier chunk of this level found it too."""
         base = first << INDEX_BITS
-        append_key, append = keys.append, nxt.append
         if self.exact:
-            seen = self.seen
-            add = seen.add
+            # No candidate is in ``seen`` or ``last``: the workers tested every one against them.
+            # (Whole-chunk set operations instead of this loop measured no faster: the inserts'
+            # memory traffic is the cost, not the interpreter.)
+            append_key, append = keys.append, nxt.append
+            fresh = self.fresh
+            add = fresh.add
             for j, kt in enumerate(kts if kts is not None else items):
-                if kt in seen:
+                if kt in fresh:
                     continue
                 add(kt)
                 append_key(base + where[j])
                 append(items[j])
             return
+        append_key, append = keys.append, nxt.append
         current = self.recent[0]
         add_fp, table_add = current.add, self.table.add
         for j, fp in enumerate(fps):
@@ -488,7 +533,7 @@ class _Run:
             append_key(base + where[j])
             append(items[j])
 
-    def replay_events(self, chunk: list[Any], result: tuple, first: int, keys: array, nxt: list[Any]) -> None:
+    def replay_events(self, chunk: Chunk, result: tuple, first: int, keys: array, nxt: list[Any]) -> None:
         """The same replay, with property results and deadlocks merged in search order."""
         counts, items, kts, fps, where, step_failures, state_failures, reached = result
         events = [(pos, idx, 0, n) for pos, idx, n in step_failures]
@@ -527,7 +572,7 @@ class _Run:
                 return
         self.generated += sum(c for c in counts if c > 0)
 
-    def handle_events(self, chunk: list[Any], counts: array, events: list[tuple], e: int, first: int) -> int:
+    def handle_events(self, chunk: Chunk, counts: array, events: list[tuple], e: int, first: int) -> int:
         """Record the events at one search position (all properties failing at the same step);
         return the index of the next event."""
         pos, idx, kind, _ = events[e]
@@ -553,6 +598,18 @@ class _Run:
     def snapshot(self, frontier: int) -> Snapshot:
         return Snapshot(self.generated, self.distinct, frontier, self.depth, time.monotonic() - self.started,
                         rss=self.last_rss)
+
+
+class _Window:
+    """``frontier[start:]`` indexed without copying it: a chunk's states, read only at an event."""
+
+    __slots__ = ("frontier", "start")
+
+    def __init__(self, frontier: list[Any], start: int) -> None:
+        self.frontier, self.start = frontier, start
+
+    def __getitem__(self, pos: int) -> Any:
+        return self.frontier[self.start + pos]
 
 
 def _generated_before(counts: array, pos: int, idx: int) -> int:
@@ -607,6 +664,7 @@ def run_parallel(
     finally:
         if run.level is not None:
             run.level.close(kill=True)
+        run.settle()
     run.progress.finish()
     run.numbering.seal()
     if store == "fingerprint":

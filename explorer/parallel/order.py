@@ -51,32 +51,37 @@ class Numbering:
         last = self.levels[-1]
         return self.offsets[-1] + (self.sizes[-1] if isinstance(last, tuple) else len(last))
 
-    def add_level(self, keys: array) -> int:
+    def add_level(self, keys: array, *, seal: bool = True) -> int:
         """Append a level's keys (the array the caller goes on appending to, in search order);
-        return the number of its first state. The previous level is sealed."""
+        return the number of its first state. The previous level is sealed unless ``seal`` is
+        false (the caller seals it later, ``seal(-2)``: the parallel engine does it while its
+        workers run)."""
         offset = len(self)
-        if self.levels:
+        if self.levels and seal:
             self.seal()
         self.levels.append(keys)
         self.offsets.append(offset)
         self.sizes.append(0)
         return offset
 
-    def seal(self) -> None:
-        """Split the last level's keys into parent numbers and successor indices (the initial
-        level's keys are indices into init_states() only)."""
-        keys = self.levels[-1]
-        if self.sizes[-1] or not isinstance(keys, array) or not keys:
+    def seal(self, level: int = -1) -> None:
+        """Split a finished level's keys (the last one by default) into parent numbers and
+        successor indices (the initial level's keys are indices into init_states() only)."""
+        if not self.levels or abs(level) > len(self.levels):
             return
-        if len(self.levels) == 1:
+        level %= len(self.levels)
+        keys = self.levels[level]
+        if self.sizes[level] or not isinstance(keys, array) or not keys:
+            return
+        if level == 0:
             indices = array(_smallest("BHIQ", max(keys)), keys)
-            self.levels[-1] = (array("B"), indices)
+            self.levels[level] = (array("B"), indices)
         else:
             parents = [key >> INDEX_BITS for key in keys]
             indices = [key & _INDEX_MASK for key in keys]
-            self.levels[-1] = (array(_smallest("IQ", max(parents)), parents),
-                               array(_smallest("BHI", max(indices)), indices))
-        self.sizes[-1] = len(keys)
+            self.levels[level] = (array(_smallest("IQ", max(parents)), parents),
+                                  array(_smallest("BHI", max(indices)), indices))
+        self.sizes[level] = len(keys)
 
     def parent_of(self, number: int) -> tuple[int | None, int]:
         """(parent number, successor index), or (None, index in init_states()) for an initial state."""

@@ -61,8 +61,9 @@ class Expander:
 
     def expand(self, chunk: list[Any], skip: frozenset[str], known: Any, local: set) -> tuple:
         """Expand ``chunk`` (frontier items). ``known``: the visited keys as of the level's start
-        (a set of keys; for the fingerprint store, ``known.seen(fp)``); ``local``: the keys (or
-        fingerprints) this worker has already sent this level, updated here."""
+        (two sets of keys, the levels before the last and the last; for the fingerprint store,
+        ``known.seen(fp)``); ``local``: the keys (or fingerprints) this worker has already sent
+        this level, updated here."""
         ctx, model = self.ctx, self.ctx.model
         successors, canon, pack, unpack = model.successors, ctx.canon, ctx.pack, ctx.unpack
         fingerprints = ctx.store == "fingerprint"
@@ -79,6 +80,7 @@ class Expander:
         state_failures: list[tuple[int, int]] = []
         reached: list[tuple[int, int]] = []
         seen_fp = known.seen if fingerprints else None
+        seen, last = (None, None) if fingerprints else known
         local_add = local.add
         if not (fingerprints or transition or canon is not None):
             return self.expand_plain(chunk, known, local, always, sometimes)
@@ -114,7 +116,7 @@ class Expander:
                             key = canon(succ)
                             if pack is not None:
                                 key = pack(key)
-                        if key in known or key in local:
+                        if key in seen or key in last or key in local:
                             continue
                         local_add(key)
                         if keys is not None:
@@ -144,6 +146,7 @@ class Expander:
         comprehension, so only the candidates (about a third) run through Python statements."""
         model = self.ctx.model
         successors, pack, unpack = model.successors, self.ctx.pack, self.ctx.unpack
+        seen, last = known
         bounded = hasattr(model, "within_bounds")
         counts = array("l")
         items: list[Any] = []
@@ -170,9 +173,10 @@ class Expander:
                 counts.append(len(out))
                 base = pos << INDEX_BITS
                 if pack is None:
-                    fresh = [(i, t, t) for i, (_, t) in enumerate(out) if t not in known]
+                    fresh = [(i, t, t) for i, (_, t) in enumerate(out) if t not in seen and t not in last]
                 else:
-                    fresh = [(i, t, k) for i, (_, t) in enumerate(out) if (k := pack(t)) not in known]
+                    fresh = [(i, t, k) for i, (_, t) in enumerate(out)
+                             if (k := pack(t)) not in seen and k not in last]
                 for idx, succ, key in fresh:
                     size = len(local)
                     local_add(key)
