@@ -1,4 +1,5 @@
-"""Builds the optional C hot path (model/native/_classic.c); everything else is in pyproject.toml.
+"""Builds the optional C hot path (model/native/_classic.c: successors and packing; _isr.c: WeakIsr and
+StrongIsr); everything else is in pyproject.toml.
 
 ``optional=True``: without a working compiler the install still succeeds and isrcheck runs on the
 Python code (slower); tests/test_native.py then fails, saying how to rebuild.
@@ -6,4 +7,7 @@ Python code (slower); tests/test_native.py then fails, saying how to rebuild.
 
 from setuptools import Extension, setup
 
-setup(ext_modules=[Extension("model.native._classic", ["model/native/_classic.c"], optional=True)])
+setup(ext_modules=[
+    Extension("model.native._classic", ["model/native/_classic.c"], optional=True),
+    Extension("model.native._isr", ["model/native/_isr.c"], optional=True),
+])

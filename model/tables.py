@@ -2,10 +2,13 @@
 
 ``ModelTables`` is what ``properties/`` is handed (it never imports ``model``): the bounds
 (``config``), the options, the generation's rules, the state layout (classic index arithmetic
-``layout`` and the field table ``fields``), the log tables and the table of every action.
+``layout`` and the field table ``fields``), the log tables and the table of every action, and
+(``native_predicate``) compiled forms of property predicates.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from .actions import ActionTable
 from .config import ClassicConfig
@@ -36,3 +39,10 @@ class ModelTables:
     def ext(self) -> Fields:
         """The field table's positions under their earlier name (``tables.ext.acked``)."""
         return self.fields
+
+    def native_predicate(self, name: str, python: Callable[[tuple], bool]) -> Callable[[tuple], bool]:
+        """The compiled form of property ``name``'s predicate where there is one (``model.native``),
+        else ``python``: how ``properties/`` reaches compiled code without importing ``model``."""
+        from .native.properties import native_predicate
+
+        return native_predicate(self, name, python)

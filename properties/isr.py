@@ -62,6 +62,11 @@ def _isr_agreement(t: Tables, use_quorum_isr: bool) -> tuple[Callable, Callable]
                     return False
         return True
 
+    # The tables may offer a compiled predicate (the classic model's, in C): the same answers.
+    compiled = getattr(t, "native_predicate", None)
+    if compiled is not None:
+        holds = compiled("StrongIsr" if use_quorum_isr else "WeakIsr", holds)
+
     def describe(s: tuple) -> str:
         logs = t.logs
         whose = "quorum ISR" if use_quorum_isr else "its cached ISR"

@@ -8,7 +8,9 @@ way only); everything a property needs to read a state comes through this interf
 - ``layout``: the classic fields' index arithmetic (``base``, ``g``, ``members``, ``offsets``...);
 - ``fields``: the option fields' positions (``fields.acked``, -1 when absent);
 - ``logs``: the log tables (``records``, ``length``, ``common_prefix``...);
-- ``actions.kinds``: the action classes, for transition properties that test a step's kind.
+- ``actions.kinds``: the action classes, for transition properties that test a step's kind;
+- optionally ``native_predicate(name, python)``: a compiled predicate standing in for ``python``
+  (the same answers), or ``python`` itself.
 """
 
 from __future__ import annotations
