@@ -395,3 +395,20 @@ def test_a_level_sealed_later_reads_the_same():
     numbering.seal(-5)  # no such level: nothing to do
     numbering.seal()
     assert [numbering.parent_of(n) for n in range(5)] == unsealed
+
+
+@pytest.mark.parametrize("parent_max", [10, 2**32 - 1, 2**32, 2**39])
+@pytest.mark.parametrize("index_max", [3, 255, 256, 65535, 65536, 2**24 - 1])
+def test_sealing_splits_keys_into_the_smallest_arrays(parent_max: int, index_max: int):
+    """``_split`` gathers the fields from the keys' bytes; it must equal the arithmetic."""
+    import random
+
+    from explorer.parallel.order import _smallest, _split
+    from explorer.parallel.worker import INDEX_BITS
+
+    rng = random.Random(parent_max ^ index_max)
+    pairs = [(rng.randint(0, parent_max), rng.randint(0, index_max)) for _ in range(300)]
+    pairs += [(parent_max, index_max), (0, 0)]
+    parents, indices = _split(array("Q", [(p << INDEX_BITS) | i for p, i in pairs]))
+    assert list(parents) == [p for p, _ in pairs] and list(indices) == [i for _, i in pairs]
+    assert parents.typecode == _smallest("IQ", parent_max) and indices.typecode == _smallest("BHI", index_max)

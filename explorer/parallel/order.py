@@ -14,6 +14,7 @@ reaches each state.
 
 from __future__ import annotations
 
+import sys
 from array import array
 from bisect import bisect_right
 from typing import Any
@@ -31,6 +32,35 @@ def _smallest(typecodes: str, largest: int) -> str:
         if largest < 1 << (8 * array(code).itemsize):
             return code
     raise OverflowError(largest)
+
+
+def _split(keys: array) -> tuple[array, array]:
+    """(parent numbers, successor indices) of a level's keys, each in its smallest array type."""
+    if sys.byteorder != "little" or keys.itemsize != 8 or INDEX_BITS != 24:
+        parents = [key >> INDEX_BITS for key in keys]
+        indices = [key & _INDEX_MASK for key in keys]
+        return array(_smallest("IQ", max(parents)), parents), array(_smallest("BHI", max(indices)), indices)
+    # A key's 8 little-endian bytes are the index's 3, then the parent's 5: the fields are
+    # gathered with strided byte slices, copied in C, not ints made and taken apart one by one
+    # (ten million keys: about 0.1 s instead of 2.5).
+    raw = keys.tobytes()
+    parts = [raw[i::8] for i in range(8)]
+
+    def gather(columns: list[bytes]) -> bytes:
+        out = bytearray(len(keys) * len(columns))
+        for i, column in enumerate(columns):
+            out[i::len(columns)] = column
+        return bytes(out)
+
+    def zero(column: bytes) -> bool:
+        return not column.strip(b"\0")
+
+    parents = array("I" if zero(parts[7]) else "Q")
+    parents.frombytes(gather(parts[3:7] if parents.typecode == "I" else parts[3:8] + [bytes(len(keys))] * 3))
+    width = 1 if zero(parts[1]) and zero(parts[2]) else 2 if zero(parts[2]) else 4
+    indices = array({1: "B", 2: "H", 4: "I"}[width])
+    indices.frombytes(gather((parts[:3] + [bytes(len(keys))])[:width]))
+    return parents, indices
 
 
 class Numbering:
@@ -77,10 +107,7 @@ class Numbering:
             indices = array(_smallest("BHIQ", max(keys)), keys)
             self.levels[level] = (array("B"), indices)
         else:
-            parents = [key >> INDEX_BITS for key in keys]
-            indices = [key & _INDEX_MASK for key in keys]
-            self.levels[level] = (array(_smallest("IQ", max(parents)), parents),
-                                  array(_smallest("BHI", max(indices)), indices))
+            self.levels[level] = _split(keys)
         self.sizes[level] = len(keys)
 
     def parent_of(self, number: int) -> tuple[int | None, int]:
