@@ -30,8 +30,8 @@ run). The visited set:
   the frontier holds packed states too, and the coordinator never builds a state tuple. The
   keys are in three sets (``seen``, ``last``, ``fresh``) so that the coordinator never inserts
   into a set whose pages the running workers share: after a fork every such write is a page
-  fault and a 4 KiB copy. Its replay inserts into ``fresh``, the level's own set; the inserts
-  of the last level into ``seen`` run while the workers expand the first chunks;
+  fault and a 4 KiB copy. Its replay inserts into ``fresh``, the level's own set; the last
+  level's keys join ``seen`` once the level's workers have exited;
 - fingerprint store: a ``FingerprintTable`` of 64-bit fingerprints computed by the workers, with
   the last two levels' fingerprints also in plain sets, because a set lookup runs in C while a
   probe of the compact table runs in Python, and most repeated states were first seen one or two
@@ -255,9 +255,10 @@ class _Run:
         # finished level; ``fresh``, the level being built. Workers test successors against ``seen``
         # and ``last`` as they were at the level's start (``known``), so the coordinator's replay
         # only needs ``fresh`` (a state two chunks found). ``last`` joins ``seen`` (``absorb``)
-        # right after the level's workers are forked: those inserts are the store's main cost
-        # (about 0.5 us each at ten million keys, page faults included), and made then they overlap
-        # the workers' expansion instead of stalling them between levels.
+        # after the level's workers have exited. Made while they run, those inserts overlapped
+        # their expansion but wrote to pages the workers share, and each first write copied a
+        # page: KIP-320 3/2/2/3, two runs each, alternating, quiet machine, the coordinator took
+        # 22.9-24.0 CPU s that way and 17.5-18.4 s this way (42.3-43.3 s wall against 47.9-53.4).
         self.seen: set[Any] = set()
         self.last: set[Any] = set()
         self.fresh: set[Any] = set()
@@ -410,7 +411,6 @@ class _Run:
         try:
             # The coordinator's own bookkeeping, while the workers expand the first chunks.
             self.numbering.seal(-2)
-            self.absorb()
             for chunk_id, (start, end) in enumerate(bounds):
                 try:
                     result = level.result(chunk_id)
