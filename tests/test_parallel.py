@@ -192,6 +192,47 @@ def test_workers_option_is_validated():
         resolve_workers(2, "spark")
 
 
+@pytest.fixture
+def no_fork(monkeypatch):
+    """A platform without os.fork (Windows), on a machine with four cores: without the guard the
+    default would be four forked workers."""
+    import importlib
+    import os
+
+    import explorer.parallel
+
+    monkeypatch.delattr(os, "fork")
+    # the module, not the function explorer/__init__.py re-exports under the same name
+    monkeypatch.setattr(importlib.import_module("explorer.check"), "available_cores", lambda: 4)
+
+    def forks(*args, **kwargs):
+        raise AssertionError("the parallel engine was started on a platform without os.fork")
+
+    monkeypatch.setattr(explorer.parallel, "run_parallel", forks)
+
+
+def test_without_fork_the_default_is_one_process(no_fork):
+    assert resolve_workers(None) == 1
+    result = check(Counters(3, 4, bug_at=5))
+    # the one-process engine's result (the parallel engine's stats name its workers)
+    assert "workers" not in result.stats
+    assert outcome(result) == outcome(check(Counters(3, 4, bug_at=5), workers=1))
+    assert [v.property for v in result.violations] == ["SumBelowBug"]
+
+
+def test_without_fork_an_explicit_worker_count_is_refused(no_fork, capsys):
+    from explorer.cli import main
+
+    assert resolve_workers(1) == 1
+    with pytest.raises(UserError, match=r"needs os\.fork.*use --workers 1"):
+        check(Counters(3, 4), workers=2)
+    racy = str(ROOT / "tests" / "fixtures" / "racy_lock.py")
+    assert main(["check", racy, "--workers", "2", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "os.fork" in err and "--workers 1" in err and "Traceback" not in err
+    assert main(["check", racy, "--workers", "1", "--quiet"]) == 1  # the planted bug, found in one process
+
+
 def test_cli_workers_flag_gives_the_same_output():
     import json
     import os
