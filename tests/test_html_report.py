@@ -5,7 +5,6 @@ tests/test_html_browser.py looks at the same pages in chromium."""
 from __future__ import annotations
 
 import json
-import random
 import re
 from pathlib import Path
 from types import SimpleNamespace
@@ -17,13 +16,13 @@ from explorer.cli import main
 from explorer.errors import ContractError
 from explorer.html import render
 from explorer.registry import build_model
-from explorer.report_html import check_report, header, lasso_of, normalise_picture, report, trace_entry
-from explorer.result import Step, Trace
+from explorer.report_html import check_report, lasso_of, normalise_picture, trace_entry
 from explorer.scenarios import get_scenario
 from explorer.views import changes, view
 from model.encoding.picture import named_in
 from model.encoding.picture import picture as model_picture
 from tests.fixtures.models import Counters, Tick
+from tests.fixtures.report_sample import sample_model, sample_page, walk
 
 ROOT = Path(__file__).resolve().parent.parent
 RACY = str(ROOT / "tests" / "fixtures" / "racy_lock.py")
@@ -158,27 +157,11 @@ def test_the_page_is_self_contained_and_text_cannot_escape_the_data():
     assert page_data(page)["traces"][0]["steps"][1]["action"].startswith("'</script>")
 
 
-def _walk(model, length: int, seed: int = 7) -> Trace:
-    """A deterministic random walk of ``length`` states that avoids dead ends and mostly leaves the
-    controller alone (controller steps use up the leader epochs fast)."""
-    rng = random.Random(seed)
-    state = model.init_states()[0]
-    steps = [Step(None, state)]
-    while len(steps) < length:
-        live = [(a, t) for a, t in model.successors(state) if list(model.successors(t))]
-        calm = [x for x in live if not type(x[0]).__name__.startswith("Controller")]
-        action, state = rng.choice(calm if calm and rng.random() < 0.85 else live)
-        steps.append(Step(action, state))
-    return Trace(tuple(steps))
-
-
 def test_a_30_state_trace_of_3_replicas_stays_under_200_kb():
-    model = build_model("classic", {"replicas": 3, "log_size": 3, "max_records": 4, "max_leader_epoch": 3})
-    trace = _walk(model, 30)
+    model = sample_model()
+    trace = walk(model, 30)
     assert sum(len(lane["cells"]) for lane in model.picture(trace.last)["lanes"]) >= 6  # logs did fill up
-    entry = trace_entry(model, trace, name="walk")
-    page = render(report(header(model_name="classic", options={}, properties=[], verdict="-", tone="good"),
-                         [entry], title="walk"))
+    entry, page = sample_page(model, trace)
     size = len(page.encode())
     print(f"30-state, 3-replica report: {size:,} bytes")
     assert len(entry["steps"]) == 30 and size < 200_000
