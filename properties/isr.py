@@ -59,9 +59,9 @@ def _isr_agreement(t: Tables, use_quorum_isr: bool) -> tuple[Callable, Callable]
         return ok
 
     # The tables may offer a compiled predicate (the classic model's, in C): the same answers.
+    # ``describe`` keeps the Python one: only it reports each failure.
     compiled = getattr(t, "native_predicate", None)
-    if compiled is not None:
-        holds = compiled("StrongIsr" if use_quorum_isr else "WeakIsr", holds)
+    check = holds if compiled is None else compiled("StrongIsr" if use_quorum_isr else "WeakIsr", holds)
 
     def describe(s: tuple) -> str:
         logs = t.logs
@@ -85,7 +85,7 @@ def _isr_agreement(t: Tables, use_quorum_isr: bool) -> tuple[Callable, Callable]
         holds(s, tell)
         return "; ".join(parts)
 
-    return holds, describe
+    return check, describe
 
 
 def weak_isr(t: Tables) -> Property:
