@@ -117,10 +117,14 @@ def test_truncate_to_hw_weak_isr_violation_is_shrunk():
     assert len(shortest) <= len(found.violation.trace)
 
 
+# kip320-first-try's failure is found, not shrunk: finding it took 16-39 s and shrinking 34-235 s
+# more, depending on the interpreter's hash seed even under the derandomized ci profile
+# (PYTHONHASHSEED 1, 2, 3 on 2026-11-23: found after 2726, 705, 1239 examples; the whole test
+# 72 s with seed 1 and 252 s with seed 2). kip279's shrinks in 16-27 s and covers shrinking here.
 @pytest.mark.slow
-@pytest.mark.parametrize("generation", ["kip279", "kip320-first-try"])
-def test_three_replica_generations_lose_committed_records(generation):
-    assert_found_shrunk_and_replays(generation, (3, 3, 4, 4), "StrongIsr", 8000, retries=2)
+@pytest.mark.parametrize("generation,shrink", [("kip279", True), ("kip320-first-try", False)])
+def test_three_replica_generations_lose_committed_records(generation, shrink):
+    assert_found_shrunk_and_replays(generation, (3, 3, 4, 4), "StrongIsr", 8000, shrink=shrink, retries=2)
 
 
 @pytest.mark.slow
