@@ -14,6 +14,7 @@ from pyspark import cloudpickle
 
 from model.factory import make_model
 from model.native.properties import _extension
+from tests.fixtures.states import reachable
 
 GENERATIONS = ("truncate-to-hw", "kip101", "kip279", "kip320-first-try", "kip320")
 NAMES = ("WeakIsr", "StrongIsr")
@@ -32,20 +33,6 @@ def _predicates(monkeypatch, **config) -> tuple[list, list, object]:
     return [python[n] for n in NAMES], [native[n] for n in NAMES], model
 
 
-def _reachable(model, limit: int | None = None) -> list[tuple]:
-    init = list(model.init_states())
-    seen, frontier = set(init), init
-    while frontier and (limit is None or len(seen) < limit):
-        nxt = []
-        for state in frontier:
-            for _, succ in model.successors(state):
-                if succ not in seen:
-                    seen.add(succ)
-                    nxt.append(succ)
-        frontier = nxt
-    return list(seen)
-
-
 def _agree(python: list, native: list, states: list[tuple]) -> set[bool]:
     answers = set()
     for state in states:
@@ -59,7 +46,7 @@ def _agree(python: list, native: list, states: list[tuple]) -> set[bool]:
 @pytest.mark.parametrize("generation", GENERATIONS)
 def test_every_reachable_state_2222(monkeypatch, generation: str) -> None:
     python, native, model = _predicates(monkeypatch, generation=generation)
-    answers = _agree(python, native, _reachable(model))
+    answers = _agree(python, native, reachable(model))
     if generation in ("truncate-to-hw", "kip101"):
         assert answers == {True, False}  # both generations lose committed records at 2/2/2/2
 
@@ -67,13 +54,13 @@ def test_every_reachable_state_2222(monkeypatch, generation: str) -> None:
 @pytest.mark.parametrize("generation", ["kip279", "kip320"])
 def test_sampled_three_replica_states(monkeypatch, generation: str) -> None:
     python, native, model = _predicates(monkeypatch, generation=generation, replicas=3)
-    assert _agree(python, native, _reachable(model, limit=20_000)) == {True}
+    assert _agree(python, native, reachable(model, limit=20_000)) == {True}
 
 
 def test_states_it_does_not_expect_go_to_python(monkeypatch) -> None:
     python, native, model = _predicates(monkeypatch, generation="truncate-to-hw")
     lay = model.tables.layout
-    states = [s for s in _reachable(model) if any(s[b + lay.LEADER] == r and s[b + lay.HW] for r, b in lay.blocks)]
+    states = [s for s in reachable(model) if any(s[b + lay.LEADER] == r and s[b + lay.HW] for r, b in lay.blocks)]
     assert states
     odd = []
     for s in states[:200]:
@@ -97,7 +84,7 @@ def test_states_it_does_not_expect_go_to_python(monkeypatch) -> None:
 
 def test_it_pickles_for_spark_executors(monkeypatch) -> None:
     python, native, model = _predicates(monkeypatch, generation="kip101")
-    states = _reachable(model)
+    states = reachable(model)
     for c in native:
         again = cloudpickle.loads(cloudpickle.dumps(c))
         assert type(again) is type(c)

@@ -21,6 +21,7 @@ from explorer.registry import build_model
 from explorer.selection import select_properties
 from explorer.store_compact import ExactTable, FingerprintTable, canonical_bytes, fingerprint64, pack, unpack
 from tests.fixtures.models import Bits, Chain, Counters, TwoStarts
+from tests.fixtures.states import reachable
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -312,14 +313,6 @@ def test_trace_keys_cost_five_bytes_a_state():
 
 
 # -- packed states, the memory ceiling, a worker that dies -------------------------------------------
-
-
-def reachable(model):
-    seen = set(model.init_states())
-    frontier = list(seen)
-    while frontier:
-        frontier = [t for s in frontier for _, t in model.successors(s) if t not in seen and not seen.add(t)]
-    return seen
 
 
 @pytest.mark.parametrize("generation", GENERATIONS)

@@ -10,7 +10,7 @@ and a few states where z3 itself enumerates every solution of ``Next(s, w)``.
 from __future__ import annotations
 
 import pytest
-from test_symbolic_equivalence import assert_same, random_walk_sample, reachable
+from test_symbolic_equivalence import assert_same
 
 from explorer.cli import main
 from explorer.symbolic.bmc import bmc
@@ -18,6 +18,7 @@ from explorer.symbolic.ops import BoundedZ3Ops, ConcreteOps
 from explorer.symbolic.relation import concrete_successors, solver_successors
 from model.factory import make_model
 from model.symbolic import make_symbolic
+from tests.fixtures.states import random_walk_sample, reachable
 
 SLOW = pytest.mark.slow
 

@@ -9,44 +9,19 @@ the z3 reading of the relation (bounded bit-vector backend) is checked too.
 
 from __future__ import annotations
 
-import random
-from collections import deque
-
 import pytest
 
 from explorer.symbolic.ops import BoundedZ3Ops, ConcreteOps
 from explorer.symbolic.relation import concrete_successors, solver_successors
 from model.factory import make_model
 from model.symbolic import make_symbolic
+from tests.fixtures.states import random_walk_sample, reachable
 
 GENERATIONS = ["truncate-to-hw", "kip101", "kip279", "kip320-first-try", "kip320"]
 
 
 def explicit_successors(model, state):
     return {(type(a).__name__, t) for a, t in model.successors(state)}
-
-
-def reachable(model):
-    init = model.init_states()[0]
-    seen, queue = {init}, deque([init])
-    while queue:
-        s = queue.popleft()
-        for _, t in model.successors(s):
-            if t not in seen:
-                seen.add(t)
-                queue.append(t)
-    return seen
-
-
-def random_walk_sample(model, count, seed):
-    rng = random.Random(seed)
-    init = model.init_states()[0]
-    sample, state = {init}, init
-    while len(sample) < count:
-        succ = list(model.successors(state))
-        state = init if not succ or rng.random() < 0.03 else rng.choice(succ)[1]
-        sample.add(state)
-    return sorted(sample)
 
 
 def assert_same(model, sym, states, successors):
