@@ -13,6 +13,8 @@ is the same state, so a bool is encoded as the int it equals.
 
 from __future__ import annotations
 
+import marshal
+from collections.abc import Callable
 from hashlib import blake2b
 from typing import Any
 
@@ -93,6 +95,26 @@ def encode(state: Any) -> bytes:
 def fingerprint(state: Any, bits: int = 64) -> int:
     """An unsigned ``bits``-bit fingerprint (64 or 128) of a state."""
     return int.from_bytes(blake2b(encode(state), digest_size=bits // 8).digest(), "big")
+
+
+def packed_fingerprint(pack: Callable[[Any], Any]) -> Callable[[Any], int]:
+    """A 64-bit fingerprint of a state through the model's ``pack`` (``explorer.contract.packing``):
+    where ``pack`` gives an int (the classic model's states), BLAKE2b of its ``marshal`` bytes, all
+    in C, about a quarter of the cost of ``fingerprint`` on the tuple (which builds the state's text
+    in Python); any other packed value goes through ``fingerprint``. ``pack`` is exact (equal packs
+    exactly for equal states), so this fingerprints states as well as ``fingerprint`` does; the
+    ints are hashed with their own personalization, so the two kinds of input never share an
+    encoding. Not the same numbers as ``fingerprint`` of the state: only the in-process store uses
+    it, which keeps nothing on disk (the Spark engine's checkpointed fingerprints are
+    ``fingerprint``'s, 128 bits)."""
+
+    def packed(state: Any, _pack=pack, _dumps=marshal.dumps, _blake2b=blake2b, _from=int.from_bytes) -> int:
+        key = _pack(state)
+        if type(key) is int:
+            return _from(_blake2b(_dumps(key, 2), digest_size=8, person=b"isrcheck-packed").digest(), "big")
+        return fingerprint(key)
+
+    return packed
 
 
 def collision_probability(distinct: int, generated: int, bits: int = 64) -> float:

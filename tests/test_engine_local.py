@@ -103,6 +103,33 @@ def test_fingerprint_store_gives_exact_counts_and_a_collision_estimate():
     assert bug_fp.violations[0].trace == bug_exact.violations[0].trace
 
 
+@pytest.mark.parametrize("generation", ["truncate-to-hw", "kip320"])
+def test_fingerprints_through_pack_tell_every_reachable_state_apart(generation):
+    """The one-process fingerprint store keys a model with ``pack`` by ``packed_fingerprint``: one
+    fingerprint per reachable state, the same for a state and its unpacked copy, the tuple
+    fallback for a state ``pack`` cannot fit; and the search gives the exact store's results."""
+    from explorer.engine_local import make_key
+    from explorer.fingerprint import fingerprint, packed_fingerprint
+    from explorer.registry import build_model
+    from tests.fixtures.states import reachable
+
+    model = build_model("classic", {"generation": generation, "replicas": 2})
+    fp = packed_fingerprint(model.pack)
+    states = reachable(model)
+    assert len({fp(s) for s in states}) == len(states)
+    assert all(fp(model.unpack(model.pack(s))) == fp(s) for s in list(states)[:200])
+    assert {fp(s) for s in states}.isdisjoint({fingerprint(s) for s in states})  # its own numbers
+    odd = (1000,) + next(iter(states))[1:]  # out of the packed ranges: pack keeps the tuple
+    assert not isinstance(model.pack(odd), int) and fp(odd) == fingerprint(model.pack(odd))
+    key = make_key(model, symmetry=False, store="fingerprint", packed=True)
+    assert key(odd) == fp(odd)
+    exact, fps = check(model, workers=1, stop_at_first=False), check(model, workers=1, store="fingerprint",
+                                                                      stop_at_first=False)
+    assert (fps.distinct_states, fps.generated_states, fps.depth) == (exact.distinct_states,
+                                                                      exact.generated_states, exact.depth)
+    assert [(v.property, v.trace) for v in fps.violations] == [(v.property, v.trace) for v in exact.violations]
+
+
 def test_max_depth_cuts_the_run_and_says_so():
     r = check(Counters(2, 5), max_depth=3)
     assert r.depth == 3 and not r.complete and r.distinct_states == 6  # sums 0, 1, 2
