@@ -144,6 +144,29 @@ def candidate_lemmas(n: int) -> dict[str, Lemma]:
         return o.implies(v.hw[i] > 0, o.forall(v.ep[i] + 1, v.nreq, lambda e: o.implies(
             o.sel(v.req_isr[j], e), agree_below(o, v, i, j, v.hw[i], None))))
 
+    def newest_leader_hw_covers_its_epoch(o: Any, v: KafkaVars, lead: int, i: int) -> Any:
+        """A broker leading at the newest epoch e: a record of epoch e below any broker's HW is
+        below the leader's HW (only the leader of e raises a HW over a record of e, and a
+        follower's HW is never above its leader's)."""
+        newest = o.and_(v.ld[lead] == lead, v.ep[lead] == v.nreq - 1)
+        return o.implies(newest, o.forall(0, v.hw[i], lambda k: o.implies(
+            o.sel(v.rep[i], k) == v.ep[lead], k < v.hw[lead])))
+
+    def quorum_isr_member_in_later_request_isrs(o: Any, v: KafkaVars, r: int) -> Any:
+        """A quorum-ISR member is in the ISR of every request newer than its epoch: a leader adds
+        a broker only on the newest epoch, and every later request copies the quorum ISR."""
+        return o.implies(v.qisr[r], o.forall(v.ep[r] + 1, v.nreq, lambda e: o.sel(v.req_isr[r], e)))
+
+    def committed_on_request_isrs_after_lagging_member(o: Any, v: KafkaVars, i: int, j: int) -> Any:
+        """Every member of the ISR of a request newer than broker i's epoch, or newer than the
+        epoch of a quorum-ISR member, holds i's records below its HW: while a quorum-ISR member
+        lags on an old epoch, no leader of a newer epoch can raise its HW (the member is in its
+        cached ISR on another epoch), so every HW covers only records committed before."""
+        def at(e: Any) -> Any:
+            late = o.or_(e > v.ep[i], *(o.and_(v.qisr[r], v.ep[r] < e) for r in range(n)))
+            return o.implies(o.and_(o.sel(v.req_isr[j], e), late), agree_below(o, v, i, j, v.hw[i], None))
+        return o.implies(v.hw[i] > 0, o.forall(0, v.nreq, at))
+
     lemmas = {
         "RecordEpochsSorted": _per_replica(n, epochs_sorted),
         "RecordsWithinReplicaEpoch": _per_replica(n, records_within_epoch),
@@ -166,6 +189,9 @@ def candidate_lemmas(n: int) -> dict[str, Lemma]:
         "PresumedLeaderIsrCoversLaterIsrs": _per_replica(n, presumed_leader_isr_covers_later_isrs),
         "RecordsOfAdoptedEpochs": _per_replica(n, records_of_adopted_epochs),
         "CommittedOnLaterRequestIsr": _per_pair(n, committed_on_later_request_isr),
+        "NewestLeaderHwCoversItsEpoch": _per_pair(n, newest_leader_hw_covers_its_epoch),
+        "QuorumIsrMemberInLaterRequestIsrs": _per_replica(n, quorum_isr_member_in_later_request_isrs),
+        "CommittedOnRequestIsrsAfterLaggingMember": _per_pair(n, committed_on_request_isrs_after_lagging_member),
     }
     for name, fn in lemmas.items():
         fn.__doc__ = MEANING[name]
@@ -199,6 +225,12 @@ MEANING = {
     "RecordsOfAdoptedEpochs": "a record of epoch e exists only once the leader request e names has adopted epoch e",
     "CommittedOnLaterRequestIsr": "every member of the ISR of a request newer than a broker's epoch holds that "
                                   "broker's records below its HW",
+    "NewestLeaderHwCoversItsEpoch": "a broker leading at the newest epoch e has every record of epoch e that is "
+                                    "below some broker's HW below its own HW",
+    "QuorumIsrMemberInLaterRequestIsrs": "a quorum-ISR member is in the ISR of every request newer than its epoch",
+    "CommittedOnRequestIsrsAfterLaggingMember": "every member of the ISR of a request newer than a broker's epoch, "
+                                                "or newer than a quorum-ISR member's epoch, holds that broker's "
+                                                "records below its HW",
 }
 
 
@@ -211,4 +243,10 @@ ISR_PROOF_LEMMAS = (
     "RequestLeaderInRequestIsr", "LeaderCompleteness", "FollowerPrefixOfLeader", "EpochLeaderHasItsRecords",
     "CachedIsrHasItsLeader", "RequestIsrCoversLaterIsrs", "PresumedLeaderIsrCoversLaterIsrs",
     "RecordsOfAdoptedEpochs", "CommittedOnLaterRequestIsr",
+)
+
+# At 3 replicas three more (docs/proofs.md): the third broker's HW is what LeaderExpandIsr and
+# BecomeFollowerAndTruncate must respect, and the 21 do not relate it to the leader's.
+ISR_PROOF_LEMMAS_3 = ISR_PROOF_LEMMAS + (
+    "NewestLeaderHwCoversItsEpoch", "QuorumIsrMemberInLaterRequestIsrs", "CommittedOnRequestIsrsAfterLaggingMember",
 )
