@@ -205,6 +205,46 @@ def test_builtin_lemmas_hold_on_sampled_reachable_kip320_states_at_3_replicas():
         assert not false, (false, s)
 
 
+THIRD_BROKER_LEMMAS = ("NewestLeaderHwCoversItsEpoch", "QuorumIsrMemberInLaterRequestIsrs",
+                       "CommittedOnRequestIsrsAfterLaggingMember")
+
+
+def test_third_broker_lemmas_hold_on_every_reachable_2_replica_state_and_sampled_3_replica_states():
+    """The three lemmas the 3-replica proof adds are facts of KIP-320: true in every reachable
+    2/2/2/2 state and in 1,000 states of seeded random walks at 3/2/2/2 (where a third broker's HW
+    exists); a state with a follower's HW above its leader's over the leader's epoch breaks the
+    first (the test can fail)."""
+    import random
+
+    ops = ConcreteOps()
+    for replicas in (2, 3):
+        model = make_model(generation="kip320", replicas=replicas)
+        sym = make_symbolic(model, unbounded=True)
+        lemmas = {name: sym.lemmas()[name] for name in THIRD_BROKER_LEMMAS}
+        if replicas == 2:
+            states = _reachable(model)
+        else:
+            rnd, states = random.Random(3), set()
+            while len(states) < 1000:
+                s = model.init_states()[0]
+                for _ in range(rnd.randrange(40)):
+                    successors = model.successors(s)
+                    if not successors:
+                        break
+                    s = rnd.choice(successors)[1]
+                    states.add(s)
+        for s in states:
+            v = sym.encode(s)
+            assert all(fn(ops, v) for fn in lemmas.values()), s
+    # Mutated: broker 2 follows broker 1 on the newest epoch 0 with HW 1 over a record of epoch 0,
+    # and broker 1's HW is 0.
+    v = sym.encode(next(iter(states)))
+    v.nreq, v.ql, v.ld, v.ep, v.hw, v.length = 1, 0, [0, 0, -1], [0, 0, -1], [0, 1, 0], [1, 1, 0]
+    v.rep = [(0,), (0,), ()]
+    v.rid = [(0,), (0,), ()]
+    assert not sym.lemmas()["NewestLeaderHwCoversItsEpoch"](ops, v)
+
+
 @pytest.mark.parametrize("argv,words", [
     (["--k", "0"], "--k must be at least 1"),
     (["--lemma", "Nope"], "no built-in lemma 'Nope'"),
