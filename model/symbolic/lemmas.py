@@ -162,10 +162,31 @@ def candidate_lemmas(n: int) -> dict[str, Lemma]:
         epoch of a quorum-ISR member, holds i's records below its HW: while a quorum-ISR member
         lags on an old epoch, no leader of a newer epoch can raise its HW (the member is in its
         cached ISR on another epoch), so every HW covers only records committed before."""
+        def member_after_i(r: int) -> Any:  # in the quorum ISR or in a request's ISR after i's epoch
+            return o.or_(v.qisr[r], o.exists(v.ep[i] + 1, v.nreq, lambda e2: o.sel(v.req_isr[r], e2)))
+
         def at(e: Any) -> Any:
-            late = o.or_(e > v.ep[i], *(o.and_(v.qisr[r], v.ep[r] < e) for r in range(n)))
+            late = o.or_(e > v.ep[i], *(o.and_(member_after_i(r), v.ep[r] < e) for r in range(n)))
             return o.implies(o.and_(o.sel(v.req_isr[j], e), late), agree_below(o, v, i, j, v.hw[i], None))
         return o.implies(v.hw[i] > 0, o.forall(0, v.nreq, at))
+
+    def cached_isr_joiners_on_leader_epoch(o: Any, v: KafkaVars, lead: int) -> Any:
+        """A member of a leader's cached ISR that its request's ISR did not name was added by the
+        leader, which admits only brokers on its own epoch (and epochs never go back)."""
+        return o.and_(*(o.implies(o.and_(v.ld[lead] == lead, v.ep[lead] >= 0, v.isr[lead][r],
+                                         o.not_(o.sel(v.req_isr[r], v.ep[lead]))), v.ep[r] >= v.ep[lead])
+                        for r in range(n)))
+
+    def quorum_isr_joiners_reached_request_epochs(o: Any, v: KafkaVars, r: int) -> Any:
+        """A quorum-ISR member missing from the ISR of request e joined after it, by a leader on an
+        epoch at least e that admitted it on that epoch."""
+        return o.implies(v.qisr[r], o.forall(0, v.nreq, lambda e: o.or_(o.sel(v.req_isr[r], e), v.ep[r] >= e)))
+
+    def request_isr_joiners_reached_earlier_epochs(o: Any, v: KafkaVars, r: int) -> Any:
+        """The same for the ISR of a later request: a member of request e2's ISR missing from an
+        earlier request e's ISR is on an epoch at least e."""
+        return o.forall(0, v.nreq, lambda e2: o.implies(o.sel(v.req_isr[r], e2), o.forall(
+            0, e2, lambda e: o.or_(o.sel(v.req_isr[r], e), v.ep[r] >= e))))
 
     lemmas = {
         "RecordEpochsSorted": _per_replica(n, epochs_sorted),
@@ -192,6 +213,9 @@ def candidate_lemmas(n: int) -> dict[str, Lemma]:
         "NewestLeaderHwCoversItsEpoch": _per_pair(n, newest_leader_hw_covers_its_epoch),
         "QuorumIsrMemberInLaterRequestIsrs": _per_replica(n, quorum_isr_member_in_later_request_isrs),
         "CommittedOnRequestIsrsAfterLaggingMember": _per_pair(n, committed_on_request_isrs_after_lagging_member),
+        "CachedIsrJoinersOnLeaderEpoch": _per_replica(n, cached_isr_joiners_on_leader_epoch),
+        "QuorumIsrJoinersReachedRequestEpochs": _per_replica(n, quorum_isr_joiners_reached_request_epochs),
+        "RequestIsrJoinersReachedEarlierEpochs": _per_replica(n, request_isr_joiners_reached_earlier_epochs),
     }
     for name, fn in lemmas.items():
         fn.__doc__ = MEANING[name]
@@ -231,6 +255,12 @@ MEANING = {
     "CommittedOnRequestIsrsAfterLaggingMember": "every member of the ISR of a request newer than a broker's epoch, "
                                                 "or newer than a quorum-ISR member's epoch, holds that broker's "
                                                 "records below its HW",
+    "CachedIsrJoinersOnLeaderEpoch": "a member of a leader's cached ISR that the leader's request did not name is "
+                                     "on the leader's epoch or a later one",
+    "QuorumIsrJoinersReachedRequestEpochs": "a quorum-ISR member missing from the ISR of request e is on epoch e "
+                                            "or a later one",
+    "RequestIsrJoinersReachedEarlierEpochs": "a member of a request's ISR missing from an earlier request e's ISR "
+                                             "is on epoch e or a later one",
 }
 
 
@@ -245,8 +275,11 @@ ISR_PROOF_LEMMAS = (
     "RecordsOfAdoptedEpochs", "CommittedOnLaterRequestIsr",
 )
 
-# At 3 replicas three more (docs/proofs.md): the third broker's HW is what LeaderExpandIsr and
+# At 3 replicas (docs/proofs.md): the third broker's HW is what LeaderExpandIsr and
 # BecomeFollowerAndTruncate must respect, and the 21 do not relate it to the leader's.
-ISR_PROOF_LEMMAS_3 = ISR_PROOF_LEMMAS + (
-    "NewestLeaderHwCoversItsEpoch", "QuorumIsrMemberInLaterRequestIsrs", "CommittedOnRequestIsrsAfterLaggingMember",
+# CommittedOnRequestIsrsAfterLaggingMember implies CommittedOnLaterRequestIsr, which is left out.
+ISR_PROOF_LEMMAS_3 = tuple(name for name in ISR_PROOF_LEMMAS if name != "CommittedOnLaterRequestIsr") + (
+    "NewestLeaderHwCoversItsEpoch", "QuorumIsrMemberInLaterRequestIsrs", "CachedIsrJoinersOnLeaderEpoch",
+    "QuorumIsrJoinersReachedRequestEpochs", "RequestIsrJoinersReachedEarlierEpochs",
+    "CommittedOnRequestIsrsAfterLaggingMember",
 )
