@@ -21,7 +21,7 @@ from explorer.symbolic.induction import prove
 from explorer.symbolic.ops import ConcreteOps
 from model.factory import make_model
 from model.symbolic import make_symbolic
-from model.symbolic.lemmas import ISR_PROOF_LEMMAS
+from model.symbolic.lemmas import ISR_PROOF_LEMMAS, ISR_PROOF_LEMMAS_3
 
 LEMMAS = ["LeaderNamedByItsEpoch", "QuorumIsLastRequest", "TrueLeaderIsrIsQuorumIsr",
           "QuorumIsrIsLastRequestUntilAdopted", "RecordsWithinReplicaEpoch", "FollowerEpochAtMostLeader",
@@ -205,15 +205,13 @@ def test_builtin_lemmas_hold_on_sampled_reachable_kip320_states_at_3_replicas():
         assert not false, (false, s)
 
 
-THIRD_BROKER_LEMMAS = ("NewestLeaderHwCoversItsEpoch", "QuorumIsrMemberInLaterRequestIsrs",
-                       "CommittedOnRequestIsrsAfterLaggingMember")
+THIRD_BROKER_LEMMAS = tuple(name for name in ISR_PROOF_LEMMAS_3 if name not in ISR_PROOF_LEMMAS)
 
 
 def test_third_broker_lemmas_hold_on_every_reachable_2_replica_state_and_sampled_3_replica_states():
-    """The three lemmas the 3-replica proof adds are facts of KIP-320: true in every reachable
-    2/2/2/2 state and in 1,000 states of seeded random walks at 3/2/2/2 (where a third broker's HW
-    exists); a state with a follower's HW above its leader's over the leader's epoch breaks the
-    first (the test can fail)."""
+    """The lemmas the 3-replica proof adds are facts of KIP-320: true in every reachable 2/2/2/2
+    state and in 1,000 states of seeded random walks at 3/2/2/2 (where a third broker's HW
+    exists); mutated states break them (the test can fail)."""
     import random
 
     ops = ConcreteOps()
@@ -243,6 +241,40 @@ def test_third_broker_lemmas_hold_on_every_reachable_2_replica_state_and_sampled
     v.rep = [(0,), (0,), ()]
     v.rid = [(0,), (0,), ()]
     assert not sym.lemmas()["NewestLeaderHwCoversItsEpoch"](ops, v)
+    # Mutated: broker 3 is in the quorum ISR and in request 1's ISR but not in request 0's, and
+    # still on epoch -1 (no leader could have admitted it after request 0).
+    v.nreq, v.req_ld = 2, (0, 0)
+    v.req_isr, v.qisr, v.ep[2] = [(True, True), (True, True), (False, True)], [True, True, True], -1
+    assert not sym.lemmas()["QuorumIsrJoinersReachedRequestEpochs"](ops, v)
+    assert not sym.lemmas()["RequestIsrJoinersReachedEarlierEpochs"](ops, v)
+
+
+@pytest.mark.slow
+def test_strong_isr_proved_for_kip320_at_3_replicas(capsys):
+    """The unbounded proof of StrongIsr at 3 replicas with 26 lemmas (68 s CPU on a loaded
+    machine, 2026-11-23; docs/proofs.md)."""
+    flags = [x for name in ISR_PROOF_LEMMAS_3 for x in ("--lemma", name)]
+    status = main(["prove", "classic", "--generation", "kip320", "--replicas", "3", "--invariant", "StrongIsr",
+                   *flags, "--quiet"])
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert out.startswith("Proved: StrongIsr")
+
+
+def test_goals_asked_step_by_step_past_the_budget_prove_and_refute_the_same(capsys, monkeypatch):
+    """With no resource budget every goal is asked one step (act value) at a time: the
+    LeaderInIsr proof at 2 replicas still closes, and KIP-279's CTI is still found and replayed
+    (about 4 s CPU)."""
+    from explorer.symbolic import induction
+
+    monkeypatch.setattr(induction, "SPLIT_BUDGET", 1)
+    for generation, status, words in (("kip320", 0, "Proved: LeaderInIsr"),
+                                      ("kip279", 1, "Counterexample to induction: RecordsWithinReplicaEpoch")):
+        got = main(["prove", "classic", "--generation", generation, "--replicas", "2", "--invariant",
+                    "LeaderInIsr", *LEMMA_FLAGS, "--quiet"])
+        out = capsys.readouterr().out
+        assert got == status, out
+        assert out.startswith(words), out
 
 
 @pytest.mark.parametrize("argv,words", [
