@@ -197,7 +197,7 @@ def split(n: int, cap: float, conjuncts: list[str] | None, steps: list[str] | No
             prover = Prover(_OneStep(sym, label), timeout=cap)
             after = {k: f for k, f in every.items() if k != name} if name == "StrongIsr" else None
             before, start = resource.getrusage(resource.RUSAGE_SELF), time.monotonic()
-            answer, _ = prover.consecution(every, name, every[name], small=False, after=after)
+            answer, _ = prover.consecution(every, name, every[name], after=after)
             spent = resource.getrusage(resource.RUSAGE_SELF)
             cpu = spent.ru_utime - before.ru_utime + spent.ru_stime - before.ru_stime
             verdict = {"unsat": "preserved", "sat": "CTI"}.get(str(answer), "unknown (time limit)")

@@ -3,8 +3,8 @@
 The CI proofs: LeaderInIsr is inductive at 3 replicas for KIP-320 with four protocol lemmas and
 three more about epochs; the same lemma set fails on KIP-279 with a counterexample to induction in
 which a follower on an older leader epoch fetches a record of a newer epoch (the first half of the
-K4 story, docs/proofs.md). StrongIsr is inductive for KIP-320 at 2 replicas with 21 lemmas (3 replicas
-did not finish within the session: docs/proofs.md); the same lemmas fail on KIP-279, where a
+K4 story, docs/proofs.md). StrongIsr is inductive for KIP-320 at 2 replicas with 21 lemmas and at
+3 replicas with 26 (a slow test); the same lemmas fail on KIP-279, where a
 follower on a stale epoch fetches across epochs. WeakIsr is inductive with the same 21 lemmas (the
 truncation offset's hinted quantifier instances, whose soundness a test checks, make its
 ``BecomeFollowerAndTruncate`` query cheap); before KIP-320 they fail on the same stale follower.
