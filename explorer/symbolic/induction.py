@@ -107,9 +107,10 @@ class Prover:
         for part in _conjuncts(fn(self.ops, self.states[-1])):
             # First the whole step relation within a deterministic budget (z3's resource limit,
             # not wall time, so the same query takes the same path on a loaded machine); past it,
-            # one query per step (its act value): at 3 replicas CommittedOnRequestIsrsAfterLaggingMember
-            # after BecomeFollowerAndTruncate had no answer in 120 s over every step and took 0.0-18 s
-            # per step (docs/proofs.md). Sound either way: Next is the disjunction of the steps.
+            # one query per step (its act value): at 3 replicas, before a lemma was widened,
+            # CommittedOnRequestIsrsAfterLaggingMember after BecomeFollowerAndTruncate had no answer
+            # in 120 s over every step, and each step but one took 0.0-0.3 s (docs/proofs.md). Sound
+            # either way: Next is the disjunction of the steps.
             answer, model = self._ask(before + last, part, small, SPLIT_BUDGET if self.k == 1 else None)
             if answer == z3.unknown and self.k == 1:
                 for act in range(len(self.labels[0])):

@@ -162,8 +162,10 @@ def candidate_lemmas(n: int) -> dict[str, Lemma]:
         epoch of a quorum-ISR member, holds i's records below its HW: while a quorum-ISR member
         lags on an old epoch, no leader of a newer epoch can raise its HW (the member is in its
         cached ISR on another epoch), so every HW covers only records committed before."""
-        def member_after_i(r: int) -> Any:  # in the quorum ISR or in a request's ISR after i's epoch
-            return o.or_(v.qisr[r], o.exists(v.ep[i] + 1, v.nreq, lambda e2: o.sel(v.req_isr[r], e2)))
+        def member_after_i(r: int) -> Any:
+            # in the quorum ISR, in a request's ISR after i's epoch, or in i's cached ISR while i leads
+            return o.or_(v.qisr[r], o.exists(v.ep[i] + 1, v.nreq, lambda e2: o.sel(v.req_isr[r], e2)),
+                         o.and_(v.ld[i] == i, v.isr[i][r]))
 
         def at(e: Any) -> Any:
             late = o.or_(e > v.ep[i], *(o.and_(member_after_i(r), v.ep[r] < e) for r in range(n)))
