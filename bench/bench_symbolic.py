@@ -11,7 +11,7 @@ Groups: ``catalogue`` (the holes at the sizes BFS handles: BMC must find the sam
 ``durability`` (K2, K8, K9, K10 with their options), ``solver`` (BMC's solver strategies side by
 side: a fresh preprocessed solver per length or one incremental solver, replica symmetry broken or
 not), ``beyond`` (kip279 and kip320-first-try with 4 and 5 replicas and leader epochs 0..3),
-``prove`` (LeaderInIsr by induction on KIP-320 at 2, 3 and 4 replicas; StrongIsr and WeakIsr at 2).
+``prove`` (LeaderInIsr by induction on KIP-320 at 2, 3 and 4 replicas; StrongIsr and WeakIsr at 2 and 3).
 ``split`` is not in ``all``: StrongIsr's consecution queries at ``--replicas`` (default 3), one per
 conjunct and step type, each with ``--cap`` as its solver time limit, to find the slow one:
 
@@ -161,6 +161,9 @@ def main() -> None:
         print("\n== StrongIsr and WeakIsr by induction, 21 lemmas, 2 replicas")
         for invariants in (("StrongIsr",), ("WeakIsr",), ("StrongIsr", "WeakIsr")):
             print("   ", prove("kip320", 2, args.cap, invariants, ISR_LEMMAS), flush=True)
+        print("\n== StrongIsr and WeakIsr by induction, 22 lemmas, 3 replicas")
+        for invariants in (("StrongIsr",), ("StrongIsr", "WeakIsr")):
+            print("   ", prove("kip320", 3, args.cap, invariants, list(ISR_PROOF_LEMMAS_3)), flush=True)
     if args.group == "split":
         print(f"\n== StrongIsr's consecution queries by conjunct and step type, KIP-320, {args.replicas} replicas")
         split(args.replicas, args.cap, args.conjunct, args.step)

@@ -152,16 +152,13 @@ def candidate_lemmas(n: int) -> dict[str, Lemma]:
         return o.implies(newest, o.forall(0, v.hw[i], lambda k: o.implies(
             o.sel(v.rep[i], k) == v.ep[lead], k < v.hw[lead])))
 
-    def quorum_isr_member_in_later_request_isrs(o: Any, v: KafkaVars, r: int) -> Any:
-        """A quorum-ISR member is in the ISR of every request newer than its epoch: a leader adds
-        a broker only on the newest epoch, and every later request copies the quorum ISR."""
-        return o.implies(v.qisr[r], o.forall(v.ep[r] + 1, v.nreq, lambda e: o.sel(v.req_isr[r], e)))
-
     def committed_on_request_isrs_after_lagging_member(o: Any, v: KafkaVars, i: int, j: int) -> Any:
-        """Every member of the ISR of a request newer than broker i's epoch, or newer than the
-        epoch of a quorum-ISR member, holds i's records below its HW: while a quorum-ISR member
-        lags on an old epoch, no leader of a newer epoch can raise its HW (the member is in its
-        cached ISR on another epoch), so every HW covers only records committed before."""
+        """Every member of the ISR of request e holds broker i's records below i's HW when e is
+        newer than i's epoch, or when a broker on an epoch older than e is in the quorum ISR, in
+        the ISR of a request newer than i's epoch, or in i's cached ISR while i leads. Such a
+        lagging member sat in the cached ISR of every leader since its epoch (a leader admits
+        only brokers on its own epoch), on another epoch, so none of them could raise its HW:
+        i's HW covers only records committed before, which every later ISR inherited."""
         def member_after_i(r: int) -> Any:
             # in the quorum ISR, in a request's ISR after i's epoch, or in i's cached ISR while i leads
             return o.or_(v.qisr[r], o.exists(v.ep[i] + 1, v.nreq, lambda e2: o.sel(v.req_isr[r], e2)),
@@ -171,24 +168,6 @@ def candidate_lemmas(n: int) -> dict[str, Lemma]:
             late = o.or_(e > v.ep[i], *(o.and_(member_after_i(r), v.ep[r] < e) for r in range(n)))
             return o.implies(o.and_(o.sel(v.req_isr[j], e), late), agree_below(o, v, i, j, v.hw[i], None))
         return o.implies(v.hw[i] > 0, o.forall(0, v.nreq, at))
-
-    def cached_isr_joiners_on_leader_epoch(o: Any, v: KafkaVars, lead: int) -> Any:
-        """A member of a leader's cached ISR that its request's ISR did not name was added by the
-        leader, which admits only brokers on its own epoch (and epochs never go back)."""
-        return o.and_(*(o.implies(o.and_(v.ld[lead] == lead, v.ep[lead] >= 0, v.isr[lead][r],
-                                         o.not_(o.sel(v.req_isr[r], v.ep[lead]))), v.ep[r] >= v.ep[lead])
-                        for r in range(n)))
-
-    def quorum_isr_joiners_reached_request_epochs(o: Any, v: KafkaVars, r: int) -> Any:
-        """A quorum-ISR member missing from the ISR of request e joined after it, by a leader on an
-        epoch at least e that admitted it on that epoch."""
-        return o.implies(v.qisr[r], o.forall(0, v.nreq, lambda e: o.or_(o.sel(v.req_isr[r], e), v.ep[r] >= e)))
-
-    def request_isr_joiners_reached_earlier_epochs(o: Any, v: KafkaVars, r: int) -> Any:
-        """The same for the ISR of a later request: a member of request e2's ISR missing from an
-        earlier request e's ISR is on an epoch at least e."""
-        return o.forall(0, v.nreq, lambda e2: o.implies(o.sel(v.req_isr[r], e2), o.forall(
-            0, e2, lambda e: o.or_(o.sel(v.req_isr[r], e), v.ep[r] >= e))))
 
     lemmas = {
         "RecordEpochsSorted": _per_replica(n, epochs_sorted),
@@ -213,11 +192,7 @@ def candidate_lemmas(n: int) -> dict[str, Lemma]:
         "RecordsOfAdoptedEpochs": _per_replica(n, records_of_adopted_epochs),
         "CommittedOnLaterRequestIsr": _per_pair(n, committed_on_later_request_isr),
         "NewestLeaderHwCoversItsEpoch": _per_pair(n, newest_leader_hw_covers_its_epoch),
-        "QuorumIsrMemberInLaterRequestIsrs": _per_replica(n, quorum_isr_member_in_later_request_isrs),
         "CommittedOnRequestIsrsAfterLaggingMember": _per_pair(n, committed_on_request_isrs_after_lagging_member),
-        "CachedIsrJoinersOnLeaderEpoch": _per_replica(n, cached_isr_joiners_on_leader_epoch),
-        "QuorumIsrJoinersReachedRequestEpochs": _per_replica(n, quorum_isr_joiners_reached_request_epochs),
-        "RequestIsrJoinersReachedEarlierEpochs": _per_replica(n, request_isr_joiners_reached_earlier_epochs),
     }
     for name, fn in lemmas.items():
         fn.__doc__ = MEANING[name]
@@ -253,16 +228,10 @@ MEANING = {
                                   "broker's records below its HW",
     "NewestLeaderHwCoversItsEpoch": "a broker leading at the newest epoch e has every record of epoch e that is "
                                     "below some broker's HW below its own HW",
-    "QuorumIsrMemberInLaterRequestIsrs": "a quorum-ISR member is in the ISR of every request newer than its epoch",
-    "CommittedOnRequestIsrsAfterLaggingMember": "every member of the ISR of a request newer than a broker's epoch, "
-                                                "or newer than a quorum-ISR member's epoch, holds that broker's "
-                                                "records below its HW",
-    "CachedIsrJoinersOnLeaderEpoch": "a member of a leader's cached ISR that the leader's request did not name is "
-                                     "on the leader's epoch or a later one",
-    "QuorumIsrJoinersReachedRequestEpochs": "a quorum-ISR member missing from the ISR of request e is on epoch e "
-                                            "or a later one",
-    "RequestIsrJoinersReachedEarlierEpochs": "a member of a request's ISR missing from an earlier request e's ISR "
-                                             "is on epoch e or a later one",
+    "CommittedOnRequestIsrsAfterLaggingMember": "every member of the ISR of request e holds a broker's records "
+                                                "below its HW when e is newer than the broker's epoch or than the "
+                                                "epoch of a member of the quorum ISR, of a later request's ISR or "
+                                                "of the broker's cached ISR while it leads",
 }
 
 
@@ -277,11 +246,9 @@ ISR_PROOF_LEMMAS = (
     "RecordsOfAdoptedEpochs", "CommittedOnLaterRequestIsr",
 )
 
-# At 3 replicas (docs/proofs.md): the third broker's HW is what LeaderExpandIsr and
-# BecomeFollowerAndTruncate must respect, and the 21 do not relate it to the leader's.
-# CommittedOnRequestIsrsAfterLaggingMember implies CommittedOnLaterRequestIsr, which is left out.
+# At 3 replicas (docs/proofs.md): a third broker's HW, which the 21 do not relate to the leader's,
+# is what LeaderExpandIsr and BecomeFollowerAndTruncate must respect. CommittedOnRequestIsrsAfterLaggingMember
+# implies CommittedOnLaterRequestIsr, which is left out.
 ISR_PROOF_LEMMAS_3 = tuple(name for name in ISR_PROOF_LEMMAS if name != "CommittedOnLaterRequestIsr") + (
-    "NewestLeaderHwCoversItsEpoch", "QuorumIsrMemberInLaterRequestIsrs", "CachedIsrJoinersOnLeaderEpoch",
-    "QuorumIsrJoinersReachedRequestEpochs", "RequestIsrJoinersReachedEarlierEpochs",
-    "CommittedOnRequestIsrsAfterLaggingMember",
+    "NewestLeaderHwCoversItsEpoch", "CommittedOnRequestIsrsAfterLaggingMember",
 )
