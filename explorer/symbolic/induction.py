@@ -37,8 +37,9 @@ from explorer.symbolic.relation import leaves, transition, z3_value
 from explorer.symbolic.result import EncodingError, SymbolicResult, select_symbolic
 
 SMALL = 4  # "small values" first: every int of a CTI state at most this
-# z3 resource units for one goal over every step before it is asked step by step (about 10-20 s
-# of CPU on this machine kind; most goals take well under a tenth of it).
+# z3 resource units for each check of one goal over every step before it is asked step by step
+# (about 15 s of CPU per check on this machine kind, and a goal's query is two checks, small values
+# first: 33.5 s CPU when it ran out at 3 replicas; most goals take well under a tenth of it).
 SPLIT_BUDGET = 30_000_000
 
 
