@@ -256,8 +256,8 @@ def test_third_broker_lemmas_hold_on_every_reachable_2_replica_state_and_sampled
 def test_strong_and_weak_isr_proved_for_kip320_at_3_replicas(capsys):
     """The unbounded proof of StrongIsr and WeakIsr at 3 replicas with 22 lemmas (73-82 s CPU
     through the CLI, 64 s in the suite, 2026-11-23; docs/proofs.md). StrongIsr alone with these
-    lemmas does not finish (CommittedOnRequestIsrsAfterLaggingMember leans on WeakIsr), so both
-    are proved together."""
+    lemmas is not inductive (CommittedOnRequestIsrsAfterLaggingMember needs WeakIsr), so both are
+    proved together."""
     flags = [x for name in ISR_PROOF_LEMMAS_3 for x in ("--lemma", name)]
     status = main(["prove", "classic", "--generation", "kip320", "--replicas", "3", "--invariant", "StrongIsr",
                    "--invariant", "WeakIsr", *flags, "--quiet"])

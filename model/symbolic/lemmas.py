@@ -249,7 +249,7 @@ ISR_PROOF_LEMMAS = (
 # At 3 replicas (docs/proofs.md): a third broker's HW, which the 21 do not relate to the leader's,
 # is what LeaderExpandIsr and BecomeFollowerAndTruncate must respect. CommittedOnRequestIsrsAfterLaggingMember
 # implies CommittedOnLaterRequestIsr, which is left out. Prove StrongIsr with WeakIsr as a second
-# target: CommittedOnRequestIsrsAfterLaggingMember leans on it (StrongIsr alone does not finish).
+# target: CommittedOnRequestIsrsAfterLaggingMember needs it (without it, a CTI in docs/proofs.md).
 ISR_PROOF_LEMMAS_3 = tuple(name for name in ISR_PROOF_LEMMAS if name != "CommittedOnLaterRequestIsr") + (
     "NewestLeaderHwCoversItsEpoch", "CommittedOnRequestIsrsAfterLaggingMember",
 )
