@@ -162,7 +162,7 @@ def main() -> None:
         for invariants in (("StrongIsr",), ("WeakIsr",), ("StrongIsr", "WeakIsr")):
             print("   ", prove("kip320", 2, args.cap, invariants, ISR_LEMMAS), flush=True)
         print("\n== StrongIsr and WeakIsr by induction, 22 lemmas, 3 replicas")
-        # Both targets together: StrongIsr alone with these lemmas does not finish (docs/proofs.md).
+        # Both targets together: these lemmas need WeakIsr (docs/proofs.md).
         print("   ", prove("kip320", 3, args.cap, ("StrongIsr", "WeakIsr"), list(ISR_PROOF_LEMMAS_3)), flush=True)
     if args.group == "split":
         print(f"\n== StrongIsr's consecution queries by conjunct and step type, KIP-320, {args.replicas} replicas")
