@@ -144,6 +144,31 @@ def candidate_lemmas(n: int) -> dict[str, Lemma]:
         return o.implies(v.hw[i] > 0, o.forall(v.ep[i] + 1, v.nreq, lambda e: o.implies(
             o.sel(v.req_isr[j], e), agree_below(o, v, i, j, v.hw[i], None))))
 
+    def newest_leader_hw_covers_its_epoch(o: Any, v: KafkaVars, lead: int, i: int) -> Any:
+        """A broker leading at the newest epoch e: a record of epoch e below any broker's HW is
+        below the leader's HW (only the leader of e raises a HW over a record of e, and a
+        follower's HW is never above its leader's)."""
+        newest = o.and_(v.ld[lead] == lead, v.ep[lead] == v.nreq - 1)
+        return o.implies(newest, o.forall(0, v.hw[i], lambda k: o.implies(
+            o.sel(v.rep[i], k) == v.ep[lead], k < v.hw[lead])))
+
+    def committed_on_request_isrs_after_lagging_member(o: Any, v: KafkaVars, i: int, j: int) -> Any:
+        """Every member of the ISR of request e holds broker i's records below i's HW when e is
+        newer than i's epoch, or when a broker on an epoch older than e is in the quorum ISR, in
+        the ISR of a request newer than i's epoch, or in i's cached ISR while i leads. Such a
+        lagging member sat in the cached ISR of every leader since its epoch (a leader admits
+        only brokers on its own epoch), on another epoch, so none of them could raise its HW:
+        i's HW covers only records committed before, which every later ISR inherited."""
+        def member_after_i(r: int) -> Any:
+            # in the quorum ISR, in a request's ISR after i's epoch, or in i's cached ISR while i leads
+            return o.or_(v.qisr[r], o.exists(v.ep[i] + 1, v.nreq, lambda e2: o.sel(v.req_isr[r], e2)),
+                         o.and_(v.ld[i] == i, v.isr[i][r]))
+
+        def at(e: Any) -> Any:
+            late = o.or_(e > v.ep[i], *(o.and_(member_after_i(r), v.ep[r] < e) for r in range(n)))
+            return o.implies(o.and_(o.sel(v.req_isr[j], e), late), agree_below(o, v, i, j, v.hw[i], None))
+        return o.implies(v.hw[i] > 0, o.forall(0, v.nreq, at))
+
     lemmas = {
         "RecordEpochsSorted": _per_replica(n, epochs_sorted),
         "RecordsWithinReplicaEpoch": _per_replica(n, records_within_epoch),
@@ -166,6 +191,8 @@ def candidate_lemmas(n: int) -> dict[str, Lemma]:
         "PresumedLeaderIsrCoversLaterIsrs": _per_replica(n, presumed_leader_isr_covers_later_isrs),
         "RecordsOfAdoptedEpochs": _per_replica(n, records_of_adopted_epochs),
         "CommittedOnLaterRequestIsr": _per_pair(n, committed_on_later_request_isr),
+        "NewestLeaderHwCoversItsEpoch": _per_pair(n, newest_leader_hw_covers_its_epoch),
+        "CommittedOnRequestIsrsAfterLaggingMember": _per_pair(n, committed_on_request_isrs_after_lagging_member),
     }
     for name, fn in lemmas.items():
         fn.__doc__ = MEANING[name]
@@ -199,6 +226,12 @@ MEANING = {
     "RecordsOfAdoptedEpochs": "a record of epoch e exists only once the leader request e names has adopted epoch e",
     "CommittedOnLaterRequestIsr": "every member of the ISR of a request newer than a broker's epoch holds that "
                                   "broker's records below its HW",
+    "NewestLeaderHwCoversItsEpoch": "a broker leading at the newest epoch e has every record of epoch e that is "
+                                    "below some broker's HW below its own HW",
+    "CommittedOnRequestIsrsAfterLaggingMember": "every member of the ISR of request e holds a broker's records "
+                                                "below its HW when e is newer than the broker's epoch or than the "
+                                                "epoch of a member of the quorum ISR, of a later request's ISR or "
+                                                "of the broker's cached ISR while it leads",
 }
 
 
@@ -211,4 +244,12 @@ ISR_PROOF_LEMMAS = (
     "RequestLeaderInRequestIsr", "LeaderCompleteness", "FollowerPrefixOfLeader", "EpochLeaderHasItsRecords",
     "CachedIsrHasItsLeader", "RequestIsrCoversLaterIsrs", "PresumedLeaderIsrCoversLaterIsrs",
     "RecordsOfAdoptedEpochs", "CommittedOnLaterRequestIsr",
+)
+
+# At 3 replicas (docs/proofs.md): a third broker's HW, which the 21 do not relate to the leader's,
+# is what LeaderExpandIsr and BecomeFollowerAndTruncate must respect. CommittedOnRequestIsrsAfterLaggingMember
+# implies CommittedOnLaterRequestIsr, which is left out. Prove StrongIsr with WeakIsr as a second
+# target: CommittedOnRequestIsrsAfterLaggingMember needs it (without it, a CTI in docs/proofs.md).
+ISR_PROOF_LEMMAS_3 = tuple(name for name in ISR_PROOF_LEMMAS if name != "CommittedOnLaterRequestIsr") + (
+    "NewestLeaderHwCoversItsEpoch", "CommittedOnRequestIsrsAfterLaggingMember",
 )

@@ -72,10 +72,11 @@ class Steps:
 
     def first_mismatch_from_tail(self, o: Any, v: KafkaVars, leader: int, f: int) -> Any:
         """KIP-279: one past the largest offset where follower f holds the leader's record, else 0.
-        The hints (both HWs) tell the prover where to compare that offset: a follower that holds
-        the leader's records below the leader's HW truncates no lower than it."""
+        The hints (every broker's HW) tell the prover where to compare that offset: a follower
+        that holds the leader's records below some broker's HW truncates no lower than that HW
+        (at 3 replicas the HW that matters may be a third broker's)."""
         hi = o.ite(v.length[leader] < v.length[f], v.length[leader], v.length[f])
-        return o.last_such(hi, lambda k: self.rec_eq(o, v, leader, f, k), self.L, hints=(v.hw[leader], v.hw[f]))
+        return o.last_such(hi, lambda k: self.rec_eq(o, v, leader, f, k), self.L, hints=tuple(v.hw))
 
     def kip101_offset(self, o: Any, v: KafkaVars, leader: int, f: int) -> Any:
         """KIP-101 OffsetsForLeaderEpoch (``model.truncation.kip101_offset_for_leader_epoch``)."""
