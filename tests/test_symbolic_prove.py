@@ -12,8 +12,6 @@ truncation offset's hinted quantifier instances, whose soundness a test checks, 
 
 from __future__ import annotations
 
-from collections import deque
-
 import pytest
 
 from explorer.cli import main
@@ -22,6 +20,7 @@ from explorer.symbolic.ops import ConcreteOps
 from model.factory import make_model
 from model.symbolic import make_symbolic
 from model.symbolic.lemmas import ISR_PROOF_LEMMAS, ISR_PROOF_LEMMAS_3
+from tests.fixtures.states import reachable, short_walks
 
 LEMMAS = ["LeaderNamedByItsEpoch", "QuorumIsLastRequest", "TrueLeaderIsrIsQuorumIsr",
           "QuorumIsrIsLastRequestUntilAdopted", "RecordsWithinReplicaEpoch", "FollowerEpochAtMostLeader",
@@ -151,17 +150,6 @@ def test_two_induction_also_proves_it():
     assert prove(sym, properties=["LeaderInIsr"], lemmas=lemmas, k=2).verdict == "proved"
 
 
-def _reachable(model):
-    init = model.init_states()[0]
-    seen, queue = {init}, deque([init])
-    while queue:
-        for _, t in model.successors(queue.popleft()):
-            if t not in seen:
-                seen.add(t)
-                queue.append(t)
-    return seen
-
-
 @pytest.mark.slow
 def test_builtin_lemmas_hold_on_every_reachable_kip320_state_and_some_fail_on_kip279():
     """Houdini's templates are facts of KIP-320 (evaluated on each 2/2/2/2 state); the epoch
@@ -172,7 +160,7 @@ def test_builtin_lemmas_hold_on_every_reachable_kip320_state_and_some_fail_on_ki
         model = make_model(generation=generation, replicas=2)
         sym = make_symbolic(model, unbounded=True)
         false = set()
-        for s in _reachable(model):
+        for s in reachable(model):
             v = sym.encode(s)
             assert sym.type_ok(ops, v)
             false |= {name for name, fn in sym.lemmas().items() if not fn(ops, v)}
@@ -185,21 +173,10 @@ def test_builtin_lemmas_hold_on_every_reachable_kip320_state_and_some_fail_on_ki
 def test_builtin_lemmas_hold_on_sampled_reachable_kip320_states_at_3_replicas():
     """The same at 3/2/2/2 on 3,000 states from seeded random walks (the lemmas relate three
     brokers' ISRs and requests, which two replicas cannot show)."""
-    import random
-
     ops = ConcreteOps()
     model = make_model(generation="kip320", replicas=3)
     sym = make_symbolic(model, unbounded=True)
-    rnd, seen = random.Random(1), set()
-    while len(seen) < 3000:
-        s = model.init_states()[0]
-        for _ in range(rnd.randrange(40)):
-            successors = model.successors(s)
-            if not successors:
-                break
-            s = rnd.choice(successors)[1]
-            seen.add(s)
-    for s in seen:
+    for s in short_walks(model, 3000, seed=1):
         v = sym.encode(s)
         false = {name for name, fn in sym.lemmas().items() if not fn(ops, v)}
         assert not false, (false, s)
@@ -212,25 +189,12 @@ def test_third_broker_lemmas_hold_on_every_reachable_2_replica_state_and_sampled
     """The lemmas the 3-replica proof adds are facts of KIP-320: true in every reachable 2/2/2/2
     state and in 1,000 states of seeded random walks at 3/2/2/2 (where a third broker's HW
     exists); mutated states break them (the test can fail)."""
-    import random
-
     ops = ConcreteOps()
     for replicas in (2, 3):
         model = make_model(generation="kip320", replicas=replicas)
         sym = make_symbolic(model, unbounded=True)
         lemmas = {name: sym.lemmas()[name] for name in THIRD_BROKER_LEMMAS}
-        if replicas == 2:
-            states = _reachable(model)
-        else:
-            rnd, states = random.Random(3), set()
-            while len(states) < 1000:
-                s = model.init_states()[0]
-                for _ in range(rnd.randrange(40)):
-                    successors = model.successors(s)
-                    if not successors:
-                        break
-                    s = rnd.choice(successors)[1]
-                    states.add(s)
+        states = reachable(model) if replicas == 2 else short_walks(model, 1000, seed=3)
         for s in states:
             v = sym.encode(s)
             assert all(fn(ops, v) for fn in lemmas.values()), s
