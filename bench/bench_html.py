@@ -13,9 +13,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from explorer.check import check  # noqa: E402
-from explorer.registry import build_model  # noqa: E402
-from explorer.scenarios import get_scenario  # noqa: E402
+from isrcheck.explorer.check import check  # noqa: E402
+from isrcheck.explorer.registry import build_model  # noqa: E402
+from isrcheck.explorer.scenarios import get_scenario  # noqa: E402
+
 from tests.fixtures.report_sample import sample_model, sample_page, walk  # noqa: E402
 
 

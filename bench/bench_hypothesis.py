@@ -1,10 +1,10 @@
 """How fast Hypothesis finds each buggy protocol generation's violation, against exhaustive search.
 
 For every (generation, bounds, property) case: run the Hypothesis state machine of
-``explorer.stateful`` under ``--seeds`` different seeds (random generation, no example database)
+``isrcheck.explorer.stateful`` under ``--seeds`` different seeds (random generation, no example database)
 and report the median number of examples (machine runs) and seconds until the first failing run,
 the median total seconds including shrinking, the median shrunk trace length, and the shortest
-trace length that ``explorer.check`` proves. Prints figures; asserts nothing about time.
+trace length that ``isrcheck.explorer.check`` proves. Prints figures; asserts nothing about time.
 
     PYTHONPATH=. .venv/bin/python bench/bench_hypothesis.py            # the default cases
     PYTHONPATH=. .venv/bin/python bench/bench_hypothesis.py --seeds 10 --cases kip101:2/2/2/2
@@ -21,9 +21,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from hypothesis import Phase, seed, settings  # noqa: E402
-
-from explorer import check  # noqa: E402
-from explorer.stateful import find_violation, machine_for  # noqa: E402
+from isrcheck.explorer import check  # noqa: E402
+from isrcheck.explorer.stateful import find_violation, machine_for  # noqa: E402
 
 # generation:replicas/log_size/max_records/max_leader_epoch[:property[:max_steps]]
 DEFAULT_CASES = (
@@ -47,7 +46,7 @@ def parse_case(text: str) -> tuple[str, dict[str, int], str, int | None]:
 
 
 def run_case(text: str, seeds: int, budget: int, max_steps: int | None, exhaustive: bool, shrink: bool = True) -> dict:
-    from model import make_model
+    from isrcheck.model import make_model
 
     generation, bounds, prop, case_steps = parse_case(text)
     max_steps = case_steps or max_steps
@@ -107,7 +106,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--max-steps", type=int, default=None,
                         help="actions per run when a case names none (default: Hypothesis's 50)")
     parser.add_argument("--no-shrink", action="store_true", help="measure finding only (shrinking is the slow part)")
-    parser.add_argument("--no-exhaustive", action="store_true", help="skip explorer.check (for big bounds)")
+    parser.add_argument("--no-exhaustive", action="store_true", help="skip isrcheck.explorer.check (for big bounds)")
     args = parser.parse_args(argv)
     head = ["case", "steps", "found", "examples", "first_s", "total_s", "first_len", "shrunk_len", "shrunk_range",
             "shortest"]

@@ -42,8 +42,9 @@ def run_child(mode: str, options: dict) -> dict:
 
 def child(payload: str) -> None:
     args = json.loads(payload)
-    from explorer import check
-    from explorer.registry import build_model
+    from isrcheck.explorer.registry import build_model
+
+    from isrcheck import check
 
     model = build_model("classic", args["options"])
     defaults = [p.name for p in model.properties() if p.default]
@@ -62,8 +63,9 @@ def networkx_cost(model, defaults) -> dict:
     import gc
     import tracemalloc
 
-    from explorer import check
-    from explorer.fair_cycles import candidate_graph
+    from isrcheck.explorer.liveness.fair_cycles import candidate_graph
+
+    from isrcheck import check
 
     r = check(model, properties=defaults, stop_at_first=False, graph=True)
     graph = r.graph

@@ -1,4 +1,4 @@
-"""The C hot path (``model.native``) against the Python one (``ISRCHECK_PURE_PYTHON=1``), side by side.
+"""The C hot path (``isrcheck.model.native``) against the Python one (``ISRCHECK_PURE_PYTHON=1``), side by side.
 
 Issue 15's command: ``isrcheck check classic --generation kip320 --replicas 3 --invariant WeakIsr
 --invariant StrongIsr`` (737,794 states), with one process and with ``--workers 2``. Runs alternate

@@ -1,4 +1,4 @@
-"""What each durability option (``model.options.DurabilityOptions``) costs: distinct states, depth and distinct
+"""What each durability option (``isrcheck.model.options.DurabilityOptions``) costs: distinct states, depth and distinct
 states/s of a complete run, side by side with the classic model it extends, in one run (one fresh
 process per row, see ``harness``). Every row checks its model's default properties.
 

@@ -45,8 +45,9 @@ def measure(model_options: dict, check_options: dict) -> dict:
 
 def child(payload: str) -> None:
     args = json.loads(payload)
-    from explorer import check
-    from explorer.registry import build_model
+    from isrcheck.explorer.registry import build_model
+
+    from isrcheck import check
 
     model = build_model("classic", args["model"])
     before, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -70,10 +71,10 @@ def parts(model_options: dict) -> None:
     import pickle
     import time
 
-    from explorer.parallel.engine import _Context
-    from explorer.parallel.worker import Expander
-    from explorer.registry import build_model
-    from explorer.selection import select_properties
+    from isrcheck.explorer.registry import build_model
+    from isrcheck.explorer.search.parallel.engine import _Context
+    from isrcheck.explorer.search.parallel.worker import Expander
+    from isrcheck.explorer.selection import select_properties
 
     model = build_model("classic", model_options)
     props = select_properties(model, ["WeakIsr", "StrongIsr"])

@@ -39,8 +39,7 @@ def driver_peak_mb() -> float:
 
 
 def run(label, make, args, sc):
-    from explorer import check
-
+    from isrcheck import check
     model = make()
     t = time.monotonic()
     local = check(model, stop_at_first=False)
@@ -92,7 +91,7 @@ def main() -> None:
     for n in (int(x) for x in args.sizes.split(",") if x):
         run(f"Counters({n}, 10)", lambda n=n: Counters(n, 10), args, sc)
     for spec in args.replication:
-        from model import make_model
+        from isrcheck.model import make_model
 
         g, r, ls, mr, me = spec.split(":")
         run(f"{g} {r}/{ls}/{mr}/{me}", lambda g=g, r=r, ls=ls, mr=mr, me=me: make_model(

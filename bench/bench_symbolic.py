@@ -29,7 +29,7 @@ import sys
 import time
 from pathlib import Path
 
-from model.symbolic.lemmas import ISR_PROOF_LEMMAS, ISR_PROOF_LEMMAS_3
+from isrcheck.model.symbolic.lemmas import ISR_PROOF_LEMMAS, ISR_PROOF_LEMMAS_3
 
 ISRCHECK = str(Path(sys.executable).with_name("isrcheck"))
 LEMMAS = ["LeaderNamedByItsEpoch", "QuorumIsLastRequest", "TrueLeaderIsrIsQuorumIsr",
@@ -186,9 +186,9 @@ def split(n: int, cap: float, conjuncts: list[str] | None, steps: list[str] | No
     """Each conjunct of StrongIsr's proof against each step type alone, as ``isrcheck prove``
     asks it (the whole invariant before the step; a target also gets the lemmas after it)."""
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    from explorer.symbolic.induction import Prover
-    from model.factory import make_model
-    from model.symbolic import make_symbolic
+    from isrcheck.explorer.symbolic.induction import Prover
+    from isrcheck.model.factory import make_model
+    from isrcheck.model.symbolic import make_symbolic
 
     sym = make_symbolic(make_model(generation="kip320", replicas=n), unbounded=True)
     # At 3 replicas and more, the three lemmas about a third broker's HW too (docs/proofs.md).

@@ -37,8 +37,9 @@ def run_child(script: str, payload: dict[str, Any]) -> dict[str, Any]:
 
 def _child(payload: str) -> None:
     args = json.loads(payload)
-    from explorer import check
-    from explorer.registry import build_model
+    from isrcheck.explorer.registry import build_model
+
+    from isrcheck import check
 
     model = build_model(args["spec"], args["model"])
     base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss

@@ -1,4 +1,4 @@
-"""Which fairness each Kafka liveness property needs (``properties.liveness``, ``model.fairness``).
+"""Which fairness each Kafka liveness property needs (``isrcheck.properties.liveness``, ``isrcheck.model.fairness``).
 
 Explores each configuration once, keeping the state graph, then re-runs only the fair-cycle search
 under variations of the model's fairness table: no fairness, the model's table (weak fairness of
@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import time
 
-from explorer.fair_cycles import FairnessMasks, find_lasso
-from explorer.liveness import labels_of
-from explorer.registry import build_model
-from explorer.selection import select_properties
+from isrcheck.explorer.liveness.checker import labels_of
+from isrcheck.explorer.liveness.fair_cycles import FairnessMasks, find_lasso
+from isrcheck.explorer.registry import build_model
+from isrcheck.explorer.selection import select_properties
 
 BASE = {"generation": "kip320", "replicas": 2, "log_size": 2, "max_records": 2, "max_leader_epoch": 2}
 CONFIGS = [
@@ -46,7 +46,7 @@ def verdicts(graph, props, fair: dict[str, str]) -> dict[str, bool]:
 
 
 def main() -> None:
-    from explorer.liveness import run_with_graph
+    from isrcheck.explorer.liveness.checker import run_with_graph
 
     for name, options in CONFIGS:
         model = build_model("classic", {**BASE, **options})

@@ -4,7 +4,7 @@
 
 For K1 and K8: ``isrcheck scenario ID --html`` writes the page (the command line itself, not a
 copy of it), then Debian's chromium, headless, opens it at the state where the property fails and
-takes the PNG (``explorer.html.browser``, the code the browser tests use). K8's ITF trace, which
+takes the PNG (``isrcheck.explorer.traces.html.browser``, the code the browser tests use). K8's ITF trace, which
 docs/html.md feeds to ``isrcheck show``, is rewritten from the same run. Needs chromium and
 Playwright, as ``./dev test`` installs them.
 """
@@ -20,8 +20,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from explorer.cli import main  # noqa: E402
-from explorer.html.browser import screenshot  # noqa: E402
+from isrcheck.explorer.cli.main import main  # noqa: E402
+from isrcheck.explorer.traces.html.browser import screenshot  # noqa: E402
 
 SHOTS = {"K1": "docs/img/html-k1.png", "K8": "docs/img/html-k8.png"}
 TRACE = "docs/examples/k8.itf.json"

@@ -31,7 +31,7 @@ def command_of(block: str) -> tuple[str, list[str]]:
 
 
 def run(argv: list[str]) -> str:
-    from explorer.cli import main
+    from isrcheck.explorer.cli.main import main
 
     out = io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):

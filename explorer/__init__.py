@@ -1,11 +1,25 @@
-"""isrcheck's generic checking engines: the model contract, breadth-first exploration in process
-and on Spark, traces and their renderers, and the command line. Nothing here knows Kafka: models
-arrive through ``explorer.registry``."""
+"""isrcheck's generic checking engines. Nothing here knows Kafka: models arrive through
+``isrcheck.explorer.registry``.
 
-from explorer.check import check
-from explorer.contract import Kind, Model, Property
-from explorer.errors import ContractError, UserError
-from explorer.result import CheckResult, Step, Trace, Violation
+The layout is the architecture, one layer on the next (``tests/test_import_graph.py`` enforces it):
+
+- the API, at the top of this package: ``contract`` (the ``Model`` protocol, ``Property``),
+  ``errors`` (exit statuses), ``result`` (``CheckResult``, ``Trace``), ``selection`` (properties by
+  name), ``registry`` and ``scenarios`` (models and the catalogue by name), ``outputs`` (files
+  written atomically). They import no package below;
+- ``search/`` (explicit-state engines: local, parallel, Spark, simulation, and their stores) and
+  ``symbolic/`` (z3: BMC, induction) on the API;
+- ``liveness/`` (state graph, fair cycles, lassos) on search;
+- ``traces/`` (views, text, ITF, HTML, replay, regression, minimize) on the API and liveness;
+- the front doors a program calls: ``check`` (``isrcheck.check``: options validated, an engine
+  chosen) and ``stateful`` (a model as a Hypothesis state machine);
+- ``cli/``: the ``isrcheck`` command, on everything.
+"""
+
+from isrcheck.explorer.check import check
+from isrcheck.explorer.contract import Kind, Model, Property
+from isrcheck.explorer.errors import ContractError, UserError
+from isrcheck.explorer.result import CheckResult, Step, Trace, Violation
 
 __all__ = [
     "CheckResult",

@@ -1,4 +1,4 @@
-"""``explorer.check``: the one entry point every engine sits behind.
+"""``isrcheck.explorer.check``: the one entry point every engine sits behind.
 
 Options are keyword-only and validated before any state is generated, so a wrong option costs
 the user a clear message, not a long run."""
@@ -9,10 +9,10 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from explorer.errors import ContractError, UserError
-from explorer.progress import Progress
-from explorer.result import CheckResult
-from explorer.selection import select_properties
+from isrcheck.explorer.errors import ContractError, UserError
+from isrcheck.explorer.result import CheckResult
+from isrcheck.explorer.search.progress import Progress
+from isrcheck.explorer.selection import select_properties
 
 ENGINES = ("local", "spark")
 STORES = ("exact", "fingerprint")
@@ -49,7 +49,7 @@ def check(
     store: "exact" (states themselves; no collisions) or "fingerprint" (64-bit fingerprints,
         TLC's choice, with a collision-probability estimate). Local engine only: the spark engine
         always keeps 128-bit fingerprints and reports their collision estimate.
-    graph: keep the explored state graph in ``result.graph`` (``explorer.graph_store``); implied
+    graph: keep the explored state graph in ``result.graph`` (``isrcheck.explorer.liveness.graph_store``); implied
         by a selected liveness property (eventually, leads-to). Local engine only.
     fairness: ``{family: "weak" | "strong"}`` to assume instead of the model's ``fairness()``.
     max_memory: the local engine's ceiling on resident memory, in bytes, or a size text ("4G",
@@ -57,12 +57,12 @@ def check(
         reaches it stops cleanly and reports ``result.limit == "memory"``.
     workers: processes for the local engine (None, the default: every core this process may use,
         except that the state graph and liveness properties take one process). 1 is the
-        one-process engine; more fork workers (``explorer.parallel``) and give the same counts,
+        one-process engine; more fork workers (``isrcheck.explorer.search.parallel``) and give the same counts,
         depth, verdicts and traces.
     """
     _validate(model, engine=engine, max_depth=max_depth, store=store)
     if symmetry:
-        from explorer.engine_local import make_key
+        from isrcheck.explorer.search.local import make_key
 
         make_key(model, symmetry=True, store=store)  # refuses a model without canonical(), before anything else
     explicit_workers = workers is not None
@@ -93,18 +93,18 @@ def check(
                 raise UserError("the state graph and liveness properties need one process; use --workers 1")
             workers = 1  # the default, every core, gives way: the graph is built by one process
         if workers > 1:
-            from explorer.parallel import run_parallel
+            from isrcheck.explorer.search.parallel import run_parallel
 
             return run_parallel(model, props, workers=workers, max_depth=max_depth, stop_at_first=stop_at_first,
                                 symmetry=symmetry, check_deadlock=check_deadlock, store=store, progress=progress,
                                 memory_limit=_memory_limit(max_memory))
-        from explorer.engine_local import run_local
+        from isrcheck.explorer.search.local import run_local
 
         if not wants_graph:
             return run_local(model, props, max_depth=max_depth, stop_at_first=stop_at_first, symmetry=symmetry,
                              check_deadlock=check_deadlock, store=store, progress=progress,
                              memory_limit=_memory_limit(max_memory))
-        from explorer.liveness import run_with_graph
+        from isrcheck.explorer.liveness.checker import run_with_graph
 
         return run_with_graph(model, props, max_depth=max_depth, stop_at_first=stop_at_first, symmetry=symmetry,
                               check_deadlock=check_deadlock, store=store, progress=progress, fairness=fairness,
@@ -113,7 +113,7 @@ def check(
         raise UserError("--max-memory applies to the local engine; size the spark engine with --driver-memory "
                         "and the executors' own settings")
     try:
-        from explorer.spark.engine import run_spark
+        from isrcheck.explorer.search.spark.engine import run_spark
     except ImportError as exc:
         raise UserError(
             f"the spark engine is not available here ({exc}); install pyspark or use --engine local"
@@ -144,7 +144,7 @@ def resolve_workers(workers: int | None, engine: str = "local") -> int:
 
 
 def _memory_limit(max_memory: int | str | None) -> int | None:
-    from explorer.memory import default_ceiling, parse_size
+    from isrcheck.explorer.search.memory import default_ceiling, parse_size
 
     if max_memory == "auto":
         return default_ceiling()
@@ -168,5 +168,5 @@ def _validate(model: Any, *, engine: str, max_depth: int | None, store: str) -> 
     if missing:  # the factory handed back something else: the model broke the contract (exit 4)
         raise ContractError(
             f"{type(model).__name__} is not a model: it lacks {', '.join(missing)}; a model needs "
-            "init_states(), successors(state) and properties() (see explorer.contract.Model)"
+            "init_states(), successors(state) and properties() (see isrcheck.explorer.contract.Model)"
         )

@@ -2,7 +2,7 @@
 
 A model is any object with ``init_states``, ``successors`` and ``properties``; ``within_bounds``
 and ``canonical`` are optional. The explorer never imports a concrete model: the Kafka replication
-model reaches it through the registry (``explorer.registry``) exactly as a user's own model file does.
+model reaches it through the registry (``isrcheck.explorer.registry``) exactly as a user's own model file does.
 
 States are immutable, hashable, picklable values built from ints, strings, tuples and frozensets
 (no dicts, lists or floats), so that their identity does not depend on the process that built them.
@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
-from explorer.errors import ContractError  # noqa: F401  (re-exported: part of the contract)
+from isrcheck.explorer.errors import ContractError  # noqa: F401  (re-exported: part of the contract)
 
 S = TypeVar("S")
 A = TypeVar("A")

@@ -29,7 +29,7 @@ class UserError(Exception):
 
 
 class ContractError(UserError):
-    """A model broke the contract of ``explorer.contract`` (unhashable or mutable state, a successor
+    """A model broke the contract of ``isrcheck.explorer.contract`` (unhashable or mutable state, a successor
     function that mutates its input, successors that differ between two calls). Exit status 4: the
     fault is in the model, not in how it was run. (A subclass of UserError so that library callers
     who catch UserError keep catching it.)"""
@@ -41,7 +41,7 @@ class ModelError(Exception):
     ``what`` names the function (``successors(state)``, ``property StrongIsr``); ``cause`` is the
     model's exception; ``state``/``action``/``successor`` say what was being evaluated, as TLC
     names the state and action it was evaluating; ``trace`` (when it could be rebuilt) is the path
-    from an initial state to the state being expanded. ``explorer.model_fault`` renders it."""
+    from an initial state to the state being expanded. ``isrcheck.explorer.cli.model_fault`` renders it."""
 
     def __init__(self, what: str, cause: BaseException, *, model: object = None, state: object = None,
                  action: object = None, successor: object = None, trace: object = None, note: str = ""):

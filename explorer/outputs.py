@@ -14,7 +14,7 @@ been refused in the first second, and writing it must not destroy what was there
   ``open()`` would give, not ``mkstemp``'s private 0600.
 * ``check_output_dir(path, what)``: the same checks for a folder a run writes into (a checkpoint).
 
-Any module that writes a user-named file should call both; ``explorer.cli`` does for
+Any module that writes a user-named file should call both; ``isrcheck.explorer.cli.main`` does for
 ``--trace-json`` and ``--regression``.
 """
 
@@ -25,7 +25,7 @@ import stat
 import tempfile
 from pathlib import Path
 
-from explorer.errors import UserError
+from isrcheck.explorer.errors import UserError
 
 
 def _resolve(path: str | os.PathLike) -> Path:

@@ -20,7 +20,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, Literal, get_args, get_origin
 
-from explorer.errors import ModelError, UserError
+from isrcheck.explorer.errors import ModelError, UserError
 
 GROUP = "isrcheck.models"
 

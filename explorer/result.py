@@ -65,7 +65,7 @@ class Violation:
 
 @dataclass
 class CheckResult:
-    """The outcome of ``explorer.check``.
+    """The outcome of ``isrcheck.explorer.check``.
 
     ``complete`` is True when every reachable state within the model's bounds was explored;
     a run cut by ``max_depth``, by the first violation, by an interrupt or by a resource limit
@@ -90,7 +90,7 @@ class CheckResult:
     collision_probability: float | None = None
     stats: dict[str, Any] = field(default_factory=dict)
     levels: list[int] = field(default_factory=list)
-    graph: Any = None  # explorer.graph_store.StateGraph when liveness or the graph was asked for
+    graph: Any = None  # isrcheck.explorer.liveness.graph_store.StateGraph when liveness or the graph was asked for
     limit: str | None = None  # "memory": stopped at a resource limit before an answer
     limit_note: str = ""  # what the limit was, where the run stopped, and how to go further
 

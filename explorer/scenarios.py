@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from typing import Any
 
-from explorer.errors import UserError
+from isrcheck.explorer.errors import UserError
 
 GROUP = "isrcheck.scenarios"
 

@@ -9,8 +9,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from explorer.contract import Kind, Property
-from explorer.errors import ContractError, UserError
+from isrcheck.explorer.contract import Kind, Property
+from isrcheck.explorer.errors import ContractError, UserError
 
 
 @dataclass(frozen=True)
@@ -32,7 +32,7 @@ def select_properties(model: Any, names: Sequence[str] | None = None) -> Selecte
     for p in props:
         if not isinstance(p, Property):
             raise ContractError(
-                f"properties() returned {p!r:.80}, which is not an explorer.Property; build properties "
+                f"properties() returned {p!r:.80}, which is not an isrcheck.explorer.Property; build properties "
                 "with Property.always(name, predicate), Property.sometimes(...) or Property.transition(...)"
             )
         if p.name in by_name:

@@ -20,12 +20,12 @@ checked and tested:
   step, ``sometimes`` properties are reported as Hypothesis events when a run reaches them.
 
 A violation raises ``StatefulViolation`` (an ``AssertionError``) whose message is the explorer's
-trace (``explorer.trace_text.render_violation``) and either a runnable pytest regression
-(``explorer.regression.regression_source``, when the model's registry spec and options are given)
-or the action list for ``explorer.replay.replay_actions``. Hypothesis shrinks it first, and
+trace (``isrcheck.explorer.traces.text.render_violation``) and either a runnable pytest regression
+(``isrcheck.explorer.traces.regression.regression_source``, when the model's registry spec and options are given)
+or the action list for ``isrcheck.explorer.traces.replay.replay_actions``. Hypothesis shrinks it first, and
 ``run_machine``/``find_violation`` then delete steps from the shrunk trace while the same property
-still fails (``explorer.minimize``), so the trace printed is short, though not necessarily the
-shortest: ``explorer.check`` proves that.
+still fails (``isrcheck.explorer.traces.minimize``), so the trace printed is short, though not necessarily the
+shortest: ``isrcheck.explorer.check`` proves that.
 
 Two lines of test::
 
@@ -46,14 +46,13 @@ from hypothesis import event
 from hypothesis import settings as Settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule, run_state_machine_as_test
-
-from explorer.contract import within_bounds
-from explorer.errors import UserError
-from explorer.minimize import minimize
-from explorer.regression import regression_source
-from explorer.result import Step, Trace, Violation
-from explorer.selection import describe_failure, select_properties
-from explorer.trace_text import render_violation
+from isrcheck.explorer.contract import within_bounds
+from isrcheck.explorer.errors import UserError
+from isrcheck.explorer.result import Step, Trace, Violation
+from isrcheck.explorer.selection import describe_failure, select_properties
+from isrcheck.explorer.traces.minimize import minimize
+from isrcheck.explorer.traces.regression import regression_source
+from isrcheck.explorer.traces.text import render_violation
 
 __all__ = ["StatefulViolation", "MachineStats", "action_kind", "find_violation", "machine_for", "run_machine"]
 
@@ -61,7 +60,7 @@ __all__ = ["StatefulViolation", "MachineStats", "action_kind", "find_violation",
 class StatefulViolation(AssertionError):
     """A property failed in a Hypothesis run. ``violation`` is the explorer's view of it (property,
     kind, trace, detail) and ``init_index`` the initial state it started from, so it replays with
-    ``explorer.replay.replay_actions(model, exc.actions, exc.init_index)``."""
+    ``isrcheck.explorer.traces.replay.replay_actions(model, exc.actions, exc.init_index)``."""
 
     def __init__(self, report: str, violation: Violation, init_index: int):
         super().__init__(report)
@@ -163,7 +162,7 @@ def machine_for(
     """A ``RuleBasedStateMachine`` class that walks ``model``.
 
     properties: names of the ``always`` / ``transition`` properties to check (all when None), as
-        ``explorer.check`` selects them; an unknown name is refused here, before any run.
+        ``isrcheck.explorer.check`` selects them; an unknown name is refused here, before any run.
     max_steps: actions per run after the initial state (Hypothesis's ``stateful_step_count``, which
         also counts the step that draws the initial state, is set to max_steps + 1); None keeps the
         settings' value.
@@ -182,7 +181,7 @@ def machine_for(
     missing = [m for m in ("init_states", "successors", "properties") if not callable(getattr(model, m, None))]
     if missing:
         raise UserError(f"{type(model).__name__} is not a model: it lacks {', '.join(missing)} "
-                        "(see explorer.contract.Model)")
+                        "(see isrcheck.explorer.contract.Model)")
     props = select_properties(model, properties)
     inits = list(model.init_states())
     if not inits:
@@ -196,8 +195,8 @@ def machine_for(
             source = regression_source(spec, dict(options or {}), violation, init_index)
             return f"{text}\n\nAs a pytest regression (save it as tests/test_regression_....py):\n\n{source}"
         actions = "".join(f"    {repr(a)!r},\n" for a in violation.trace.actions)
-        return (f"{text}\n\nReplay with explorer.replay.replay_actions(model, ACTIONS, init_index={init_index}):\n"
-                f"ACTIONS = [\n{actions}]")
+        return (f"{text}\n\nReplay with isrcheck.explorer.traces.replay.replay_actions(model, ACTIONS, "
+                f"init_index={init_index}):\nACTIONS = [\n{actions}]")
 
     class ModelMachine(RuleBasedStateMachine):
         stats = MachineStats()

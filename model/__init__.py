@@ -1,7 +1,7 @@
 """Kafka partition replication as a pure-state transition system.
 
 ``make_model`` (registered as the ``classic`` model) builds the reproduction of
-hachikuji/kafka-specification, with options; ``model.replication`` says what is modelled and
+hachikuji/kafka-specification, with options; ``isrcheck.model.replication`` says what is modelled and
 abstracted away, and docs/architecture.md maps the package.
 """
 

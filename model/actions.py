@@ -2,7 +2,7 @@
 
 Replica fields hold user-facing replica ids (1..n, like the spec's ``r1, r2, ...``); epochs,
 offsets and record ids are as in the spec. Each class names the TLA+ action(s) it stands for; the
-generation decides which variant of the step's enabling condition applies (``model.generations``).
+generation decides which variant of the step's enabling condition applies (``isrcheck.model.generations``).
 
 Successor generation never builds an action: ``ActionTable`` creates every possible action of a
 configuration once, and the hot path indexes into it (an availability-zone failure, whose broker
@@ -48,7 +48,7 @@ class BecomeLeader:
 class LeaderWrite:
     """A producer write: a replica presuming leadership appends record ``record_id`` stamped with
     its leader ``epoch`` at ``offset`` (``LeaderWrite``; the ``acks`` option decides whether the producer
-    is answered, ``model.steps.controller``)."""
+    is answered, ``isrcheck.model.steps.controller``)."""
 
     leader: int
     record_id: int
@@ -140,7 +140,7 @@ ACTION_TYPES = (
 )
 
 
-# -- broker stops and restarts, log flushes, unclean election (``model.steps.failures``): generated
+# -- broker stops and restarts, log flushes, unclean election (``isrcheck.model.steps.failures``): generated
 # -- only when the durability options are on.
 
 
@@ -202,7 +202,7 @@ class UncleanLeaderElection:
 DURABILITY_ACTION_TYPES = (ControlledShutdown, BrokerCrash, BrokerRestart, FlushLog, UncleanLeaderElection)
 
 
-# -- consumers, follower fetching and racks (``model.steps.consumers``, ``model.steps.failures``):
+# -- consumers, follower fetching and racks (``isrcheck.model.steps.consumers``, ``isrcheck.model.steps.failures``):
 # -- generated only when their options are on.
 
 

@@ -16,7 +16,7 @@ from .generations import GENERATIONS as _GENERATIONS
 # Generation name -> the TLA+ module of hachikuji/kafka-specification whose ``Next`` it reproduces.
 GENERATIONS: dict[str, str] = {name: g.module for name, g in _GENERATIONS.items()}
 
-# The model tabulates every possible log (see ``model.encoding.logs``); this caps that table.
+# The model tabulates every possible log (see ``isrcheck.model.encoding.logs``); this caps that table.
 MAX_LOG_TABLE = 1 << 22
 
 
@@ -36,7 +36,7 @@ class ClassicConfig:
     max_records: how many records producers may ever write (``MaxRecords``; ids 0..max_records-1).
     max_leader_epoch: the largest leader epoch the controller may assign (``MaxLeaderEpoch``;
         epochs 0..max_leader_epoch, so at most max_leader_epoch+1 controller ISR updates).
-    generation: which protocol generation's ``Next`` relation to use (``model.generations``).
+    generation: which protocol generation's ``Next`` relation to use (``isrcheck.model.generations``).
     """
 
     replicas: int = 2

@@ -14,7 +14,7 @@ from .kraft import KRAFT_GENERATIONS
 from .options import ACKS, PLACEMENT, READS, STOPS, TRUNCATION, UNCLEAN, ConsumerOptions, DurabilityOptions
 from .replication import ReplicationModel
 
-# The allowed values are declared once (``model.generations``, ``model.options``); the command line
+# The allowed values are declared once (``isrcheck.model.generations``, ``isrcheck.model.options``); the command line
 # reads them from these Literal types.
 Generation = Literal[tuple(GENERATIONS) + tuple(KRAFT_GENERATIONS)]
 Acks = Literal[ACKS]
@@ -56,13 +56,13 @@ def make_model(
 
     generation: protocol generation: truncate-to-hw (pre-0.11), kip101, kip279, kip320-first-try
         (the rejected draft) or kip320 (ZooKeeper era); kraft-3.5 or kraft-kip966 (the KRaft
-        controller; KIP-966 Eligible Leader Replicas: ``model.kraft``, docs/kraft.md).
+        controller; KIP-966 Eligible Leader Replicas: ``isrcheck.model.kraft``, docs/kraft.md).
     replicas, log_size, max_records, max_leader_epoch: the spec's constants Replicas, LogSize,
         MaxRecords, MaxLeaderEpoch.
     invariants: which properties the model builds: 'all' (default), 'default', or comma-separated
         names (see ``properties``). A run checks the ``default`` ones unless it names others.
 
-    Durability options (``model.options.DurabilityOptions``; all off = the classic model, unchanged):
+    Durability options (``isrcheck.model.options.DurabilityOptions``; all off = the classic model, unchanged):
     acks: producer acks: none (no acknowledgement state), 0, 1 or all.
     min_insync_replicas: min.insync.replicas for acks=all writes (1..replicas).
     max_crashes: how many broker stops a run may have (0: brokers never stop).
@@ -72,14 +72,14 @@ def make_model(
     expand_before_epoch_start: bug K6: ISR expansion at the leader's stale HW (kip320 generations).
     kip966_unclean_recovery: a broker back from a lossy crash is not eligible until re-admitted.
 
-    Consumer and rack options (``model.options.ConsumerOptions``; all off = unchanged):
+    Consumer and rack options (``isrcheck.model.options.ConsumerOptions``; all off = unchanged):
     consumer_reads: off, leader (consumers fetch from the leader) or any (KIP-392 follower fetching).
     truncation: on-become-follower (KIP-320), on-fetch (diverging epoch in the fetch response,
         truncate first), on-fetch-hw-first (bug K13, KAFKA-14704: HW applied before truncating).
     azs: availability zones (0: no racks); placement: rack-aware or naive (rack-unaware,
         consecutive brokers, two per zone); max_az_failures: power failures of a whole zone.
 
-    KRaft options (``model.kraft``; the specs' constants; left out they change nothing):
+    KRaft options (``isrcheck.model.kraft``; the specs' constants; left out they change nothing):
     init_isr_size: brokers 1..k start in the ISR, the others fenced and out of sync (0: all).
     max_fencings: how many times the controller fences a broker that missed heartbeats.
     max_leader_shrinks: how many AlterPartition requests may shrink the ISR (timed-out followers).

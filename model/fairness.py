@@ -1,5 +1,5 @@
 """Which steps of the replication model are fairly scheduled, for liveness properties
-(``properties.liveness``): the model's ``fairness()`` and ``action_family()`` (``explorer.contract``).
+(``isrcheck.properties.liveness``): the model's ``fairness()`` and ``action_family()`` (``isrcheck.explorer.contract``).
 
 An action's family is its step name, and for a step a broker takes, the broker too
 (``FollowerReplicate r2``): weak fairness per broker is TLA+'s ``\\A r : WF(FollowerReplicate(r))``,
@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
-# Which field of an action (``model.actions``) names the broker that takes the step; the
+# Which field of an action (``isrcheck.model.actions``) names the broker that takes the step; the
 # controller's steps have none.
 ACTOR = {
     "BecomeLeader": "replica",

@@ -1,17 +1,17 @@
 """Each protocol generation as data: the steps that make up its ``Next`` and the rules that differ.
 
 A generation reproduces the ``Next`` of one module of hachikuji/kafka-specification. Its steps are
-named by their TLA+ actions (the builders are in ``model.steps``), in the order of the module's
+named by their TLA+ actions (the builders are in ``isrcheck.model.steps``), in the order of the module's
 disjuncts, which fixes the (deterministic) order of successors. Each step is written once and
 reads its generation's rule from here:
 
 - ``isr_rule`` / ``hw_rule``: when the leader counts a follower as caught up to an offset, for ISR
-  changes and for advancing the high watermark (``model.steps.rules``);
+  changes and for advancing the high watermark (``isrcheck.model.steps.rules``);
 - ``fenced``: KIP-320's epoch fencing: a follower counts, fetches and truncates only against a
   leader at its own leader epoch;
 - ``expand_waits_for_epoch_start``: ``HasHighWatermarkReachedCurrentEpoch`` guards ISR expansion
   (the fix for bug K6; the ``expand_before_epoch_start`` option turns it off);
-- ``truncate_to``: where ``BecomeFollowerAndTruncateTo`` truncates (``model.steps.truncation``);
+- ``truncate_to``: where ``BecomeFollowerAndTruncateTo`` truncates (``isrcheck.model.steps.truncation``);
   empty for generations that truncate lazily, on a fetch response;
 - ``fetch_matches_last_epoch``: a fetch appends only if the follower's last record has the
   leader's epoch for that offset (else the follower must truncate first);

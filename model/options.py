@@ -5,8 +5,8 @@ tuples below), validated up front.
 Every option defaults to the classic behaviour (``DurabilityOptions().is_classic``,
 ``ConsumerOptions().is_off``): with all of them off the model's states, counts and speed are
 exactly those of hachikuji/kafka-specification. Each option, when on, names the Kafka mechanism it
-adds; the fields it adds are rows of ``model.encoding.fields`` and its steps are in
-``model.steps``.
+adds; the fields it adds are rows of ``isrcheck.model.encoding.fields`` and its steps are in
+``isrcheck.model.steps``.
 """
 
 from __future__ import annotations

@@ -4,17 +4,17 @@ What is modelled: one partition replicated on ``replicas`` brokers; each replica
 watermark and cached leader/epoch/ISR; the controller's quorum state (ZooKeeper) and the set of
 LeaderAndIsr requests it has sent; producer writes to presumed leaders; ISR shrink and expansion
 by the true leader; high-watermark advancement; follower fetching and truncation as it was in each
-protocol generation (``model.generations``). With every option off, counts of distinct states and
+protocol generation (``isrcheck.model.generations``). With every option off, counts of distinct states and
 BFS depths equal TLC's on the same constants, because the state encoding
-(``model.encoding``) is one-to-one with the spec's reachable states and every step has the spec's
+(``isrcheck.model.encoding``) is one-to-one with the spec's reachable states and every step has the spec's
 enabling condition.
 
-The options (``model.options``) add, each when switched on: producer acks and
+The options (``isrcheck.model.options``) add, each when switched on: producer acks and
 ``min.insync.replicas``; broker stops (controlled shutdown, crash, power failure losing the
 unflushed log suffix) and restarts, log flushes, unclean leader election, KIP-966's rule for
 brokers back from an unclean shutdown, bug K6; consumers, KIP-392 follower fetching, truncation
 on fetch (and bug K13), racks and availability-zone failures. An option adds rows to the field
-table (``model.encoding.fields``) and steps to ``Next`` (``model.steps``), and changes the steps
+table (``isrcheck.model.encoding.fields``) and steps to ``Next`` (``isrcheck.model.steps``), and changes the steps
 it concerns when they are built.
 
 What is abstracted away: message passing for fetches (each fetch is atomic), ZooKeeper
@@ -28,8 +28,8 @@ from collections.abc import Sequence
 from itertools import permutations
 from typing import Any
 
-import properties as catalogue
-from explorer.contract import Property
+import isrcheck.properties as catalogue
+from isrcheck.explorer.contract import Property
 
 from .config import ClassicConfig
 from .encoding.packed import packing
@@ -46,7 +46,7 @@ from .tables import ModelTables
 
 
 class ReplicationModel:
-    """A model for ``explorer.check``: ``init_states``, ``successors``, ``properties``,
+    """A model for ``isrcheck.explorer.check``: ``init_states``, ``successors``, ``properties``,
     ``canonical`` (replica symmetry), ``state_view`` and ``signals``."""
 
     def __init__(self, config: ClassicConfig, options: DurabilityOptions | None = None,
@@ -66,12 +66,12 @@ class ReplicationModel:
         self._symmetry = Symmetry(self.tables, perms=self._symmetries())
         self._view = StateView(self.tables)
         self.successors = successor_function(self.tables)
-        # explorer.contract.packing: compact exact keys (in C when model.native was built)
+        # isrcheck.explorer.contract.packing: compact exact keys (in C when isrcheck.model.native was built)
         self.pack, self.unpack = native_packing(self.tables, *packing(self.tables))
 
     @property
     def ext(self) -> Any:
-        """The option fields' positions (``model.encoding.fields.Fields``), under their earlier name."""
+        """The option fields' positions (``isrcheck.model.encoding.fields.Fields``), under their earlier name."""
         return self.fields
 
     def __repr__(self) -> str:
@@ -103,19 +103,19 @@ class ReplicationModel:
         return self._view.view(state)
 
     def picture(self, state: tuple, detail: str = "") -> dict[str, Any]:
-        """The state drawn as Kafka's diagrams draw it (``model.encoding.picture``), for the HTML report."""
+        """The state drawn as Kafka's diagrams draw it (``isrcheck.model.encoding.picture``), for the HTML report."""
         return picture(self.state_view(state), detail)
 
     def fairness(self) -> dict[str, str]:
-        """Weak fairness of the steps Kafka takes on its own (``model.fairness``), for liveness."""
+        """Weak fairness of the steps Kafka takes on its own (``isrcheck.model.fairness``), for liveness."""
         return fairness_table(self.config.replicas)
 
     def action_family(self, action: Any) -> str:
-        """The step and, for a broker's step, the broker: ``FollowerReplicate r2`` (``model.fairness``)."""
+        """The step and, for a broker's step, the broker: ``FollowerReplicate r2`` (``isrcheck.model.fairness``)."""
         return step_family(action)
 
     def signals(self, state: tuple) -> dict[str, Any]:
-        """Operator signals (``model.encoding.signals``): leader, ISR size, under-replication,
+        """Operator signals (``isrcheck.model.encoding.signals``): leader, ISR size, under-replication,
         follower lag, stopped brokers. Built on first use: a checking run never calls it, only
         trace renderers do."""
         fn = self.__dict__.get("_signals")

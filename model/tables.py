@@ -41,7 +41,7 @@ class ModelTables:
         return self.fields
 
     def native_predicate(self, name: str, python: Callable[[tuple], bool]) -> Callable[[tuple], bool]:
-        """The compiled form of property ``name``'s predicate where there is one (``model.native``),
+        """The compiled form of property ``name``'s predicate where there is one (``isrcheck.model.native``),
         else ``python``: how ``properties/`` reaches compiled code without importing ``model``."""
         from .native.properties import native_predicate
 

@@ -1,10 +1,10 @@
 """Named properties of the replication model (``model``), in one catalogue.
 
 Each entry of ``CATALOGUE`` names a property, the function that builds it from the model's tables
-(``properties.tables``), the option field it reads (``needs``: it is available only when the model
+(``isrcheck.properties.tables``), the option field it reads (``needs``: it is available only when the model
 has that field, as ``acks`` adds ``acked``) and when a run checks it by default. ``build(tables,
-names)`` returns the selected properties as ``explorer.contract.Property`` values. ``TypeOk``,
-``LeaderInIsrLiteral`` (false in the initial state, see ``properties.isr``), the transition
+names)`` returns the selected properties as ``isrcheck.explorer.contract.Property`` values. ``TypeOk``,
+``LeaderInIsrLiteral`` (false in the initial state, see ``isrcheck.properties.isr``), the transition
 properties and the properties a model's options do not promise are opt-in:
 ``--invariant TypeOk``.
 """
@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 
-from explorer.contract import Property
+from isrcheck.explorer.contract import Property
 
 from . import consumers, durability, isr, liveness, transitions, witnesses
 from .tables import Tables
@@ -40,7 +40,7 @@ def _follower_reads(t: Tables) -> bool:
 @dataclasses.dataclass(frozen=True)
 class Entry:
     build: Callable[[Tables], Property]
-    needs: str = ""  # the option field (``model.encoding.fields``) it reads; "" = classic fields only
+    needs: str = ""  # the option field (``isrcheck.model.encoding.fields``) it reads; "" = classic fields only
     default: Callable[[Tables], bool] = _never  # checked by default (when available)
 
 

@@ -29,7 +29,7 @@ else at o means the record a consumer read has disappeared.
 
 from __future__ import annotations
 
-from explorer.contract import Property
+from isrcheck.explorer.contract import Property
 
 from .durability import _ext
 from .tables import Tables

@@ -27,7 +27,7 @@
 
 from __future__ import annotations
 
-from explorer.contract import Property
+from isrcheck.explorer.contract import Property
 
 from . import typeok
 from .tables import Tables
@@ -148,7 +148,7 @@ def broker_stopped_and_back(t: Tables) -> Property:
 
 
 def type_ok(t: Tables) -> Property:
-    """TypeOk of ``properties.typeok`` on the classic fields, plus every option field of the model
+    """TypeOk of ``isrcheck.properties.typeok`` on the classic fields, plus every option field of the model
     within its domain (each field's ``high`` in the model's field table); a flushed offset also
     never lies beyond its replica's log end."""
     classic = typeok.type_ok(t)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from explorer.contract import Property
+from isrcheck.explorer.contract import Property
 
 from .tables import Tables
 

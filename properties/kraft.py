@@ -1,4 +1,4 @@
-"""The properties of the KRaft-era generations (``model.kraft``), in Kafka's terms.
+"""The properties of the KRaft-era generations (``isrcheck.model.kraft``), in Kafka's terms.
 
 Invariants of ``v3_5_properties.tla`` / ``kip_966_properties.tla`` (the spec's names without
 "Property"), each with the values that fail it:
@@ -31,14 +31,14 @@ ElrNonEmpty.
 
 Like the rest of ``properties/``, this module never imports ``model``: everything it reads comes
 through the model's tables (``config``, ``layout``, ``fields``: the field offsets of
-``model.kraft.fields``).
+``isrcheck.model.kraft.fields``).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from explorer.contract import Property
+from isrcheck.explorer.contract import Property
 
 ALWAYS = ("LeaderCompleteness", "LeaderCandidateCompleteness", "ReplicationQuorumSuperset", "LogMatching",
           "MetadataLogMatching", "ConsistentRead", "NoCommittedRecordLostGlobally", "MinIsrRecoveryQuorum")

@@ -1,7 +1,7 @@
 """Liveness properties of the replication model: what Kafka promises will *eventually* happen.
 
 All are opt-in (``--property NAME``), as TLC's PROPERTY is, and checked under the fairness the
-model declares (``model.fairness``: the steps Kafka takes on its own are weakly fair; producers,
+model declares (``isrcheck.model.fairness``: the steps Kafka takes on its own are weakly fair; producers,
 failures, restarts and lag-based ISR shrinks are not). Each is a leads-to ``P ~> Q``.
 
 The model is bounded: the controller has leader epochs ``0..max_leader_epoch`` and every election
@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from explorer.contract import Property
+from isrcheck.explorer.contract import Property
 
 # Offsets in a replica's block and after the blocks (``model.state``: LOG, HW, EPOCH, LEADER, ISR;
 # NEXT_RECORD_ID, Q_LEADER, Q_ISR, REQUESTS), used when the layout does not name them itself.

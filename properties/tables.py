@@ -1,4 +1,4 @@
-"""What a property is built from: the model's tables, as ``model.tables.ModelTables`` provides them.
+"""What a property is built from: the model's tables, as ``isrcheck.model.tables.ModelTables`` provides them.
 
 ``properties/`` never imports ``model`` (``model`` builds its properties, so the import runs one
 way only); everything a property needs to read a state comes through this interface:

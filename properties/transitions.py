@@ -2,7 +2,7 @@
 
 - ``OnlyTruncationShortensLogs``: a step that removes records from a replica's log is that
   replica's own truncation (``BecomeFollowerAndTruncate`` or ``FollowerTruncate`` of that
-  replica), or its broker's lossy crash or its zone's power failure (``model.steps.failures``),
+  replica), or its broker's lossy crash or its zone's power failure (``isrcheck.model.steps.failures``),
   never a write, a fetch or a
   controller action; and a step that appends adds exactly one record. It guards the model
   itself (every generation should satisfy it); with ``sometimes``
@@ -11,7 +11,7 @@
 
 from __future__ import annotations
 
-from explorer.contract import Property
+from isrcheck.explorer.contract import Property
 
 from .tables import Tables
 

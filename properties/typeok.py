@@ -2,7 +2,7 @@
 
 The spec's ``TypeOk`` states the types of its variables; TLC cannot evaluate it as written
 (docs/variants.md). This is the same statement about the model's encoding
-(``model.encoding.state``): each log is a log of at most ``LogSize`` records with ids below
+(``isrcheck.model.encoding.state``): each log is a log of at most ``LogSize`` records with ids below
 ``MaxRecords`` and epochs up to ``MaxLeaderEpoch``; each HW is in ``0..LogSize``; each epoch is
 ``Nil`` or a valid epoch; each leader ``None`` or a replica; each ISR a set of replicas;
 ``nextRecordId`` in ``0..MaxRecords``; at most ``MaxLeaderEpoch + 1`` requests, each naming ``None``
@@ -11,7 +11,7 @@ or a replica and a set of replicas; the quorum likewise.
 
 from __future__ import annotations
 
-from explorer.contract import Property
+from isrcheck.explorer.contract import Property
 
 from .tables import Tables
 

@@ -9,14 +9,14 @@ so they add no ghost variables and leave distinct-state counts equal to TLC's.
   removes records, so this witnesses a truncation (one that removed the record everywhere: a lost
   uncommitted record, or in the buggy generations a lost committed one). A step that merely
   shortens one replica's log is not visible in a single state; ``OnlyTruncationShortensLogs`` in
-  ``properties.transitions`` checks those steps.
+  ``isrcheck.properties.transitions`` checks those steps.
 - ``FollowerRejoinedIsr``: a replica is in the quorum ISR although some earlier request's ISR
   lacked it; the controller never adds replicas, so a leader re-admitted it (ISR expansion).
 """
 
 from __future__ import annotations
 
-from explorer.contract import Property
+from isrcheck.explorer.contract import Property
 
 from .tables import Tables
 

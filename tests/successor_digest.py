@@ -14,7 +14,7 @@ import json
 import marshal
 from typing import Any
 
-from explorer.contract import Kind
+from isrcheck.explorer.contract import Kind
 
 # (name, make_model keyword arguments): every classic generation at 2/2/2/2, then options that
 # change how the shared steps are built (stopped brokers, flushed offsets, acks on writes and HW
@@ -45,7 +45,7 @@ def digest(model: Any) -> dict[str, Any]:
     verdicts, in order."""
     checks = [p.predicate for p in model.properties() if p.kind in (Kind.ALWAYS, Kind.SOMETIMES)]
     h = hashlib.blake2b(digest_size=16)
-    # Actions are created once per model (``model.actions.ActionTable``): each is numbered by its
+    # Actions are created once per model (``isrcheck.model.actions.ActionTable``): each is numbered by its
     # repr on its first appearance, found again by identity (``shown`` keeps every action alive, so
     # an id is never reused), and the repr hashed then. States are tuples of ints: marshal encodes
     # them exactly and cheaply, one record a state: (state, verdicts, [(action number, next state)]).
@@ -79,7 +79,7 @@ def digest(model: Any) -> dict[str, Any]:
 
 
 def main() -> None:
-    from model.factory import make_model
+    from isrcheck.model.factory import make_model
 
     print(json.dumps({name: digest(make_model(**kw)) for name, kw in CASES}, indent=1))
 

@@ -11,9 +11,8 @@ import random
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from model import ClassicConfig, make_model
-from model.actions import BecomeFollowerAndTruncate, ControllerElectLeader
+from isrcheck.model import ClassicConfig, make_model
+from isrcheck.model.actions import BecomeFollowerAndTruncate, ControllerElectLeader
 
 GENERATIONS = ("truncate-to-hw", "kip101", "kip279", "kip320-first-try", "kip320")
 

@@ -8,14 +8,14 @@ initial included), since TLC's distinct count at its first violation depends on 
 from __future__ import annotations
 
 import pytest
+from isrcheck.model import make_model
 
-import explorer
-from model import make_model
+import isrcheck
 
 
-def run(generation: str, replicas: int = 2, invariant: str = "StrongIsr", **options) -> explorer.CheckResult:
+def run(generation: str, replicas: int = 2, invariant: str = "StrongIsr", **options) -> isrcheck.CheckResult:
     model = make_model(generation=generation, replicas=replicas, **options)
-    return explorer.check(model, properties=[invariant], stop_at_first=True)
+    return isrcheck.check(model, properties=[invariant], stop_at_first=True)
 
 
 def assert_replays(model, trace) -> None:
@@ -56,7 +56,7 @@ def test_complete_state_space_of_buggy_generations_is_pinned(generation, distinc
     """TLC stops at the first violation here, so these are our own measured figures: a change
     means the step semantics changed."""
     model = make_model(generation=generation, invariants="TypeOk")
-    result = explorer.check(model, properties=["TypeOk"])
+    result = isrcheck.check(model, properties=["TypeOk"])
     assert result.complete and result.ok
     assert (result.distinct_states, result.depth) == (distinct, depth)
 
@@ -112,5 +112,5 @@ def test_every_generation_fails_literal_leader_in_isr_in_the_initial_state():
     """The spec's LeaderInIsr is false at Init (leader None), as TLC reports."""
     for generation in ("truncate-to-hw", "kip101", "kip279", "kip320-first-try", "kip320"):
         model = make_model(generation=generation)
-        [violation] = explorer.check(model, properties=["LeaderInIsrLiteral"]).violations
+        [violation] = isrcheck.check(model, properties=["LeaderInIsrLiteral"]).violations
         assert len(violation.trace) == 1

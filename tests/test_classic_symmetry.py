@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from isrcheck.model import make_model
+from isrcheck.model.replication import ReplicationModel
 
-import explorer
-from model import make_model
-from model.replication import ReplicationModel
+import isrcheck
 
 GENERATIONS = ("truncate-to-hw", "kip101", "kip279", "kip320-first-try", "kip320")
 
@@ -24,7 +24,7 @@ GENERATIONS = ("truncate-to-hw", "kip101", "kip279", "kip320-first-try", "kip320
 )
 def test_symmetry_reduced_counts_are_pinned(generation, replicas, distinct, depth):
     model = make_model(generation=generation, replicas=replicas, invariants="TypeOk")
-    result = explorer.check(model, symmetry=True, properties=["TypeOk"])
+    result = isrcheck.check(model, symmetry=True, properties=["TypeOk"])
     assert result.complete and result.ok
     assert (result.distinct_states, result.depth) == (distinct, depth)
 
@@ -35,13 +35,13 @@ def test_symmetry_reduced_counts_are_pinned(generation, replicas, distinct, dept
 )
 def test_symmetry_keeps_strong_isr_verdict_and_shortest_trace(generation, replicas, trace_length):
     model = make_model(generation=generation, replicas=replicas)
-    [violation] = explorer.check(model, symmetry=True, properties=["StrongIsr"]).violations
+    [violation] = isrcheck.check(model, symmetry=True, properties=["StrongIsr"]).violations
     assert len(violation.trace) == trace_length
 
 
 def test_symmetry_keeps_kip320_strong_isr_verdict():
     model = make_model(generation="kip320", replicas=3)
-    result = explorer.check(model, symmetry=True, stop_at_first=False)
+    result = isrcheck.check(model, symmetry=True, stop_at_first=False)
     assert result.complete and result.violations == [] and result.vacuous == []
 
 
@@ -72,7 +72,7 @@ def test_canonical_is_idempotent_and_constant_on_orbits(generation):
 def test_properties_are_invariant_under_relabelling(generation):
     model = make_model(generation=generation, replicas=3, invariants="all")
     props = [
-        p for p in model.properties() if p.kind is explorer.Kind.ALWAYS or p.kind is explorer.Kind.SOMETIMES
+        p for p in model.properties() if p.kind is isrcheck.Kind.ALWAYS or p.kind is isrcheck.Kind.SOMETIMES
     ]
     for state in sample_states(model):
         verdicts = [p.predicate(state) for p in props]

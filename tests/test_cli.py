@@ -11,8 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-
-from explorer.cli import main
+from isrcheck.explorer.cli.main import main
 
 ROOT = Path(__file__).resolve().parent.parent
 RACY = str(ROOT / "tests" / "fixtures" / "racy_lock.py")
@@ -119,7 +118,7 @@ def test_progress_lines_on_a_non_terminal(tmp_path):
     counters.write_text(
         "from tests.fixtures.models import Counters\n"
         "def make_model(*, n: int = 3, limit: int = 60):\n    return Counters(n, limit)\n")
-    proc = subprocess.run([sys.executable, "-m", "explorer.cli", "check", str(counters), "--progress-interval", "0.05"],
+    proc = subprocess.run([sys.executable, "-m", "isrcheck", "check", str(counters), "--progress-interval", "0.05"],
                           capture_output=True, text=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert proc.returncode == 0, proc.stderr
     lines = [ln for ln in proc.stderr.splitlines() if "states/s" in ln]
@@ -131,7 +130,7 @@ def test_interrupted_run_keeps_its_statistics(tmp_path):
     counters.write_text(
         "from tests.fixtures.models import Counters\n"
         "def make_model(*, n: int = 4, limit: int = 200):\n    return Counters(n, limit)\n")
-    argv = [sys.executable, "-m", "explorer.cli", "check", str(counters), "--progress-interval", "0.2"]
+    argv = [sys.executable, "-m", "isrcheck", "check", str(counters), "--progress-interval", "0.2"]
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
                             env={**os.environ, "PYTHONPATH": str(ROOT)})
     deadline = time.monotonic() + 60
@@ -148,7 +147,7 @@ def test_interrupted_run_keeps_its_statistics(tmp_path):
 def test_models_command_lists_the_registry(capsys):
     code, out, _ = run(capsys, "models")
     assert code == 0
-    assert "classic  (model.factory:make_model)" in out
+    assert "classic  (isrcheck.model.factory:make_model)" in out
     generations = "truncate-to-hw,kip101,kip279,kip320-first-try,kip320,kraft-3.5,kraft-kip966"
     assert f"--generation {{{generations}}}  default kip320" in out
 

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from explorer.cli import main
+from isrcheck.explorer.cli.main import main
 
 ROOT = Path(__file__).resolve().parent.parent
 RACY = str(ROOT / "tests" / "fixtures" / "racy_lock.py")
@@ -62,7 +62,7 @@ def test_check_json_has_a_schema_version_and_the_detail_in_the_trace_meta(capsys
 def _trace_bytes(tmp_path: Path, seed: str) -> bytes:
     target = tmp_path / f"seed{seed}.itf.json"
     env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.run([sys.executable, "-m", "explorer.cli", "scenario", "K1", "--quiet", "--trace-json",
+    proc = subprocess.run([sys.executable, "-m", "isrcheck", "scenario", "K1", "--quiet", "--trace-json",
                            str(target)], cwd=ROOT, env=env, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     return target.read_bytes()

@@ -7,11 +7,11 @@ order) and K13 shows a consumer served an uncommitted record from a follower."""
 from __future__ import annotations
 
 import pytest
+from isrcheck.model import make_model
+from isrcheck.model.actions import ConsumerFetch, FollowerUpdateHighWatermark, LeaderIncHighWatermark
+from isrcheck.model.encoding.state import HW, LEADER
 
-import explorer
-from model import make_model
-from model.actions import ConsumerFetch, FollowerUpdateHighWatermark, LeaderIncHighWatermark
-from model.encoding.state import HW, LEADER
+import isrcheck
 
 K12 = ["ConsistentRead", "ReadBelowHighWatermark", "RecordConsumed", "FollowerCanServe"]
 K13 = {"log_size": 1, "max_records": 2, "max_leader_epoch": 1, "consumer_reads": "any"}
@@ -77,7 +77,7 @@ def test_leader_hw_monotone_flags_a_lowered_hw_in_the_same_epoch_only():
 @pytest.mark.parametrize("truncation", ["on-become-follower", "on-fetch"])
 def test_k12_holds_with_two_replicas(truncation):
     model = make_model(consumer_reads="any", truncation=truncation)
-    result = explorer.check(model, properties=K12 + ["StrongIsr", "LeaderHighWatermarkMonotone"])
+    result = isrcheck.check(model, properties=K12 + ["StrongIsr", "LeaderHighWatermarkMonotone"])
     assert result.complete and result.ok, (result.violations, result.vacuous)
 
 
@@ -85,14 +85,14 @@ def test_k12_holds_with_two_replicas(truncation):
 @pytest.mark.parametrize(("truncation", "states"), [("on-become-follower", 299_409), ("on-fetch", 386_006)])
 def test_k12_holds_with_three_replicas(truncation, states):
     model = make_model(replicas=3, consumer_reads="any", truncation=truncation)
-    result = explorer.check(model, properties=K12 + ["StrongIsr", "LeaderHighWatermarkMonotone"], symmetry=True)
+    result = isrcheck.check(model, properties=K12 + ["StrongIsr", "LeaderHighWatermarkMonotone"], symmetry=True)
     assert result.complete and result.ok, (result.violations, result.vacuous)
     assert result.distinct_states == states
 
 
 def test_k13_a_consumer_reads_the_record_the_follower_is_about_to_truncate():
     model = make_model(truncation="on-fetch-hw-first", **K13)
-    result = explorer.check(model, properties=["ConsistentRead"])
+    result = isrcheck.check(model, properties=["ConsistentRead"])
     [v] = result.violations
     assert len(v.trace) == 12
     actions = v.trace.actions
@@ -108,12 +108,12 @@ def test_k13_a_consumer_reads_the_record_the_follower_is_about_to_truncate():
 
 def test_k13_fixed_order_serves_nothing_uncommitted_at_the_same_and_larger_bounds():
     for bounds in (K13, {"consumer_reads": "any"}):
-        result = explorer.check(make_model(truncation="on-fetch", **bounds), properties=K12 + ["StrongIsr"])
+        result = isrcheck.check(make_model(truncation="on-fetch", **bounds), properties=K12 + ["StrongIsr"])
         assert result.complete and result.ok, (bounds, result.violations, result.vacuous)
 
 
 def test_k13_needs_follower_reads():
     """Reads from the leader alone never see the follower's window: the hole is KIP-392's."""
-    result = explorer.check(make_model(truncation="on-fetch-hw-first", **{**K13, "consumer_reads": "leader"}),
+    result = isrcheck.check(make_model(truncation="on-fetch-hw-first", **{**K13, "consumer_reads": "leader"}),
                             properties=["ConsistentRead", "RecordConsumed"])
     assert result.complete and result.ok

@@ -9,12 +9,12 @@ import random
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from isrcheck.model import make_model
+from isrcheck.model.actions import AvailabilityZoneFailure, ConsumerFetch
+from isrcheck.model.generations import GENERATIONS
+from isrcheck.model.options import ConsumerOptions
 
-import explorer
-from model import make_model
-from model.actions import AvailabilityZoneFailure, ConsumerFetch
-from model.generations import GENERATIONS
-from model.options import ConsumerOptions
+import isrcheck
 
 
 @pytest.mark.parametrize(
@@ -70,8 +70,8 @@ def test_placements():
 def test_follower_reads_add_no_state_in_kip320_but_leader_reads_do():
     """In KIP-320 a follower serves a prefix of what the leader can serve, so the ghost of what was
     served reaches the same values whoever served it; reads multiply the classic 5,973 states."""
-    leader = explorer.check(make_model(consumer_reads="leader"), properties=["ConsistentRead"])
-    anyone = explorer.check(make_model(consumer_reads="any"), properties=["ConsistentRead"])
+    leader = isrcheck.check(make_model(consumer_reads="leader"), properties=["ConsistentRead"])
+    anyone = isrcheck.check(make_model(consumer_reads="any"), properties=["ConsistentRead"])
     assert leader.complete and anyone.complete
     assert leader.distinct_states == anyone.distinct_states == 13_197
 
@@ -142,7 +142,7 @@ def test_symmetry_keeps_zones_and_commutes_with_successors(placement):
                        max_az_failures=1, truncation="on-fetch", invariants="all")
     perms = len(model._symmetry.orbit(model.init_states()[0]))
     assert perms == (6 if placement == "rack-aware" else 2)  # naive: only swapping the az1 pair
-    props = [p for p in model.properties() if p.kind in (explorer.Kind.ALWAYS, explorer.Kind.SOMETIMES)]
+    props = [p for p in model.properties() if p.kind in (isrcheck.Kind.ALWAYS, isrcheck.Kind.SOMETIMES)]
     for state in sample(model):
         expected = {model.canonical(t) for _, t in model.successors(state)}
         verdicts = [p.predicate(state) for p in props]

@@ -4,11 +4,11 @@ three replicas share a zone) and keeps it under rack-aware placement; and the ca
 from __future__ import annotations
 
 import pytest
+from isrcheck.explorer.registry import build_model
+from isrcheck.model import make_model
+from isrcheck.model.scenarios.consumers import scenarios
 
-import explorer
-from explorer.registry import build_model
-from model import make_model
-from model.scenarios.consumers import scenarios
+import isrcheck
 
 SCENARIOS = {sc.id: sc for sc in scenarios()}
 AZ = {"replicas": 3, "log_size": 1, "max_records": 1, "max_leader_epoch": 2, "acks": "all",
@@ -17,7 +17,7 @@ AZ = {"replicas": 3, "log_size": 1, "max_records": 1, "max_leader_epoch": 2, "ac
 
 def test_naive_placement_loses_the_record_when_its_shared_zone_fails():
     model = make_model(placement="naive", kip966_unclean_recovery=True, **AZ)
-    [v] = explorer.check(model, properties=["AckedRecordSurvives"]).violations
+    [v] = isrcheck.check(model, properties=["AckedRecordSurvives"]).violations
     assert len(v.trace) == 9
     failure = v.trace.actions[-1]
     assert type(failure).__name__ == "AvailabilityZoneFailure" and failure.brokers == (1, 2)
@@ -31,21 +31,21 @@ def test_rack_aware_placement_without_kip966_still_loses_it_as_the_last_replica_
     truncates the surviving copy (K10's mechanism). It needs one more leader epoch than the
     scenario's bounds (the controller's shrink, the AZ failure and the re-election each take one)."""
     model = make_model(placement="rack-aware", **{**AZ, "max_leader_epoch": 3})
-    [v] = explorer.check(model, properties=["AckedRecordSurvives"], symmetry=True).violations
+    [v] = isrcheck.check(model, properties=["AckedRecordSurvives"], symmetry=True).violations
     names = [type(a).__name__ for a in v.trace.actions]
     assert "AvailabilityZoneFailure" in names and names[-1] == "BecomeFollowerAndTruncate"
 
 
 def test_rack_aware_with_one_epoch_after_the_failure_holds_quickly():
     model = make_model(placement="rack-aware", kip966_unclean_recovery=True, **{**AZ, "max_leader_epoch": 1})
-    result = explorer.check(model, properties=["AckedRecordSurvives", "RecordAcknowledged", "BrokerStoppedAndBack"],
+    result = isrcheck.check(model, properties=["AckedRecordSurvives", "RecordAcknowledged", "BrokerStoppedAndBack"],
                             symmetry=True)
     assert result.complete and result.ok and result.distinct_states == 27_246
 
 
 def run(sc):
     model = build_model(sc.model, dict(sc.options))
-    return model, explorer.check(model, properties=list(sc.properties), **dict(sc.check_options))
+    return model, isrcheck.check(model, properties=list(sc.properties), **dict(sc.check_options))
 
 
 def test_every_entry_has_a_story_and_buggy_ones_a_fixed_counterpart():

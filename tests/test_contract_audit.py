@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from isrcheck.explorer.cli.main import main
+from isrcheck.explorer.result import Step, Trace
+from isrcheck.explorer.search.audit import audit_trace_steps
 
-from explorer import ContractError, Property, check
-from explorer.audit import audit_trace_steps
-from explorer.cli import main
-from explorer.result import Step, Trace
+from isrcheck import ContractError, Property, check
 from tests.fixtures.models import Counters
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -107,12 +107,12 @@ class _BoolsAndInts:
 def test_true_and_1_are_one_state_in_every_store_and_engine():
     exact, fingerprint = check(_BoolsAndInts()), check(_BoolsAndInts(), store="fingerprint")
     assert exact.distinct_states == fingerprint.distinct_states == 4
-    # The parallel engine keys states with its own compact encoding (explorer.store_compact).
+    # The parallel engine keys states with its own compact encoding (isrcheck.explorer.search.store_compact).
     for store in ("exact", "fingerprint"):
         assert check(_BoolsAndInts(), store=store, workers=2).distinct_states == 4
-    from explorer.fingerprint import encode
-    from explorer.fingerprint import fingerprint as fp64
-    from explorer.spark.level import fp128  # the spark engine's fingerprint
+    from isrcheck.explorer.search.fingerprint import encode
+    from isrcheck.explorer.search.fingerprint import fingerprint as fp64
+    from isrcheck.explorer.search.spark.level import fp128  # the spark engine's fingerprint
 
     for a, b in [((True,), (1,)), ((False, (True,)), (0, (1,))), (frozenset({True, "a"}), frozenset({1, "a"})),
                  ((frozenset({1}), True), (frozenset({True}), 1))]:
@@ -163,7 +163,7 @@ def test_actions_that_cannot_identify_a_step_are_refused_with_the_fix():
 
 def test_the_cli_reports_contract_breaches_with_exit_4(capsys, tmp_path):
     model = tmp_path / "empty.py"
-    model.write_text("from explorer import Property\n"
+    model.write_text("from isrcheck import Property\n"
                      "class M:\n"
                      "    def init_states(self): return []\n"
                      "    def successors(self, s): return []\n"
@@ -196,7 +196,7 @@ def test_trace_and_regression_work_from_any_directory(tmp_path):
     elsewhere.mkdir()
     (work / "models" / "racy.py").write_text(RACY.read_text())
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    cli = [sys.executable, "-m", "explorer.cli"]
+    cli = [sys.executable, "-m", "isrcheck"]
     made = subprocess.run([*cli, "check", "models/racy.py", "--trace-json", "out/cex.itf.json", "--regression",
                            "out/test_cex.py", "--quiet"], cwd=work, env=env, capture_output=True, text=True)
     assert made.returncode == 1, made.stderr

@@ -7,7 +7,7 @@ violation``), and it must never print a traceback. Commands that are illustratio
 belong in ```text blocks.
 
 Each command runs verbatim through bash, with only the program name mapped to this interpreter
-(``python -m explorer.cli``), in a scratch copy of the repository (one per document, so relative
+(``python -m isrcheck``), in a scratch copy of the repository (one per document, so relative
 paths such as docs/examples/jugs.py resolve and files a command writes, such as cex.itf.json,
 land there and are seen by the document's later commands, e.g. ``isrcheck replay cex.itf.json``),
 without ``--quiet``, with stdout and stderr pipes (not a terminal).
@@ -58,7 +58,7 @@ class DocCommand:
 
     def shell(self) -> str:
         prefix = next(p for p in PREFIXES if self.text.startswith(p))
-        return f"{shlex.quote(sys.executable)} -m explorer.cli {self.text[len(prefix):]}"
+        return f"{shlex.quote(sys.executable)} -m isrcheck {self.text[len(prefix):]}"
 
 
 def extract(doc: Path) -> list[DocCommand]:

@@ -11,11 +11,11 @@ import typing
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from isrcheck.model import make_model
+from isrcheck.model.actions import BrokerCrash, BrokerRestart, ControlledShutdown, FlushLog, LeaderWrite
+from isrcheck.model.generations import GENERATIONS
 
-import explorer
-from model import make_model
-from model.actions import BrokerCrash, BrokerRestart, ControlledShutdown, FlushLog, LeaderWrite
-from model.generations import GENERATIONS
+import isrcheck
 
 # -- options ------------------------------------------------------------------------------------------
 
@@ -65,9 +65,9 @@ def test_all_options_off_is_the_classic_model_itself():
 def test_acks_zero_adds_no_reachable_difference_and_promises_nothing():
     """acks=0: the producer is told nothing, so the acknowledgement field stays empty: the same
     number of states as the classic model, and the witness of an acknowledgement is vacuous."""
-    classic = explorer.check(make_model(), properties=["StrongIsr"])
+    classic = isrcheck.check(make_model(), properties=["StrongIsr"])
     model = make_model(acks="0")
-    result = explorer.check(model, properties=["StrongIsr", "AckedRecordNotLost", "RecordAcknowledged"])
+    result = isrcheck.check(model, properties=["StrongIsr", "AckedRecordNotLost", "RecordAcknowledged"])
     assert result.complete and result.violations == []
     assert result.distinct_states == classic.distinct_states == 5_973
     assert result.vacuous == ["RecordAcknowledged"]
@@ -146,7 +146,7 @@ def test_symmetry_is_sound_on_extended_states():
     """Relabelling replicas commutes with successors and keeps every property's verdict, with the
     stopped-broker mask and flushed offsets relabelled too."""
     model = make_model(replicas=3, **FULL)
-    props = [p for p in model.properties() if p.kind is not explorer.Kind.TRANSITION]
+    props = [p for p in model.properties() if p.kind is not isrcheck.Kind.TRANSITION]
     for state in sample(model, 600)[-300:]:
         rep = model.canonical(state)
         assert model.canonical(rep) == rep
@@ -159,8 +159,8 @@ def test_symmetry_is_sound_on_extended_states():
 
 def test_symmetry_keeps_verdict_and_trace_length_of_k10():
     options = {"acks": "all", "max_crashes": 1, "stops": "lossy"}
-    plain = explorer.check(make_model(**options), properties=["AckedRecordNotLost"])
-    reduced = explorer.check(make_model(**options), properties=["AckedRecordNotLost"], symmetry=True)
+    plain = isrcheck.check(make_model(**options), properties=["AckedRecordNotLost"])
+    reduced = isrcheck.check(make_model(**options), properties=["AckedRecordNotLost"], symmetry=True)
     assert len(plain.violations[0].trace) == len(reduced.violations[0].trace) == 10
 
 
@@ -175,7 +175,7 @@ def step_to(model, state, kind, **fields):
 
 
 def led_with_one_record(model):
-    from model.actions import BecomeLeader, ControllerElectLeader
+    from isrcheck.model.actions import BecomeLeader, ControllerElectLeader
 
     s = model.init_states()[0]
     _, s = step_to(model, s, ControllerElectLeader, leader=1)
@@ -218,7 +218,7 @@ def test_controlled_shutdown_moves_leadership_to_a_live_isr_member_first():
 
 
 def test_acks_all_write_is_refused_below_min_insync_replicas():
-    from model.actions import BecomeLeader, ControllerElectLeader, LeaderShrinkIsr
+    from isrcheck.model.actions import BecomeLeader, ControllerElectLeader, LeaderShrinkIsr
 
     model = make_model(acks="all", min_insync_replicas=2)
     s = model.init_states()[0]

@@ -5,18 +5,18 @@ precise form of the min.insync.replicas promise."""
 from __future__ import annotations
 
 import pytest
+from isrcheck.explorer.registry import build_model
+from isrcheck.model import make_model
+from isrcheck.model.scenarios.durability import scenarios
 
-import explorer
-from explorer.registry import build_model
-from model import make_model
-from model.scenarios.durability import scenarios
+import isrcheck
 
 SCENARIOS = {sc.id: sc for sc in scenarios()}
 
 
 def run(sc):
     model = build_model(sc.model, dict(sc.options))
-    return model, explorer.check(model, properties=list(sc.properties), **dict(sc.check_options))
+    return model, isrcheck.check(model, properties=list(sc.properties), **dict(sc.check_options))
 
 
 def actions(violation) -> list[str]:
@@ -67,7 +67,7 @@ def test_k2_divergence_needs_the_power_failure_and_the_re_election():
 )
 def test_k2_needs_both_fixes(options, trace_length):
     model = make_model(max_crashes=2, stops="lossy", **options)
-    [violation] = explorer.check(model, properties=["LogMatching"]).violations
+    [violation] = isrcheck.check(model, properties=["LogMatching"]).violations
     assert len(violation.trace) == trace_length
 
 
@@ -91,7 +91,7 @@ def test_k8_any_live_replica_loses_a_record_another_live_replica_holds():
     unclean election may still pick the third, which lacks it."""
     model = make_model(replicas=3, acks="all", min_insync_replicas=2, max_crashes=1, stops="crash",
                        unclean_election="any")
-    [violation] = explorer.check(model, properties=["AckedRecordNotLost"], symmetry=True).violations
+    [violation] = isrcheck.check(model, properties=["AckedRecordNotLost"], symmetry=True).violations
     assert len(violation.trace) == 13
     final = model.state_view(violation.trace.states[-1])
     leader = str(final["quorumState"]["leader"])
@@ -120,7 +120,7 @@ def test_min_insync_replicas_promise_in_its_precise_form(min_isr, kip966, verdic
     data may not be re-elected as the last ISR member (KIP-966's rule)."""
     model = make_model(acks="all", min_insync_replicas=min_isr, max_crashes=min_isr if min_isr == 1 else min_isr - 1,
                        stops="lossy", kip966_unclean_recovery=kip966)
-    result = explorer.check(model, properties=["AckedRecordNotLost", "RecordAcknowledged"])
+    result = isrcheck.check(model, properties=["AckedRecordNotLost", "RecordAcknowledged"])
     if verdict is None:
         assert result.complete and result.ok
     else:
@@ -132,7 +132,7 @@ def test_acks_all_survives_stops_that_lose_no_data_and_restart_and_catch_up_are_
     """Stops that keep the log (a controlled shutdown, a process crash) never cost an acks=all
     record; stopped brokers come back, catch up and rejoin the ISR along the way."""
     model = make_model(acks="all", max_crashes=1, stops=stops)
-    result = explorer.check(
+    result = isrcheck.check(
         model, properties=["AckedRecordNotLost", "RecordAcknowledged", "BrokerStoppedAndBack", "FollowerRejoinedIsr"]
     )
     assert result.complete and result.ok

@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from isrcheck.explorer.errors import ContractError
 
-from explorer import Property, UserError, check
-from explorer.errors import ContractError
+from isrcheck import Property, UserError, check
 from tests.fixtures.models import Bits, Chain, Counters, TwoStarts
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -108,9 +108,10 @@ def test_fingerprints_through_pack_tell_every_reachable_state_apart(generation):
     """The one-process fingerprint store keys a model with ``pack`` by ``packed_fingerprint``: one
     fingerprint per reachable state, the same for a state and its unpacked copy, the tuple
     fallback for a state ``pack`` cannot fit; and the search gives the exact store's results."""
-    from explorer.engine_local import make_key
-    from explorer.fingerprint import fingerprint, packed_fingerprint
-    from explorer.registry import build_model
+    from isrcheck.explorer.registry import build_model
+    from isrcheck.explorer.search.fingerprint import fingerprint, packed_fingerprint
+    from isrcheck.explorer.search.local import make_key
+
     from tests.fixtures.states import reachable
 
     model = build_model("classic", {"generation": generation, "replicas": 2})
@@ -196,7 +197,7 @@ def test_nondeterministic_successors_are_caught_when_the_trace_is_rebuilt():
 
 
 _SEED_MODEL = '''
-from explorer import Property
+from isrcheck import Property
 class Names:
     def init_states(self):
         return [frozenset()]
@@ -218,7 +219,7 @@ def test_counts_and_trace_are_the_same_under_any_hash_seed(tmp_path):
     for seed in ("0", "1", "12345"):
         for store in ("exact", "fingerprint"):
             proc = subprocess.run(
-                [sys.executable, "-m", "explorer.cli", "check", str(model_file), "--json", "--quiet", "--store", store],
+                [sys.executable, "-m", "isrcheck", "check", str(model_file), "--json", "--quiet", "--store", store],
                 capture_output=True, text=True, cwd=ROOT, env={"PYTHONHASHSEED": seed, "PYTHONPATH": str(ROOT),
                                                                "PATH": "/usr/bin:/bin"},
             )

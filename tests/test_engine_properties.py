@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from isrcheck.explorer.search.fingerprint import encode, fingerprint
+from isrcheck.explorer.stateful import find_violation
+from isrcheck.explorer.traces.replay import evaluate, replay_actions
 
-from explorer import check
-from explorer.fingerprint import encode, fingerprint
-from explorer.replay import evaluate, replay_actions
-from explorer.stateful import find_violation
+from isrcheck import check
 from tests.fixtures.models import Bits, Counters, TwoStarts
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -85,7 +85,7 @@ def test_replication_successors_never_mutate_their_input(generation):
 
 _CHILD = """
 import json, sys
-from explorer.fingerprint import fingerprint
+from isrcheck.explorer.search.fingerprint import fingerprint
 def decode(v):
     if isinstance(v, dict):
         return frozenset(decode(x) for x in v["set"]) if "set" in v else tuple(decode(x) for x in v["tup"])

@@ -17,7 +17,7 @@ from itertools import combinations
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from explorer import Property, check
+from isrcheck import Property, check
 
 FAMILIES = ("a", "b", "c")
 

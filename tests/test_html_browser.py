@@ -9,14 +9,14 @@ from __future__ import annotations
 import base64
 
 import pytest
+from isrcheck.explorer.check import check
+from isrcheck.explorer.registry import build_model
+from isrcheck.explorer.scenarios import get_scenario
+from isrcheck.explorer.traces.html import browser as chromium
+from isrcheck.explorer.traces.html import render
+from isrcheck.explorer.traces.html.report import check_report, header, report, trace_entry
+from isrcheck.explorer.traces.views import changes, view
 
-from explorer.check import check
-from explorer.html import browser as chromium
-from explorer.html import render
-from explorer.registry import build_model
-from explorer.report_html import check_report, header, report, trace_entry
-from explorer.scenarios import get_scenario
-from explorer.views import changes, view
 from tests.fixtures.models import Counters
 
 pytestmark = pytest.mark.browser

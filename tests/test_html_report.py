@@ -10,17 +10,17 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from isrcheck.explorer.check import check
+from isrcheck.explorer.cli.main import main
+from isrcheck.explorer.errors import ContractError
+from isrcheck.explorer.registry import build_model
+from isrcheck.explorer.scenarios import get_scenario
+from isrcheck.explorer.traces.html import render
+from isrcheck.explorer.traces.html.report import check_report, lasso_of, normalise_picture, trace_entry
+from isrcheck.explorer.traces.views import changes, view
+from isrcheck.model.encoding.picture import named_in
+from isrcheck.model.encoding.picture import picture as model_picture
 
-from explorer.check import check
-from explorer.cli import main
-from explorer.errors import ContractError
-from explorer.html import render
-from explorer.registry import build_model
-from explorer.report_html import check_report, lasso_of, normalise_picture, trace_entry
-from explorer.scenarios import get_scenario
-from explorer.views import changes, view
-from model.encoding.picture import named_in
-from model.encoding.picture import picture as model_picture
 from tests.fixtures.models import Counters, Tick
 from tests.fixtures.report_sample import sample_model, sample_page, walk
 

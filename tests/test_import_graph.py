@@ -78,5 +78,5 @@ def test_the_graph_sees_imports_inside_functions(tmp_path):
     """The checker itself: an import hidden in a function body counts, relative ones resolved."""
     hidden = tmp_path / "probe.py"
     hidden.write_text("def f():\n    import properties\n    from ..encoding import fields\n")
-    found = _imports(hidden, "model.steps.probe")
-    assert "properties" in found and "model.encoding.fields" in found
+    found = _imports(hidden, "isrcheck.model.steps.probe")
+    assert "properties" in found and "isrcheck.model.encoding.fields" in found

@@ -1,12 +1,13 @@
-"""The replication model's liveness properties (``properties.liveness``) under its fairness
-(``model.fairness``): both sides of the unclean-election trade-off on one model, which fairness a
+"""The replication model's liveness properties (``isrcheck.properties.liveness``) under its fairness
+(``isrcheck.model.fairness``): both sides of the unclean-election trade-off on one model, which fairness a
 property needs, and that a Kafka lasso replays from its ITF file."""
 
 from __future__ import annotations
 
-from explorer import check
-from explorer.cli import main
-from explorer.registry import build_model
+from isrcheck.explorer.cli.main import main
+from isrcheck.explorer.registry import build_model
+
+from isrcheck import check
 
 BOUNDS = {"generation": "kip320", "replicas": 2, "log_size": 2, "max_records": 2, "max_leader_epoch": 2}
 CRASH = {**BOUNDS, "acks": "all", "max_crashes": 1, "stops": "crash"}

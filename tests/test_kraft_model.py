@@ -1,4 +1,4 @@
-"""The KRaft-era generations (model.kraft): the anchor's violation at TLC's depth, the fixes at
+"""The KRaft-era generations (isrcheck.model.kraft): the anchor's violation at TLC's depth, the fixes at
 pinned counts, each property able to fail, the actions a trace shows, and refused options.
 
 Counts pinned here are this model's (no message network: see docs/kraft.md), not TLC's; the
@@ -7,11 +7,11 @@ anchor compares with TLC by trace length (K11: 8 states, TLC's depth 8)."""
 from __future__ import annotations
 
 import pytest
+from isrcheck.explorer.errors import UserError
+from isrcheck.explorer.registry import build_model
+from isrcheck.explorer.scenarios import all_scenarios
 
-import explorer
-from explorer.errors import UserError
-from explorer.registry import build_model
-from explorer.scenarios import all_scenarios
+import isrcheck
 
 ANCHOR = {"replicas": 3, "min_insync_replicas": 2, "max_records": 1, "init_isr_size": 2, "max_fencings": 1,
           "max_crashes": 1, "stops": "lossy"}
@@ -27,7 +27,7 @@ def actions(trace) -> list[str]:
 
 
 def test_k11_last_replica_standing_loses_a_committed_record_at_tlc_depth():
-    result = explorer.check(kraft("kraft-3.5", **ANCHOR), properties=["LeaderCompleteness"])
+    result = isrcheck.check(kraft("kraft-3.5", **ANCHOR), properties=["LeaderCompleteness"])
     trace = result.violations[0].trace
     assert len(trace) == 8  # TLC: depth 8 on the same constants
     assert actions(trace) == ["WriteRecordToLeader", "FenceBroker", "ReceiveMetadataUpdate", "UncleanShutdown",
@@ -37,7 +37,7 @@ def test_k11_last_replica_standing_loses_a_committed_record_at_tlc_depth():
 
 
 def test_k7_hw_over_the_isr_runs_ahead_of_an_added_member():
-    result = explorer.check(kraft("kraft-3.5", **NO_SHUTDOWN, hw_over_maximal_isr=False),
+    result = isrcheck.check(kraft("kraft-3.5", **NO_SHUTDOWN, hw_over_maximal_isr=False),
                             properties=["LeaderCandidateCompleteness"])
     trace = result.violations[0].trace
     assert len(trace) == 8
@@ -46,19 +46,19 @@ def test_k7_hw_over_the_isr_runs_ahead_of_an_added_member():
 
 
 def test_k7_fixed_maximal_isr_holds_at_pinned_counts():
-    result = explorer.check(kraft("kraft-3.5", **NO_SHUTDOWN))
+    result = isrcheck.check(kraft("kraft-3.5", **NO_SHUTDOWN))
     assert result.complete and result.ok, (result.violations, result.vacuous)
     assert (result.distinct_states, result.depth) == (9983, 22)
 
 
 @pytest.mark.parametrize("generation", ["kraft-3.5", "kraft-kip966"])
 def test_the_specs_own_encoding_checks_hold(generation):
-    result = explorer.check(kraft(generation, **NO_SHUTDOWN), properties=["ValidControllerState", "ValidReplicaState"])
+    result = isrcheck.check(kraft(generation, **NO_SHUTDOWN), properties=["ValidControllerState", "ValidReplicaState"])
     assert result.complete and not result.violations
 
 
 def test_kip966_without_shutdowns_holds_and_reaches_the_elr():
-    result = explorer.check(kraft("kraft-kip966", **NO_SHUTDOWN))
+    result = isrcheck.check(kraft("kraft-kip966", **NO_SHUTDOWN))
     assert result.complete and result.ok, (result.violations, result.vacuous)
     assert (result.distinct_states, result.depth) == (9845, 22)
     assert "ElrNonEmpty" in result.examples
@@ -68,7 +68,7 @@ def test_kip966_without_shutdowns_holds_and_reaches_the_elr():
 def test_k11_fixed_kip966_holds_at_the_anchor_bounds():
     # 973,728 states: about a minute on a quiet machine (docs/kraft.md); the catalogue test leaves
     # this scenario to this test (tests/test_scenarios.py, ELSEWHERE).
-    result = explorer.check(kraft("kraft-kip966", **ANCHOR))
+    result = isrcheck.check(kraft("kraft-kip966", **ANCHOR))
     assert result.complete and result.ok, (result.violations, result.vacuous)
     assert (result.distinct_states, result.depth) == (973728, 33)
 
@@ -76,8 +76,8 @@ def test_k11_fixed_kip966_holds_at_the_anchor_bounds():
 def test_kip966_with_the_3_5_hw_rule_would_lose_the_record():
     # The ELR alone is not enough: with KIP-966's election but a leader that advances the HW while
     # its ISR is below min ISR, an ELR member is elected without the committed record.
-    from model.kraft import KraftConfig, KraftModel
-    from model.kraft import generations as g
+    from isrcheck.model.kraft import KraftConfig, KraftModel
+    from isrcheck.model.kraft import generations as g
 
     loose = g.KraftGeneration("kip966-no-hw-rule", "test", isr_floor_one=False, elr=True, hw_needs_min_isr=False,
                               broker_epoch_on_disk=True, lossy_shutdown="DataLossShutdown",
@@ -86,7 +86,7 @@ def test_kip966_with_the_3_5_hw_rule_would_lose_the_record():
     try:
         model = KraftModel(KraftConfig(generation=loose.name, brokers=3, min_isr=2, init_isr_size=2, values=1,
                                        lossy_shutdowns=1, fencings=1))
-        result = explorer.check(model, properties=["LeaderCompleteness", "LeaderCandidateCompleteness"])
+        result = isrcheck.check(model, properties=["LeaderCompleteness", "LeaderCandidateCompleteness"])
     finally:
         del g.KRAFT_GENERATIONS[loose.name]
     assert result.violations
@@ -95,9 +95,9 @@ def test_kip966_with_the_3_5_hw_rule_would_lose_the_record():
 def test_split_fetch_finds_k11_at_the_same_depth_and_k7_one_step_later():
     # The spec's three fetch steps with messages in flight: K11 has no fetch on its path (8 states,
     # TLC's depth); K7's leader learns the follower's offset from a request, not a round trip (9).
-    k11 = explorer.check(kraft("kraft-3.5", **ANCHOR, split_fetch=True), properties=["LeaderCompleteness"])
+    k11 = isrcheck.check(kraft("kraft-3.5", **ANCHOR, split_fetch=True), properties=["LeaderCompleteness"])
     assert len(k11.violations[0].trace) == 8
-    k7 = explorer.check(kraft("kraft-3.5", **NO_SHUTDOWN, hw_over_maximal_isr=False, split_fetch=True),
+    k7 = isrcheck.check(kraft("kraft-3.5", **NO_SHUTDOWN, hw_over_maximal_isr=False, split_fetch=True),
                         properties=["LeaderCandidateCompleteness"])
     assert len(k7.violations[0].trace) == 9
     assert "ReceiveFetchRequest" in actions(k7.violations[0].trace)
@@ -113,8 +113,8 @@ TWO_BROKERS = {"replicas": 2, "min_insync_replicas": 2, "max_records": 1, "max_f
 ])
 def test_split_fetch_agrees_with_the_atomic_fetch_on_every_verdict(generation, counts):
     # The abstraction check of docs/kraft.md: the in-flight fetch window adds states, not verdicts.
-    atomic = explorer.check(kraft(generation, **TWO_BROKERS), stop_at_first=False)
-    split = explorer.check(kraft(generation, **TWO_BROKERS, split_fetch=True), stop_at_first=False)
+    atomic = isrcheck.check(kraft(generation, **TWO_BROKERS), stop_at_first=False)
+    split = isrcheck.check(kraft(generation, **TWO_BROKERS, split_fetch=True), stop_at_first=False)
     assert atomic.complete and split.complete
     assert (atomic.distinct_states, split.distinct_states) == counts
     assert sorted(v.property for v in atomic.violations) == sorted(v.property for v in split.violations)
@@ -140,13 +140,13 @@ def test_options_that_do_not_apply_are_refused(bad, words):
 
 
 def test_zookeeper_generations_are_untouched_by_the_kraft_options():
-    result = explorer.check(build_model("classic", {"generation": "kip320"}))
+    result = isrcheck.check(build_model("classic", {"generation": "kip320"}))
     assert (result.distinct_states, result.depth) == (5973, 18)  # TLC's count, as tests/test_classic_parity.py
 
 
 def test_state_view_names_the_spec_variables_and_signals_the_offline_partition():
     model = kraft("kraft-3.5", **ANCHOR)
-    result = explorer.check(model, properties=["LeaderCompleteness"])
+    result = isrcheck.check(model, properties=["LeaderCompleteness"])
     trace = result.violations[0].trace
     view = model.state_view(trace.states[4])  # after the unclean shutdown of broker 1
     assert view["brokerState.status.1"] == "OFFLINE_DIRTY" and view["partitionData.log.1"] == []

@@ -10,14 +10,14 @@ from pathlib import Path
 
 import networkx as nx
 import pytest
+from isrcheck.explorer.cli.main import main
+from isrcheck.explorer.registry import build_model
+from isrcheck.explorer.traces.itf import read_itf, trace_to_itf, write_json
+from isrcheck.explorer.traces.regression import regression_source
+from isrcheck.explorer.traces.replay import Divergence, close_loop, evaluate, load_and_replay, replay_actions
+from isrcheck.explorer.traces.text import render_violation
 
-from explorer import Property, UserError, check
-from explorer.cli import main
-from explorer.itf import read_itf, trace_to_itf, write_json
-from explorer.registry import build_model
-from explorer.regression import regression_source
-from explorer.replay import Divergence, close_loop, evaluate, load_and_replay, replay_actions
-from explorer.trace_text import render_violation
+from isrcheck import Property, UserError, check
 
 ROOT = Path(__file__).resolve().parent.parent
 MUTEX = str(ROOT / "docs" / "examples" / "mutex.py")
@@ -108,7 +108,7 @@ def test_safety_runs_keep_no_graph_and_liveness_runs_do():
 
 
 def test_the_default_every_core_gives_way_to_one_process_for_the_graph_but_an_explicit_count_is_refused():
-    from explorer.check import available_cores
+    from isrcheck.explorer.check import available_cores
 
     model = mutex("strong", "strong")
     safety = build_model(str(ROOT / "tests" / "fixtures" / "racy_lock.py"))

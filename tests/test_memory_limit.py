@@ -7,12 +7,12 @@ import io
 from pathlib import Path
 
 import pytest
+from isrcheck.explorer.cli.main import main
+from isrcheck.explorer.search.local import run_local
+from isrcheck.explorer.search.memory import parse_size
+from isrcheck.explorer.search.progress import Progress
+from isrcheck.explorer.selection import select_properties
 
-from explorer.cli import main
-from explorer.engine_local import run_local
-from explorer.memory import parse_size
-from explorer.progress import Progress
-from explorer.selection import select_properties
 from tests.fixtures.models import Counters
 
 JUGS = str(Path(__file__).resolve().parent.parent / "docs" / "examples" / "jugs.py") + ":make_model"

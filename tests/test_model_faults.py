@@ -6,8 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from explorer.cli import main
+from isrcheck.explorer.cli.main import main
 
 FAULTY = str(Path(__file__).resolve().parent / "fixtures" / "faulty.py")
 

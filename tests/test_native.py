@@ -1,7 +1,7 @@
 """The compiled hot path (``model/native/_classic.c``) is the same function as the Python one.
 
-The C successor function and pack/unpack must give exactly what ``model.steps.next`` and
-``model.encoding.packed`` give: the same successors in the same order (the same action objects,
+The C successor function and pack/unpack must give exactly what ``isrcheck.model.steps.next`` and
+``isrcheck.model.encoding.packed`` give: the same successors in the same order (the same action objects,
 equal next states) on every reachable state of every classic generation at 2/2/2/2, and on a
 sample of 3-replica states. The extension is optional at install time (no compiler: the Python
 code runs, slower), so ``test_extension_was_built`` is what makes a broken build visible: it fails
@@ -16,13 +16,12 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from model.encoding.packed import packing
-from model.factory import make_model
-from model.native import extension
-from model.native.kernel import native_successors, qualifies
-from model.native.packing import native_packing
-from model.steps.next import next_successors
+from isrcheck.model.encoding.packed import packing
+from isrcheck.model.factory import make_model
+from isrcheck.model.native import extension
+from isrcheck.model.native.kernel import native_successors, qualifies
+from isrcheck.model.native.packing import native_packing
+from isrcheck.model.steps.next import next_successors
 
 GENERATIONS = ("truncate-to-hw", "kip101", "kip279", "kip320-first-try", "kip320")
 REBUILD = "the C extension model/native/_classic.c was not built here: rebuild it with `pip install -e .` " \
@@ -93,7 +92,7 @@ def test_sample_of_3_replica_states(generation: str) -> None:
 def test_model_uses_the_kernel_only_without_options() -> None:
     assert extension() is not None, REBUILD
     plain = make_model()
-    assert type(plain.successors).__module__ == "model.native._classic"
+    assert type(plain.successors).__module__ == "isrcheck.model.native._classic"
     stops = make_model(max_crashes=1)
     assert not qualifies(stops.tables) and native_successors(stops.tables) is None
     assert type(stops.successors).__name__ == "function" and stops.pack is None
@@ -102,7 +101,7 @@ def test_model_uses_the_kernel_only_without_options() -> None:
 def test_pure_python_switch() -> None:
     """``ISRCHECK_PURE_PYTHON=1`` keeps the Python functions (checked in a child: the switch is read
     when a model is built)."""
-    code = ("from model.factory import make_model; m = make_model(); "
+    code = ("from isrcheck.model.factory import make_model; m = make_model(); "
             "print(type(m.successors).__name__, type(m.pack).__name__)")
     env = {**os.environ, "ISRCHECK_PURE_PYTHON": "1"}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True,

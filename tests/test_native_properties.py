@@ -10,10 +10,10 @@ properties to its executors.
 from __future__ import annotations
 
 import pytest
+from isrcheck.model.factory import make_model
+from isrcheck.model.native.properties import _extension
 from pyspark import cloudpickle
 
-from model.factory import make_model
-from model.native.properties import _extension
 from tests.fixtures.states import reachable
 
 GENERATIONS = ("truncate-to-hw", "kip101", "kip279", "kip320-first-try", "kip320")

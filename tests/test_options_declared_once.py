@@ -1,4 +1,4 @@
-"""Every option's allowed values are declared once (``model.options``, ``model.generations``): the
+"""Every option's allowed values are declared once (``isrcheck.model.options``, ``isrcheck.model.generations``): the
 factory's signature, hence the command line's choices, reads them, and the docs name each one."""
 
 from __future__ import annotations
@@ -6,12 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from explorer.registry import model_options
-from model import make_model
-from model.generations import GENERATIONS
-from model.kraft import KRAFT_GENERATIONS
-from model.options import ACKS, PLACEMENT, READS, STOPS, TRUNCATION, UNCLEAN
+from isrcheck.explorer.registry import model_options
+from isrcheck.model import make_model
+from isrcheck.model.generations import GENERATIONS
+from isrcheck.model.kraft import KRAFT_GENERATIONS
+from isrcheck.model.options import ACKS, PLACEMENT, READS, STOPS, TRUNCATION, UNCLEAN
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 DECLARED = {

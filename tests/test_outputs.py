@@ -12,9 +12,8 @@ import stat
 from pathlib import Path
 
 import pytest
-
-from explorer import outputs
-from explorer.cli import main
+from isrcheck.explorer import outputs
+from isrcheck.explorer.cli.main import main
 
 RACY = str(Path(__file__).resolve().parent / "fixtures" / "racy_lock.py")
 
@@ -28,7 +27,7 @@ def run(capsys, *argv):
 @pytest.fixture
 def search_must_not_run(monkeypatch):
     """Any search started fails the test: the refusal must come before it."""
-    check_module = importlib.import_module("explorer.check")  # the module, not the function explorer.check
+    check_module = importlib.import_module("isrcheck.explorer.check")  # the module, not the function
 
     def refuse(*args, **kwargs):
         raise AssertionError("the search started although an output path was bad")

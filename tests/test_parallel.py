@@ -12,14 +12,21 @@ from pathlib import Path
 from typing import NamedTuple
 
 import pytest
+from isrcheck.explorer.check import resolve_workers
+from isrcheck.explorer.errors import ModelError, UserError
+from isrcheck.explorer.registry import build_model
+from isrcheck.explorer.search.parallel import run_parallel
+from isrcheck.explorer.search.store_compact import (
+    ExactTable,
+    FingerprintTable,
+    canonical_bytes,
+    fingerprint64,
+    pack,
+    unpack,
+)
+from isrcheck.explorer.selection import select_properties
 
-from explorer import check
-from explorer.check import resolve_workers
-from explorer.errors import ModelError, UserError
-from explorer.parallel import run_parallel
-from explorer.registry import build_model
-from explorer.selection import select_properties
-from explorer.store_compact import ExactTable, FingerprintTable, canonical_bytes, fingerprint64, pack, unpack
+from isrcheck import check
 from tests.fixtures.models import Bits, Chain, Counters, TwoStarts
 from tests.fixtures.states import reachable
 
@@ -37,7 +44,7 @@ def outcome(r):
 
 
 def run(model, workers, *, properties=None, **options):
-    """One process through ``explorer.check``; more through the parallel engine with every level
+    """One process through ``isrcheck.explorer.check``; more through the parallel engine with every level
     sent to the workers (``inline_below=0``), so that even tiny models exercise the workers."""
     if workers == 1:
         return check(model, workers=1, properties=properties, **options)
@@ -172,7 +179,7 @@ class FailsOnlyInWorkers:
         return [("inc", state + 1)] if state < 6 else []
 
     def properties(self):
-        from explorer.contract import Property
+        from isrcheck.explorer.contract import Property
 
         return [Property.always("Small", lambda s: s < 100)]
 
@@ -200,16 +207,16 @@ def no_fork(monkeypatch):
     import importlib
     import os
 
-    import explorer.parallel
+    import isrcheck.explorer.search.parallel
 
     monkeypatch.delattr(os, "fork")
     # the module, not the function explorer/__init__.py re-exports under the same name
-    monkeypatch.setattr(importlib.import_module("explorer.check"), "available_cores", lambda: 4)
+    monkeypatch.setattr(importlib.import_module("isrcheck.explorer.check"), "available_cores", lambda: 4)
 
     def forks(*args, **kwargs):
         raise AssertionError("the parallel engine was started on a platform without os.fork")
 
-    monkeypatch.setattr(explorer.parallel, "run_parallel", forks)
+    monkeypatch.setattr(isrcheck.explorer.search.parallel, "run_parallel", forks)
 
 
 def test_without_fork_the_default_is_one_process(no_fork):
@@ -222,7 +229,7 @@ def test_without_fork_the_default_is_one_process(no_fork):
 
 
 def test_without_fork_an_explicit_worker_count_is_refused(no_fork, capsys):
-    from explorer.cli import main
+    from isrcheck.explorer.cli.main import main
 
     assert resolve_workers(1) == 1
     with pytest.raises(UserError, match=r"needs os\.fork.*use --workers 1"):
@@ -241,7 +248,7 @@ def test_cli_workers_flag_gives_the_same_output():
     env = {**os.environ, "PYTHONHASHSEED": "0"}  # the JSON lists changed fields in set order
 
     def summary(*extra):
-        out = subprocess.run([sys.executable, "-m", "explorer.cli", "check", "classic", "--generation", "kip101",
+        out = subprocess.run([sys.executable, "-m", "isrcheck", "check", "classic", "--generation", "kip101",
                               "--quiet", "--json", *extra], capture_output=True, text=True, cwd=ROOT, env=env)
         assert out.returncode == 1, out.stderr
         data = json.loads(out.stdout)
@@ -251,7 +258,7 @@ def test_cli_workers_flag_gives_the_same_output():
 
     one = summary("--workers", "1")
     assert one == summary("--workers", "2") and one["violations"]
-    bad = subprocess.run([sys.executable, "-m", "explorer.cli", "check", "classic", "--workers", "-2"],
+    bad = subprocess.run([sys.executable, "-m", "isrcheck", "check", "classic", "--workers", "-2"],
                          capture_output=True, text=True, cwd=ROOT)
     assert bad.returncode == 2 and "workers" in bad.stderr and "Traceback" not in bad.stderr
 
@@ -347,7 +354,7 @@ def test_the_memory_ceiling_stops_the_parallel_engine_cleanly():
 
 
 def test_the_cli_exits_5_at_the_ceiling_with_workers():
-    out = subprocess.run([sys.executable, "-m", "explorer.cli", "check", "classic", "--generation", "kip320",
+    out = subprocess.run([sys.executable, "-m", "isrcheck", "check", "classic", "--generation", "kip320",
                           "--invariant", "StrongIsr", "--workers", "2", "--max-memory", "1M"],
                          capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 5, out.stderr
@@ -376,21 +383,21 @@ class Suicidal:
         return [("inc", state + 1), ("jump", state + 2)]
 
     def properties(self):
-        from explorer.contract import Property
+        from isrcheck.explorer.contract import Property
 
         return [Property.always("Small", lambda s: s < 10**6)]
 
 
 def test_a_worker_that_dies_is_reported_not_waited_for():
-    from explorer.parallel.engine import WorkerDied
+    from isrcheck.explorer.search.parallel.engine import WorkerDied
 
     with pytest.raises(WorkerDied, match="died"):
         run(Suicidal(), 2)
 
 
 def test_sealed_levels_keep_every_parent_in_five_bytes_a_state():
-    from explorer.parallel.order import Numbering
-    from explorer.parallel.worker import INDEX_BITS
+    from isrcheck.explorer.search.parallel.order import Numbering
+    from isrcheck.explorer.search.parallel.worker import INDEX_BITS
 
     numbering = Numbering()
     numbering.add_level(array("Q", [0, 1, 2]))
@@ -410,8 +417,8 @@ def test_sealed_levels_keep_every_parent_in_five_bytes_a_state():
 def test_a_level_sealed_later_reads_the_same():
     """The coordinator seals the previous level while the next one's workers run (``seal(-2)``);
     until then that level is read from its unsealed keys, after it from the split arrays."""
-    from explorer.parallel.order import Numbering
-    from explorer.parallel.worker import INDEX_BITS
+    from isrcheck.explorer.search.parallel.order import Numbering
+    from isrcheck.explorer.search.parallel.worker import INDEX_BITS
 
     numbering = Numbering()
     numbering.add_level(array("Q", [0, 1]), seal=False)
@@ -437,8 +444,8 @@ def test_sealing_splits_keys_into_the_smallest_arrays(parent_max: int, index_max
     """``_split`` gathers the fields from the keys' bytes; it must equal the arithmetic."""
     import random
 
-    from explorer.parallel.order import _smallest, _split
-    from explorer.parallel.worker import INDEX_BITS
+    from isrcheck.explorer.search.parallel.order import _smallest, _split
+    from isrcheck.explorer.search.parallel.worker import INDEX_BITS
 
     rng = random.Random(parent_max ^ index_max)
     pairs = [(rng.randint(0, parent_max), rng.randint(0, index_max)) for _ in range(300)]

@@ -4,11 +4,11 @@ shortest trace length; and the scenario commands behave as documented."""
 from __future__ import annotations
 
 import pytest
+from isrcheck.explorer.cli.main import main
+from isrcheck.explorer.registry import build_model
+from isrcheck.explorer.scenarios import Scenario, all_scenarios
 
-import explorer
-from explorer.cli import main
-from explorer.registry import build_model
-from explorer.scenarios import Scenario, all_scenarios
+import isrcheck
 
 SCENARIOS = all_scenarios()
 # Complete runs of several hundred thousand states: CI runs them, the fast loop does not.
@@ -27,7 +27,7 @@ def test_the_catalogue_is_registered():
 def test_scenario_gives_the_catalogued_verdict(scenario_id):
     sc: Scenario = SCENARIOS[scenario_id]
     model = build_model(sc.model, dict(sc.options))
-    result = explorer.check(model, properties=list(sc.properties), **dict(sc.check_options))
+    result = isrcheck.check(model, properties=list(sc.properties), **dict(sc.check_options))
     if sc.expect == "violated":
         assert result.violations, f"{sc.id} should violate {sc.properties}"
         assert result.violations[0].property in sc.properties
@@ -47,7 +47,7 @@ def test_scenario_command_prints_the_story_and_the_trace(capsys):
 def test_scenario_that_no_longer_matches_exits_1(capsys, monkeypatch):
     wrong = Scenario(id="KX", title="claims K1 holds", model="classic", options={"generation": "truncate-to-hw"},
                      properties=("StrongIsr",), expect="holds")
-    monkeypatch.setattr("explorer.scenarios.all_scenarios", lambda: {"KX": wrong})
+    monkeypatch.setattr("isrcheck.explorer.scenarios.all_scenarios", lambda: {"KX": wrong})
     assert main(["scenario", "KX", "--quiet"]) == 1
     assert "NOT as the catalogue says" in capsys.readouterr().out
 

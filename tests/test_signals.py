@@ -6,17 +6,18 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-import explorer
-from explorer.cli import main
-from explorer.contract import Property
-from explorer.itf import trace_to_itf
-from explorer.replay import replay_states
-from explorer.trace_text import render_trace, signals_line
-from model import make_model
+from isrcheck.explorer.cli.main import main
+from isrcheck.explorer.contract import Property
+from isrcheck.explorer.traces.itf import trace_to_itf
+from isrcheck.explorer.traces.replay import replay_states
+from isrcheck.explorer.traces.text import render_trace, signals_line
+from isrcheck.model import make_model
+
+import isrcheck
 
 
 def violation(model, prop):
-    result = explorer.check(model, properties=[prop])
+    result = isrcheck.check(model, properties=[prop])
     return result.violations[0]
 
 

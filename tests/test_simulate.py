@@ -7,10 +7,10 @@ import json
 from pathlib import Path
 
 import pytest
+from isrcheck.explorer.cli.main import main
+from isrcheck.explorer.errors import UserError
+from isrcheck.explorer.search.simulate import simulate
 
-from explorer.cli import main
-from explorer.errors import UserError
-from explorer.simulate import simulate
 from tests.fixtures.models import Bits, Chain, Counters
 
 ROOT = Path(__file__).resolve().parent.parent

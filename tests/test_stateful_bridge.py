@@ -1,13 +1,13 @@
-"""The Hypothesis bridge (explorer.stateful) on fixture models whose answers are known by hand."""
+"""The Hypothesis bridge (isrcheck.explorer.stateful) on fixture models whose answers are known by hand."""
 
 from __future__ import annotations
 
 import pytest
 from hypothesis import settings
+from isrcheck.explorer.stateful import StatefulViolation, action_kind, find_violation, machine_for, run_machine
+from isrcheck.explorer.traces.replay import evaluate, replay_actions
 
-from explorer import Property, UserError, check
-from explorer.replay import evaluate, replay_actions
-from explorer.stateful import StatefulViolation, action_kind, find_violation, machine_for, run_machine
+from isrcheck import Property, UserError, check
 from tests.fixtures.models import Bits, Chain, Counters, Tick, TwoStarts
 
 FIXTURES = "tests/fixtures/models.py"
@@ -144,9 +144,9 @@ TestCountersMachine = machine_for(Counters(3, 3), max_steps=10).TestCase
 
 
 def test_minimize_deletes_detours_from_a_counterexample():
-    from explorer.minimize import minimize
-    from explorer.result import Step, Trace, Violation
-    from explorer.selection import select_properties
+    from isrcheck.explorer.result import Step, Trace, Violation
+    from isrcheck.explorer.selection import select_properties
+    from isrcheck.explorer.traces.minimize import minimize
 
     model = Bits(3)
     props = select_properties(model, ["NeverClearBit0"])

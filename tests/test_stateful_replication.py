@@ -1,7 +1,7 @@
 """Hypothesis random walks over the replication model, at the bounds exhaustive search covers
 and far past them.
 
-Exhaustive search (explorer.check) proves what holds at 2/2/2/2 and 3/2/2/2
+Exhaustive search (isrcheck.explorer.check) proves what holds at 2/2/2/2 and 3/2/2/2
 (Replicas/LogSize/MaxRecords/MaxLeaderEpoch); these tests walk the same model, unchanged, at
 five replicas, five leader epochs and eight records, where breadth-first search cannot go. In the
 buggy generations Hypothesis must find the known violation and shrink it to a trace that replays
@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import pytest
 from hypothesis import Phase, seed, settings
+from isrcheck.explorer.stateful import find_violation, machine_for, run_machine
+from isrcheck.explorer.traces.replay import evaluate, replay_actions
 
-from explorer import check
-from explorer.replay import evaluate, replay_actions
-from explorer.stateful import find_violation, machine_for, run_machine
+from isrcheck import check
 
 model_pkg = pytest.importorskip("model")
 make_model = model_pkg.make_model

@@ -8,7 +8,7 @@ reachable state of one configuration (every classic generation at 2/2/2/2, one a
 options that change how the steps are built): the state, every property's verdict on it, and its
 successors as (action repr, next state) in order. Traces, TLC parity counts and shortest
 counterexamples all depend on that order, so any difference fails here, naming the configuration.
-Each case runs twice: with the C successor function and packing of ``model.native`` (what a run
+Each case runs twice: with the C successor function and packing of ``isrcheck.model.native`` (what a run
 uses when the extension was built; configurations with options use Python either way) and with
 ``ISRCHECK_PURE_PYTHON=1`` (next.py's function).
 """
@@ -19,9 +19,9 @@ import json
 from pathlib import Path
 
 import pytest
+from isrcheck.model.factory import make_model
+from isrcheck.model.native.kernel import qualifies
 
-from model.factory import make_model
-from model.native.kernel import qualifies
 from tests.successor_digest import CASES, digest
 
 GOLDEN = json.loads((Path(__file__).parent / "fixtures" / "successor_digests.json").read_text())
@@ -49,7 +49,7 @@ def test_successors_and_verdicts_unchanged(name: str, options: dict, kernel: str
     model = make_model(**options)
     if kernel == "native" and qualifies(model.tables):
         # Configurations without option fields must really be on the C function here.
-        assert type(model.successors).__module__ == "model.native._classic", \
+        assert type(model.successors).__module__ == "isrcheck.model.native._classic", \
             "model/native/_classic.c was not built: rebuild it with `pip install -e .`"
     assert digest(model) == GOLDEN[name]
 
@@ -59,7 +59,7 @@ def test_a_next_out_of_the_fused_order_is_refused() -> None:
     ``Next`` lists steps in another order would get its successors reordered, so it is refused."""
     from dataclasses import replace
 
-    from model.steps.next import next_successors
+    from isrcheck.model.steps.next import next_successors
 
     tables = make_model(generation="kip320").tables
     tables.generation = replace(tables.generation, next=tuple(reversed(tables.generation.next)))

@@ -1,7 +1,7 @@
 """Bounded model checking (``isrcheck bmc``): shortest traces at exactly BFS's lengths, every trace
 replayed through the explicit model, encoding errors caught, bad input refused.
 
-BFS lengths (``model.scenarios``, tests/test_scenarios.py): WeakIsr 9 and StrongIsr 10 with
+BFS lengths (``isrcheck.model.scenarios``, tests/test_scenarios.py): WeakIsr 9 and StrongIsr 10 with
 truncate-to-hw, StrongIsr 12 with kip101 (2/2/2/2); StrongIsr 11 with kip279 and 13 with
 kip320-first-try at 3 replicas.
 """
@@ -11,20 +11,19 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from explorer.cli import main
-from explorer.errors import UserError
-from explorer.itf import read_itf
-from explorer.replay import load_and_replay
-from explorer.symbolic.bmc import bmc
-from explorer.symbolic.contract import SymStep
-from explorer.symbolic.ops import BoundedZ3Ops, ConcreteOps
-from explorer.symbolic.por import footprints, independent_pairs
-from explorer.symbolic.relation import transition
-from explorer.symbolic.result import EncodingError
-from explorer.symbolic.symmetry import breaking
-from model.factory import make_model
-from model.symbolic import make_symbolic
+from isrcheck.explorer.cli.main import main
+from isrcheck.explorer.errors import UserError
+from isrcheck.explorer.symbolic.bmc import bmc
+from isrcheck.explorer.symbolic.contract import SymStep
+from isrcheck.explorer.symbolic.ops import BoundedZ3Ops, ConcreteOps
+from isrcheck.explorer.symbolic.por import footprints, independent_pairs
+from isrcheck.explorer.symbolic.relation import transition
+from isrcheck.explorer.symbolic.result import EncodingError
+from isrcheck.explorer.symbolic.symmetry import breaking
+from isrcheck.explorer.traces.itf import read_itf
+from isrcheck.explorer.traces.replay import load_and_replay
+from isrcheck.model.factory import make_model
+from isrcheck.model.symbolic import make_symbolic
 
 
 def shortest(generation, replicas, prop, depth):

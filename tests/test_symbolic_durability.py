@@ -10,14 +10,14 @@ and a few states where z3 itself enumerates every solution of ``Next(s, w)``.
 from __future__ import annotations
 
 import pytest
+from isrcheck.explorer.cli.main import main
+from isrcheck.explorer.symbolic.bmc import bmc
+from isrcheck.explorer.symbolic.ops import BoundedZ3Ops, ConcreteOps
+from isrcheck.explorer.symbolic.relation import concrete_successors, solver_successors
+from isrcheck.model.factory import make_model
+from isrcheck.model.symbolic import make_symbolic
 from test_symbolic_equivalence import assert_same
 
-from explorer.cli import main
-from explorer.symbolic.bmc import bmc
-from explorer.symbolic.ops import BoundedZ3Ops, ConcreteOps
-from explorer.symbolic.relation import concrete_successors, solver_successors
-from model.factory import make_model
-from model.symbolic import make_symbolic
 from tests.fixtures.states import random_walk_sample, reachable
 
 SLOW = pytest.mark.slow

@@ -10,11 +10,11 @@ the z3 reading of the relation (bounded bit-vector backend) is checked too.
 from __future__ import annotations
 
 import pytest
+from isrcheck.explorer.symbolic.ops import BoundedZ3Ops, ConcreteOps
+from isrcheck.explorer.symbolic.relation import concrete_successors, solver_successors
+from isrcheck.model.factory import make_model
+from isrcheck.model.symbolic import make_symbolic
 
-from explorer.symbolic.ops import BoundedZ3Ops, ConcreteOps
-from explorer.symbolic.relation import concrete_successors, solver_successors
-from model.factory import make_model
-from model.symbolic import make_symbolic
 from tests.fixtures.states import random_walk_sample, reachable
 
 GENERATIONS = ["truncate-to-hw", "kip101", "kip279", "kip320-first-try", "kip320"]

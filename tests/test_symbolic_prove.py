@@ -13,13 +13,13 @@ truncation offset's hinted quantifier instances, whose soundness a test checks, 
 from __future__ import annotations
 
 import pytest
+from isrcheck.explorer.cli.main import main
+from isrcheck.explorer.symbolic.induction import prove
+from isrcheck.explorer.symbolic.ops import ConcreteOps
+from isrcheck.model.factory import make_model
+from isrcheck.model.symbolic import make_symbolic
+from isrcheck.model.symbolic.lemmas import ISR_PROOF_LEMMAS, ISR_PROOF_LEMMAS_3
 
-from explorer.cli import main
-from explorer.symbolic.induction import prove
-from explorer.symbolic.ops import ConcreteOps
-from model.factory import make_model
-from model.symbolic import make_symbolic
-from model.symbolic.lemmas import ISR_PROOF_LEMMAS, ISR_PROOF_LEMMAS_3
 from tests.fixtures.states import reachable, short_walks
 
 LEMMAS = ["LeaderNamedByItsEpoch", "QuorumIsLastRequest", "TrueLeaderIsrIsQuorumIsr",
@@ -85,8 +85,7 @@ def test_truncation_offset_hints_are_implied():
     """The hinted quantifier instances of ``last_such`` follow from its definition without them,
     so the hints change the solver's search, not the transition relation."""
     import z3
-
-    from explorer.symbolic.ops import UnboundedZ3Ops
+    from isrcheck.explorer.symbolic.ops import UnboundedZ3Ops
 
     ops = UnboundedZ3Ops()
     a, b = ops.int_array("a"), ops.int_array("b")
@@ -234,7 +233,7 @@ def test_goals_asked_step_by_step_past_the_budget_prove_and_refute_the_same(caps
     """With no resource budget every goal is asked one step (act value) at a time: the
     LeaderInIsr proof at 2 replicas still closes, and KIP-279's CTI is still found and replayed
     (about 4 s CPU)."""
-    from explorer.symbolic import induction
+    from isrcheck.explorer.symbolic import induction
 
     monkeypatch.setattr(induction, "SPLIT_BUDGET", 1)
     for generation, status, words in (("kip320", 0, "Proved: LeaderInIsr"),

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from explorer import Property
+from isrcheck import Property
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """Your own lemmas for ``isrcheck prove --lemmas docs/examples/lemmas.py``.
 
 Each lemma is a function ``(ops, v) -> formula`` over the model's symbolic state ``v`` (for the
-classic model a ``model.symbolic.vars.KafkaVars``: ``v.length[i]``, ``v.hw[i]``, ``v.ep[i]``,
+classic model a ``isrcheck.model.symbolic.vars.KafkaVars``: ``v.length[i]``, ``v.hw[i]``, ``v.ep[i]``,
 ``v.ld[i]``, ``v.isr[i][j]``, ``v.ql``, ``v.qisr[j]``, ``v.nreq``, ...), written with ``ops``
 (``ops.and_``, ``ops.implies``, ``ops.forall``; see explorer/symbolic/ops.py) so the same text is
 evaluated on states and handed to z3.

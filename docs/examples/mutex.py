@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from explorer import Property
+from isrcheck import Property
 
 
 class Mutex:

@@ -1,4 +1,4 @@
 """Symbolic checking with z3: bounded model checking, induction and lemma discovery.
 
-Generic: reaches models only through the symbolic contract (``explorer.symbolic.contract``).
+Generic: reaches models only through the symbolic contract (``isrcheck.explorer.symbolic.contract``).
 """

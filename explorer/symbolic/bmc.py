@@ -5,8 +5,8 @@ round; at length ``k`` a fresh, preprocessed solver (or, with ``incremental``, o
 solver under an assumption literal) is asked whether some property fails in ``sk``. Lengths are
 tried in increasing order, so the first trace found is a shortest one (as BFS's); when length ``k``
 has none, "the properties hold in ``sk``" is asserted for good, which later rounds use as a lemma.
-Replica symmetry is broken (``explorer.symbolic.symmetry``) when the model declares it, and adjacent
-independent steps are taken in one order only (``explorer.symbolic.por``). Lengths
+Replica symmetry is broken (``isrcheck.explorer.symbolic.symmetry``) when the model declares it, and adjacent
+independent steps are taken in one order only (``isrcheck.explorer.symbolic.por``). Lengths
 count states, the initial one included, as everywhere in isrcheck.
 
 A satisfying assignment is decoded into the explicit model's states and *replayed* through its
@@ -22,14 +22,13 @@ from collections.abc import Sequence
 from typing import Any
 
 import z3
-
-from explorer.progress import Progress, Silent
-from explorer.result import Step, Trace, Violation
-from explorer.symbolic.ops import BoundedZ3Ops
-from explorer.symbolic.por import footprints, independent_pairs, ordering
-from explorer.symbolic.relation import transition, z3_value
-from explorer.symbolic.result import EncodingError, SymbolicResult, select_symbolic
-from explorer.symbolic.symmetry import breaking
+from isrcheck.explorer.result import Step, Trace, Violation
+from isrcheck.explorer.search.progress import Progress, Silent
+from isrcheck.explorer.symbolic.ops import BoundedZ3Ops
+from isrcheck.explorer.symbolic.por import footprints, independent_pairs, ordering
+from isrcheck.explorer.symbolic.relation import transition, z3_value
+from isrcheck.explorer.symbolic.result import EncodingError, SymbolicResult, select_symbolic
+from isrcheck.explorer.symbolic.symmetry import breaking
 
 # Each length's query on a fresh solver, preprocessed: the transition formula is functional (every
 # next-state variable equals an if-then-else of the current ones), so solve-eqs substitutes the
@@ -59,10 +58,10 @@ def bmc(
         ``int_bits`` (its bounds keep every value and each value plus or minus one in range), and
         mathematical Ints when it has none.
     symmetry: break the symmetry of interchangeable replicas when the model declares it
-        (``explorer.symbolic.symmetry``; the same shortest lengths, fewer traces to refute).
+        (``isrcheck.explorer.symbolic.symmetry``; the same shortest lengths, fewer traces to refute).
     incremental: one incremental solver for all lengths (each length under an assumption literal)
         instead of a fresh, preprocessed solver per length (``PREPROCESS``; the default).
-    por: order adjacent independent steps (``explorer.symbolic.por``; the same shortest lengths).
+    por: order adjacent independent steps (``isrcheck.explorer.symbolic.por``; the same shortest lengths).
     """
     progress = progress or Silent()
     names, props = select_symbolic(sym, properties)

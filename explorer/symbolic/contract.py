@@ -1,4 +1,4 @@
-"""The symbolic counterpart of the model contract (``explorer.contract``).
+"""The symbolic counterpart of the model contract (``isrcheck.explorer.contract``).
 
 A model offers symbolic checking by giving its explicit model a ``symbolic(unbounded=False)``
 method, or by registering a factory ``f(explicit_model, *, unbounded) -> SymbolicModel`` in the
@@ -7,7 +7,7 @@ imports a concrete model.
 
 A ``SymbolicModel`` describes the same transition system as its explicit model, over state
 variables of z3 sorts, with every formula written against an ``Ops`` backend
-(``explorer.symbolic.ops``) so one relation serves concrete evaluation, bounded model checking and
+(``isrcheck.explorer.symbolic.ops``) so one relation serves concrete evaluation, bounded model checking and
 unbounded proofs:
 
 ``explicit``
@@ -79,7 +79,7 @@ def symbolic_model(spec: str, explicit: Any, *, unbounded: bool = False) -> Any:
     """The symbolic model of ``explicit`` (built from model spec ``spec``), or a UserError."""
     from importlib.metadata import entry_points
 
-    from explorer.errors import UserError
+    from isrcheck.explorer.errors import UserError
 
     fn = getattr(explicit, "symbolic", None)
     if callable(fn):
@@ -88,7 +88,7 @@ def symbolic_model(spec: str, explicit: Any, *, unbounded: bool = False) -> Any:
     if spec not in eps:
         raise UserError(
             f"model {spec!r} has no symbolic encoding: give its model a symbolic(unbounded=False) method "
-            "returning an explorer.symbolic.contract.SymbolicModel, or register one in the "
+            "returning an isrcheck.explorer.symbolic.contract.SymbolicModel, or register one in the "
             "isrcheck.symbolic entry-point group (see docs/symbolic.md)"
         )
     try:

@@ -29,12 +29,11 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import z3
-
-from explorer.progress import Progress, Silent
-from explorer.result import Step, Trace, Violation
-from explorer.symbolic.ops import UnboundedZ3Ops
-from explorer.symbolic.relation import leaves, transition, z3_value
-from explorer.symbolic.result import EncodingError, SymbolicResult, select_symbolic
+from isrcheck.explorer.result import Step, Trace, Violation
+from isrcheck.explorer.search.progress import Progress, Silent
+from isrcheck.explorer.symbolic.ops import UnboundedZ3Ops
+from isrcheck.explorer.symbolic.relation import leaves, transition, z3_value
+from isrcheck.explorer.symbolic.result import EncodingError, SymbolicResult, select_symbolic
 
 SMALL = 4  # "small values" first: every int of a CTI state at most this
 # z3 resource units for each check of one goal over every step before it is asked step by step

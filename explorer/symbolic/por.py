@@ -7,7 +7,7 @@ instances are independent when neither writes what the other reads or writes; th
 where both are enabled they stay enabled in either order and lead to the same state. The rule, on
 consecutive transitions taking instances ``a`` then ``b``: not (``b < a`` and independent).
 
-Sound for a *shortest* violation, together with symmetry breaking (``explorer.symbolic.symmetry``),
+Sound for a *shortest* violation, together with symmetry breaking (``isrcheck.explorer.symbolic.symmetry``),
 by induction on the length ``L``: take a first violation of length ``L``. Swapping an offending
 pair keeps the trace valid and its last state; a middle state it changes cannot violate, or a
 shorter violation would exist, which the refuted shorter lengths exclude. Renaming replicas in a
@@ -24,8 +24,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import z3
-
-from explorer.symbolic.relation import branches, leaves, same_term
+from isrcheck.explorer.symbolic.relation import branches, leaves, same_term
 
 
 def _constants(terms: Sequence[Any]) -> set[int]:

@@ -6,8 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import z3
-
-from explorer.symbolic.ops import ConcreteOps, Ops
+from isrcheck.explorer.symbolic.ops import ConcreteOps, Ops
 
 
 def branches(sym: Any, ops: Ops, v: Any, params: list | None = None) -> list[tuple[str, Any, Any]]:

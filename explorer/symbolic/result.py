@@ -6,9 +6,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from explorer.contract import Kind
-from explorer.errors import UserError
-from explorer.result import Violation
+from isrcheck.explorer.contract import Kind
+from isrcheck.explorer.errors import UserError
+from isrcheck.explorer.result import Violation
 
 
 class EncodingError(Exception):

@@ -1,18 +1,18 @@
 """The state layout as one table: every field of a state tuple, classic and optional, in order.
 
-A state is one flat tuple (``model.encoding.state``): the five fields of each replica's block
+A state is one flat tuple (``isrcheck.model.encoding.state``): the five fields of each replica's block
 (replica-major), the four global fields of ``KafkaReplication.tla``, then the fields the model's
 options add, each present only when its option is on, appended in table order. Each row says
 what everything else needs to know about a field, so that adding a field is adding a row:
 
 - ``initial``: its value in ``Init`` (``INITIAL_ALL`` is the all-replicas mask);
-- ``symmetry``: how a relabelling of replicas maps it (``model.encoding.symmetry``): a plain
+- ``symmetry``: how a relabelling of replicas maps it (``isrcheck.model.encoding.symmetry``): a plain
   ``VALUE``, a ``REPLICA`` index (-1 for none), a ``REPLICA_SET`` bit mask, the ``REQUESTS``
   tuple, or ``PER_REPLICA`` slots that move with their replica;
 - ``view``: its key in ``state_view`` and ITF (the classic fields are shown as the spec's nested
-  variables by ``model.encoding.view``; the others by the row's ``show``);
-- ``high``: ``TypeOk``'s domain ``0..high`` for the option fields (``properties.durability``);
-- ``signal``: the operator signal it feeds (``model.encoding.signals``), if any;
+  variables by ``isrcheck.model.encoding.view``; the others by the row's ``show``);
+- ``high``: ``TypeOk``'s domain ``0..high`` for the option fields (``isrcheck.properties.durability``);
+- ``signal``: the operator signal it feeds (``isrcheck.model.encoding.signals``), if any;
 - ``present``: for option fields, which options add it.
 
 A zero-width row (``racks``) is shown in the view but is not in the tuple: the configuration
@@ -64,7 +64,7 @@ def _served(t: Any, s: tuple, i: int) -> dict[str, Any]:
 
 # One replica's block (``replicaLog[r]`` and ``replicaState[r]``), repeated for every replica.
 REPLICA_FIELDS = (
-    Field("log", "replicaLog", 0, VALUE, doc="log code (model.encoding.logs)"),
+    Field("log", "replicaLog", 0, VALUE, doc="log code (isrcheck.model.encoding.logs)"),
     Field("hw", "replicaState.hw", 0, VALUE, doc="high watermark"),
     Field("epoch", "replicaState.leaderEpoch", -1, VALUE, doc="cached leader epoch (Nil = -1)"),
     Field("leader", "replicaState.leader", -1, REPLICA, doc="cached leader (None = -1)"),

@@ -1,6 +1,6 @@
 """A classic state packed into one int: the compact exact key of the parallel engine's store.
 
-``explorer.contract.packing`` finds ``pack``/``unpack`` on the model; the parallel engine then keeps
+``isrcheck.explorer.contract.packing`` finds ``pack``/``unpack`` on the model; the parallel engine then keeps
 packed states in its visited set and frontier instead of tuples (48 bytes for a 3-replica state
 instead of 192). The encoding is exact, not a hash: the flat fields (values -1..127: logs codes,
 high watermarks, epochs with Nil = -1, leaders with None = -1, ISR masks) as signed bytes after a

@@ -1,5 +1,6 @@
 """The replication model's state drawn as Kafka's own diagrams draw it: the picture the HTML trace
-report shows (``explorer.contract``'s optional ``picture`` hook; ``explorer.report_html`` renders it).
+report shows (``isrcheck.explorer.contract``'s optional ``picture`` hook;
+``isrcheck.explorer.traces.html.report`` renders it).
 
 Built from the state's named variables (``state_view``), never from the encoded tuple, so it reads
 the same names a trace prints and does not depend on the state layout. One lane per replica: its

@@ -1,13 +1,13 @@
 """The classic part of the state layout: one flat tuple of ints plus one tuple of ints.
 
-``model.encoding.fields`` is the table of every field (these and the option fields appended after
+``isrcheck.model.encoding.fields`` is the table of every field (these and the option fields appended after
 them); this module is the index arithmetic for the classic fields, which the hot path uses.
 
 The TLA+ variables of ``KafkaReplication.tla`` map onto the flat tuple ``s`` as follows, for
 replicas with internal indices ``i = 0..n-1`` (shown to users as ids ``i + 1``):
 
 ====================  ===============================================================
-``s[5*i + LOG]``      ``replicaLog[i]``: log code (see ``model.encoding.logs``)
+``s[5*i + LOG]``      ``replicaLog[i]``: log code (see ``isrcheck.model.encoding.logs``)
 ``s[5*i + HW]``       ``replicaState[i].hw``
 ``s[5*i + EPOCH]``    ``replicaState[i].leaderEpoch``  (``NIL = -1`` before any request)
 ``s[5*i + LEADER]``   ``replicaState[i].leader``       (``NONE = -1``)

@@ -6,7 +6,7 @@ with racks those that map zones onto zones). TLC's ``SYMMETRY Permutations(Repli
 same orbits but may pick other representatives and, with a violation, stop at another point, so
 only complete reduced counts are comparable.
 
-How each field is relabelled is its row's symmetry role in ``model.encoding.fields``: records and
+How each field is relabelled is its row's symmetry role in ``isrcheck.model.encoding.fields``: records and
 offsets do not name replicas; leaders, ISRs, stopped-broker masks and the leader/ISR of every
 LeaderAndIsr request do, and per-replica blocks and slots move with their replica.
 

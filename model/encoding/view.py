@@ -2,7 +2,7 @@
 
 The classic fields are shown as ``KafkaReplication.tla``'s nested variables; the option fields
 follow, each under its row's ``view`` key and rendered by its row's ``show``
-(``model.encoding.fields``), in table order.
+(``isrcheck.model.encoding.fields``), in table order.
 
 Replica ids are shown 1..n (the spec's ``r1, r2, ...``); ``None`` leaders as ``None`` (JSON null),
 ``Nil`` epochs as -1 as in the spec; ISRs as sorted lists; records as ``{"id", "epoch"}``.

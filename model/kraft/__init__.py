@@ -9,8 +9,8 @@ each broker's lifecycle (running, clean or lossy shutdown, start, registration),
 metadata log, its replica's metadata (with the maximal ISR of KIP-497), log, high watermark, leader
 epoch start offset, what a leader knows of its followers, its pending AlterPartition; producer
 writes (acks=all) with the spec's ghost variables for acknowledgements, the true high watermark and
-what consumers read. The steps (``model.kraft.steps``) are the spec's actions; the generations
-(``model.kraft.generations``) are its two modules.
+what consumers read. The steps (``isrcheck.model.kraft.steps``) are the spec's actions; the generations
+(``isrcheck.model.kraft.generations``) are its two modules.
 
 What is abstracted away, and why it is safe to (docs/kraft.md has the full argument):
 - the message network: a fetch is one atomic step (request, leader's processing and the

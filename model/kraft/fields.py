@@ -1,4 +1,4 @@
-"""The KRaft state layout as one table of fields (the rows of ``model.encoding.fields.Field``).
+"""The KRaft state layout as one table of fields (the rows of ``isrcheck.model.encoding.fields.Field``).
 
 A KRaft state is one flat tuple: a block of ``BROKER_FIELDS`` for every broker (broker-major: the
 broker's own state, its replica of the partition, and the controller's registration of it), then
@@ -19,13 +19,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from model.encoding.fields import Field
+from isrcheck.model.encoding.fields import Field
 
 NIL = -1  # TLA+ Nil / NoLeader
 NO_FLOOR = 1 << 20  # aux_flo's IntMax: no record written in the current leadership
 
 # Broker status (broker_state[b].status); STARTING_REGISTERED is STARTING with the controller's
-# RegisterBroker response in flight (the spec's message; see model.kraft docstring).
+# RegisterBroker response in flight (the spec's message; see isrcheck.model.kraft docstring).
 RUNNING, OFFLINE_CLEAN, OFFLINE_DIRTY, STARTING, STARTING_REGISTERED = range(5)
 STATUS_NAMES = ("RUNNING", "OFFLINE_CLEAN", "OFFLINE_DIRTY", "STARTING", "STARTING(registered)")
 # Replica role (partition_status[b]).

@@ -1,6 +1,6 @@
 """The KRaft-era generations as data: which spec each reproduces and the rules where they differ.
 
-Both generations have the same steps (``model.kraft.steps``); each step reads its rule from here:
+Both generations have the same steps (``isrcheck.model.kraft.steps``); each step reads its rule from here:
 
 - ``isr_floor_one``: Kafka 3.5's controller never shrinks the ISR below one member
   (``MaybeRemoveBrokerFromISR``): a fenced last member stays in the ISR, leaderless, and is elected

@@ -1,9 +1,9 @@
-"""``KraftModel``: the KRaft-era generations of the replication model, for ``explorer.check``.
+"""``KraftModel``: the KRaft-era generations of the replication model, for ``isrcheck.explorer.check``.
 
 Builds the initial state of the spec's ``Init`` (an established cluster: broker 1 leads at leader
 epoch 1; brokers 1..init_isr_size form the ISR; the others are fenced, out of sync, with stale
 metadata of partition epoch 1), hands out the steps' successors, the properties
-(``properties.kraft``), a named view of each state for traces and ITF, and operator signals.
+(``isrcheck.properties.kraft``), a named view of each state for traces and ITF, and operator signals.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from explorer.contract import Property
-from properties import kraft as kraft_properties
+from isrcheck.explorer.contract import Property
+from isrcheck.properties import kraft as kraft_properties
 
 from . import fields
 from .config import KraftConfig
@@ -43,7 +43,7 @@ from .steps import KraftSteps
 
 @dataclass(frozen=True)
 class KraftTables:
-    """What the properties read (``properties.kraft``): the constants, the layout, the field offsets."""
+    """What the properties read (``isrcheck.properties.kraft``): the constants, the layout, the field offsets."""
 
     config: KraftConfig
     layout: Layout
@@ -100,7 +100,7 @@ class KraftModel:
     # -- what users read --------------------------------------------------------------------------------
 
     def state_view(self, s: tuple) -> dict[str, Any]:
-        """Every field under its spec name, as its row shows it (``model.kraft.fields``); a broker's
+        """Every field under its spec name, as its row shows it (``isrcheck.model.kraft.fields``); a broker's
         fields carry its id (``partitionData.log.2``)."""
         lay, t = self.layout, self.tables
         view: dict[str, Any] = {}

@@ -9,7 +9,7 @@ below it, positive acknowledgements), ``MaybeFailPendingWrites`` (negative ackno
 former leader's state, and ``LastOffsetForEpoch`` with the follower's truncation point.
 
 Offsets are 0-based and exclusive at the end (the spec's are 1-based: its HWM 1 is our 0).
-Abstracted away: nothing beyond the model's (see ``model.kraft``).
+Abstracted away: nothing beyond the model's (see ``isrcheck.model.kraft``).
 """
 
 from __future__ import annotations

@@ -1,13 +1,13 @@
 """The steps of the KRaft model, one method per TLA+ action of ``Next``, in the spec's order.
 
 Each step reads a state tuple and appends ``(action, next_state)`` pairs to ``out``; the
-generation's rules (``model.kraft.generations``) decide where 3.5 and KIP-966 differ. Broker-side:
+generation's rules (``isrcheck.model.kraft.generations``) decide where 3.5 and KIP-966 differ. Broker-side:
 BrokerStart, ReceiveBrokerRegResponse, ReceiveMetadataUpdate, SendAlterPartitionRequest,
 ReceiveAlterPartitionResponse, Fetch, WriteRecordToLeader, the two shutdowns; controller-side:
 ReceiveBrokerRegRequest, ReceiveAlterPartitionRequest, FenceBroker, UnfenceBroker.
 
 Where the spec passes messages, this model keeps the one message that can be in flight in a slot
-of its sender (see ``model.kraft`` for the argument): a STARTING broker's registration is its
+of its sender (see ``isrcheck.model.kraft`` for the argument): a STARTING broker's registration is its
 status; a leader's AlterPartition request, then the controller's response, is its
 ``alter_partition`` slot; a fetch is one atomic step.
 """
@@ -391,7 +391,7 @@ class KraftSteps:
 
     def receive_alter_partition_response(self, state: tuple, b: int, out: list) -> None:
         """``ReceiveAlterPartitionResponse``: commit the accepted ISR, or roll the maximal ISR back.
-        (A response the leader would ignore has already left its slot: see ``model.kraft``.)"""
+        (A response the leader would ignore has already left its slot: see ``isrcheck.model.kraft``.)"""
         o = self.lay.base[b]
         slot = state[o + ALTER_PARTITION]
         if not slot or slot[0] == AP_REQUEST or state[o + STATUS] != RUNNING or state[o + ROLE] != LEADER:

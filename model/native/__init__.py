@@ -1,8 +1,8 @@
 """The classic model's hot path compiled in C (``_classic.c``), used when it was built.
 
-``model.native.kernel`` gathers the tables ``model.steps.next`` builds (log tables, caught-up and
+``isrcheck.model.native.kernel`` gathers the tables ``isrcheck.model.steps.next`` builds (log tables, caught-up and
 truncation rules, request decoding, action objects) and hands them to the C successor function;
-``model.native.packing`` does the same for ``model.encoding.packed``. Both answer ``None`` when the
+``isrcheck.model.native.packing`` does the same for ``isrcheck.model.encoding.packed``. Both answer ``None`` when the
 extension is missing (no compiler at install time), when ``ISRCHECK_PURE_PYTHON=1`` is set, or when
 the configuration has option fields; the callers then keep the Python functions.
 """

@@ -4,7 +4,7 @@
  * What is compiled: the loops and tests of next.py, section by section, in NEXT_ORDER. What is not:
  * the protocol's rules. Every table the steps read (the log tables, the caught-up rules, the
  * truncation rule, the decoding of LeaderAndIsr requests, the action objects) is built in Python
- * (model/native/kernel.py gathers them from model.tables) and handed to ``Successors`` once; the
+ * (model/native/kernel.py gathers them from isrcheck.model.tables) and handed to ``Successors`` once; the
  * pair tables are read through the Python memo on first use and cached here, so a rule is still
  * written once, in Python. A state that is not a tuple of ints of the layout's length raises
  * TypeError or ValueError; a value out of range raises OutOfRange, which the kernel turns into a
@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <string.h>
 
-/* Field offsets within a replica's block (model.encoding.state). */
+/* Field offsets within a replica's block (isrcheck.model.encoding.state). */
 enum { LOG = 0, HW = 1, EPOCH = 2, LEADER = 3, ISR = 4, FPR = 5 };
 #define MAXN 8
 
@@ -781,7 +781,7 @@ fail:
 
 static PyTypeObject KernelType = {
     PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "model.native._classic.Successors",
+    .tp_name = "isrcheck.model.native._classic.Successors",
     .tp_doc = "Successors(spec)(state) -> [(action, next state), ...]: model/steps/next.py's successors in C.",
     .tp_basicsize = sizeof(Kernel),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL,
@@ -900,7 +900,7 @@ static PyObject *unpack_new(PyTypeObject *type, PyObject *args, PyObject *kwds) 
 
 static PyTypeObject PackType = {
     PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "model.native._classic.Pack",
+    .tp_name = "isrcheck.model.native._classic.Pack",
     .tp_doc = "Pack(flat, fallback)(state) -> int: model/encoding/packed.py's pack in C.",
     .tp_basicsize = sizeof(Packer),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL,
@@ -912,7 +912,7 @@ static PyTypeObject PackType = {
 
 static PyTypeObject UnpackType = {
     PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "model.native._classic.Unpack",
+    .tp_name = "isrcheck.model.native._classic.Unpack",
     .tp_doc = "Unpack(flat, fallback)(packed) -> state: model/encoding/packed.py's unpack in C.",
     .tp_basicsize = sizeof(Packer),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL,
@@ -931,7 +931,7 @@ PyMODINIT_FUNC PyInit__classic(void) {
     if (PyType_Ready(&KernelType) < 0 || PyType_Ready(&PackType) < 0 || PyType_Ready(&UnpackType) < 0) return NULL;
     PyObject *m = PyModule_Create(&moduledef);
     if (!m) return NULL;
-    OutOfRange = PyErr_NewException("model.native._classic.OutOfRange", PyExc_ValueError, NULL);
+    OutOfRange = PyErr_NewException("isrcheck.model.native._classic.OutOfRange", PyExc_ValueError, NULL);
     if (!OutOfRange || PyModule_AddObjectRef(m, "OutOfRange", OutOfRange) < 0) {
         Py_DECREF(m);
         return NULL;

@@ -4,7 +4,7 @@
  * a parallel worker's time. What is compiled is only the predicate's loops: for each replica that
  * presumes leadership with HW > 0, every member of an ISR (its cached one for WeakIsr, the
  * quorum's for StrongIsr) must share the log's first HW records. The protocol's table, the common
- * prefix of two logs, stays in Python (model.encoding.logs.LogTables.common_prefixes) and is read
+ * prefix of two logs, stays in Python (isrcheck.model.encoding.logs.LogTables.common_prefixes) and is read
  * through its memo once per pair, then cached here. Anything this code does not expect (not a
  * tuple of plain ints, a log code outside the table, an ISR mask with bits beyond the replicas)
  * goes to the Python predicate it wraps, so the answer is always the Python one.
@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #define MAXN 8
-/* Offsets within a replica's block (model.encoding.state). */
+/* Offsets within a replica's block (isrcheck.model.encoding.state). */
 enum { LOG = 0, HW = 1, LEADER = 3, ISR = 4 };
 
 typedef struct {
@@ -166,7 +166,7 @@ static PyObject *isr_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
 
 static PyTypeObject IsrAgreementType = {
     PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "model.native._isr.IsrAgreement",
+    .tp_name = "isrcheck.model.native._isr.IsrAgreement",
     .tp_doc = "IsrAgreement(bases, q_isr, quorum, prefixes, size, fallback)(state) -> bool: "
               "properties/isr.py's WeakIsr (quorum false) or StrongIsr (quorum true) predicate in C.",
     .tp_basicsize = sizeof(IsrAgreement),

@@ -1,11 +1,11 @@
 """The C successor function (``_classic.Successors``), built from the same tables as
-``model.steps.next.next_successors``.
+``isrcheck.model.steps.next.next_successors``.
 
 What is compiled is only next.py's control flow: which sections run, the loops over replicas and
 requests, the enabling tests, the next state's fields. The protocol's rules stay in Python and are
 passed in as data once per configuration: the log tables (``length``, ``pow``, ``records``,
-``epoch_at``), the generation's caught-up tables (``model.steps.rules``), its truncation table
-(``model.steps.truncation``) and KIP-279's ``first_mismatch_from_tail``, the request decoding
+``epoch_at``), the generation's caught-up tables (``isrcheck.model.steps.rules``), its truncation table
+(``isrcheck.model.steps.truncation``) and KIP-279's ``first_mismatch_from_tail``, the request decoding
 (``NamedRequests``) and the action objects of ``t.actions``. The pair tables are memos filled on
 first use; the C side reads an entry through the Python memo once and keeps it.
 

@@ -1,4 +1,4 @@
-"""``pack``/``unpack`` of ``model.encoding.packed`` in C (``_classic.Pack``, ``_classic.Unpack``).
+"""``pack``/``unpack`` of ``isrcheck.model.encoding.packed`` in C (``_classic.Pack``, ``_classic.Unpack``).
 
 The C functions produce the same ints and the same tuples for the states they handle (flat fields
 in -128..127, request codes in 0..255, plain tuples of plain ints); anything else (a value out of

@@ -8,7 +8,7 @@ search). TLC on the same specs gives 10 (K1) and 12 (K3); K4 and K5 exist only w
 
 from __future__ import annotations
 
-from explorer.scenarios import Scenario
+from isrcheck.explorer.scenarios import Scenario
 
 _BOUNDS = {"log_size": 2, "max_records": 2, "max_leader_epoch": 2}
 

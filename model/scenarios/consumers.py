@@ -1,7 +1,7 @@
 """The consumer and rack entries of the bug catalogue (docs/bugs.md: K12, K13, and the
 availability-zone case of rack-aware placement), each with its fixed counterpart checked within
 the same bounds. Registered in the ``isrcheck.scenarios`` entry-point group as
-``consumers = "model.scenarios.consumers:scenarios"``.
+``consumers = "isrcheck.model.scenarios.consumers:scenarios"``.
 
 Trace lengths count states, the initial one included, and are the shortest possible (breadth-first
 search). docs/consumers.md tells each trace in Kafka terms.
@@ -9,7 +9,7 @@ search). docs/consumers.md tells each trace in Kafka terms.
 
 from __future__ import annotations
 
-from explorer.scenarios import Scenario
+from isrcheck.explorer.scenarios import Scenario
 
 _CLASSIC = {"log_size": 2, "max_records": 2, "max_leader_epoch": 2}
 # K13 needs two leaders (epochs 0 and 1) each writing one record at offset 0: the smallest bounds.

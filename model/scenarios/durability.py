@@ -1,6 +1,6 @@
 """The durability entries of the bug catalogue (docs/bugs.md: K2, K6, K8, K9, K10), each with the
 variant that fixes it checked within the same bounds. Registered in the ``isrcheck.scenarios``
-entry-point group (``durability = "model.scenarios.durability:scenarios"``).
+entry-point group (``durability = "isrcheck.model.scenarios.durability:scenarios"``).
 
 Trace lengths count states, the initial one included, and are the shortest possible (breadth-first
 search). Unless an entry says otherwise the bounds are the classic defaults: 2 replicas, log size 2,
@@ -9,7 +9,7 @@ search). Unless an entry says otherwise the bounds are the classic defaults: 2 r
 
 from __future__ import annotations
 
-from explorer.scenarios import Scenario
+from isrcheck.explorer.scenarios import Scenario
 
 _BOUNDS = {"log_size": 2, "max_records": 2, "max_leader_epoch": 2}
 

@@ -2,7 +2,7 @@
 of the TLC run that anchors them: Vanlightly's kraft/v3.5 spec with 3 brokers, replication factor
 3, min ISR 2, one value, initial ISR {1, 2}, at most one unclean (lossy) shutdown and one fencing,
 no clean shutdown, no leader-initiated shrink, no reassignment. Registered in the
-``isrcheck.scenarios`` entry-point group (``kraft = "model.scenarios.kraft:scenarios"``);
+``isrcheck.scenarios`` entry-point group (``kraft = "isrcheck.model.scenarios.kraft:scenarios"``);
 docs/kraft.md tells each trace in Kafka terms.
 
 Trace lengths count states, the initial one included (TLC's depth): K11 is 8 here as in TLC.
@@ -10,9 +10,9 @@ Trace lengths count states, the initial one included (TLC's depth): K11 is 8 her
 
 from __future__ import annotations
 
-from explorer.scenarios import Scenario
+from isrcheck.explorer.scenarios import Scenario
 
-# The anchor's constants as the model's options (model.factory): BrokerCount = InitReplicationFactor =
+# The anchor's constants as the model's options (isrcheck.model.factory): BrokerCount = InitReplicationFactor =
 # replicas, MinISR, |Values| = max_records, InitIsrSize, FenceBrokerLimit, UncleanShutdownLimit.
 ANCHOR = {"replicas": 3, "min_insync_replicas": 2, "max_records": 1, "init_isr_size": 2, "max_fencings": 1,
           "max_crashes": 1, "stops": "lossy"}

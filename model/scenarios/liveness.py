@@ -1,16 +1,16 @@
 """The liveness entries of the scenario catalogue: both sides of Kafka's durability/availability
 trade-off, and what weak fairness does and does not promise. Registered in the
-``isrcheck.scenarios`` entry-point group (``liveness = "model.scenarios.liveness:scenarios"``).
+``isrcheck.scenarios`` entry-point group (``liveness = "isrcheck.model.scenarios.liveness:scenarios"``).
 
-Each checks an opt-in leads-to property of ``properties.liveness`` under the model's fairness
-(``model.fairness``: the steps Kafka takes on its own are weakly fair; failures, restarts, writes
+Each checks an opt-in leads-to property of ``isrcheck.properties.liveness`` under the model's fairness
+(``isrcheck.model.fairness``: the steps Kafka takes on its own are weakly fair; failures, restarts, writes
 and lag-based ISR shrinks are not). A violated entry's length counts the lasso's states (the loop's
 closing step is not a new state). docs/liveness.md tells each in Kafka terms.
 """
 
 from __future__ import annotations
 
-from explorer.scenarios import Scenario
+from isrcheck.explorer.scenarios import Scenario
 
 _BOUNDS = {"generation": "kip320", "replicas": 2, "log_size": 2, "max_records": 2, "max_leader_epoch": 2}
 _CRASH = {**_BOUNDS, "acks": "all", "max_crashes": 1, "stops": "crash"}

@@ -1,8 +1,8 @@
 """The consumer step (``consumer_reads``): a consumer's fetch served by a leader or, with KIP-392
 follower fetching (``replica.selector.class``, ``client.rack``), by a follower.
 
-It builds whole next states (the ghost ``served`` field of ``model.encoding.fields``); the
-properties that read it are in ``properties.consumers``.
+It builds whole next states (the ghost ``served`` field of ``isrcheck.model.encoding.fields``); the
+properties that read it are in ``isrcheck.properties.consumers``.
 
 Abstracted away: consumer groups, offsets commits and positions (a consumer may read any offset
 below the serving replica's HW at any time), fetch sessions and isolation levels other than

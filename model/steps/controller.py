@@ -1,6 +1,6 @@
 """Steps every generation shares: the controller, LeaderAndIsr requests naming a leader, producers.
 
-Their code is a section each of the generation's one successor function (``model.steps.next``);
+Their code is a section each of the generation's one successor function (``isrcheck.model.steps.next``);
 this module says what they model and holds what the steps share (``Step``, ``NamedRequests``).
 
 Modelled (``KafkaReplication.tla``):
@@ -11,7 +11,7 @@ Modelled (``KafkaReplication.tla``):
   controlled shutdown; a removed leader leaves the partition leaderless, and a sole-ISR leader is
   un-led but kept in the ISR). The spec does not model failures as events: a removed replica may
   keep fetching (a zombie) or stop, and both are explored (with ``max_crashes`` the stops are
-  steps of their own, ``model.steps.failures``).
+  steps of their own, ``isrcheck.model.steps.failures``).
 - ``BecomeLeader``: a replica named leader by a request of a higher epoch than it has seen adopts
   it, keeping its (possibly stale) high watermark.
 - ``LeaderWrite``: a producer appends to any replica that *presumes* leadership, stamped with that

@@ -1,7 +1,7 @@
 """Steps the failure options add: brokers that stop and come back, log flushes, unclean election,
 availability-zone power failures.
 
-Each builds whole next states (classic fields plus the option fields of ``model.encoding.fields``)
+Each builds whole next states (classic fields plus the option fields of ``isrcheck.model.encoding.fields``)
 and cites the Kafka mechanism it models. What a stop does to the replica, in every kind: the broker
 no longer presumes leadership of anything (its cached leader becomes None: it serves no produce or
 fetch request), keeps its cached epoch and ISR, and the controller reacts in the same step as it
@@ -164,7 +164,7 @@ def broker_restart(t: Any) -> Step:
 def flush_log(t: Any) -> Step:
     """``FlushLog``: a live replica fsyncs its log to its end offset (Kafka flushes on
     ``log.flush.interval.*``, segment roll and when the recovery point is checkpointed; any moment
-    is possible). Truncation lowers the flushed offset with the log (``model.steps.follower``)."""
+    is possible). Truncation lowers the flushed offset with the log (``isrcheck.model.steps.follower``)."""
     dead_i, flushed_i = t.fields.dead, t.fields.flushed
     base, members, all_mask = t.layout.base, t.layout.members, t.layout.all_mask
     length = t.logs.length

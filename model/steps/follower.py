@@ -1,11 +1,11 @@
 """A follower's steps, once for every generation: adopting a request, fetching, truncating.
 
-Their code is a section each of the generation's one successor function (``model.steps.next``);
-this module says what they model. Each step reads its generation's rule (``model.generations``):
+Their code is a section each of the generation's one successor function (``isrcheck.model.steps.next``);
+this module says what they model. Each step reads its generation's rule (``isrcheck.model.generations``):
 
 - ``BecomeFollowerAndTruncateTo`` (``KafkaReplication.tla``; ``FencedBecomeFollowerAndTruncate``
   in ``Kip320.tla``): a replica adopts a LeaderAndIsr request of a higher epoch naming another
-  replica leader, truncates its log to its generation's offset (``model.steps.truncation``) and
+  replica leader, truncates its log to its generation's offset (``isrcheck.model.steps.truncation``) and
   caps its HW there; the step is disabled when that offset lies beyond its log end, as
   ``FiniteReplicatedLog!TruncateTo`` requires. With KIP-320's fencing the OffsetsForLeaderEpoch
   request carries the leader epoch, so the named replica must already lead at that epoch.

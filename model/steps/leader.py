@@ -1,8 +1,8 @@
 """The true leader's steps on its ISR and its high watermark, once for every generation.
 
-Their code is a section each of the generation's one successor function (``model.steps.next``);
-this module says what they model. Each step reads its generation's rule (``model.generations``,
-``model.steps.rules``):
+Their code is a section each of the generation's one successor function (``isrcheck.model.steps.next``);
+this module says what they model. Each step reads its generation's rule (``isrcheck.model.generations``,
+``isrcheck.model.steps.rules``):
 
 - ``LeaderShrinkIsr`` (``FencedLeaderShrinkIsr`` in ``Kip320.tla``, ``LeaderShrinkIsrBetterFencing``
   in ``Kip320FirstTry.tla``): the true leader drops a member that has not caught up to its log end

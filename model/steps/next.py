@@ -1,12 +1,12 @@
 """The generation's ``Next`` as one successor function, built once per configuration.
 
 Every classic step (``ControllerElectLeader`` ... ``FollowerUpdateHighWatermark``; what each models
-is in the docstrings of ``model.steps.controller``, ``leader`` and ``follower``) is one section of
-``successors`` below, in ``NEXT_ORDER``. A generation's ``Next`` (``model.generations``) names which
+is in the docstrings of ``isrcheck.model.steps.controller``, ``leader`` and ``follower``) is one section of
+``successors`` below, in ``NEXT_ORDER``. A generation's ``Next`` (``isrcheck.model.generations``) names which
 sections run; the rules it reads (``isr_rule``, ``fenced``, ``truncate_to``...) and the options
 that change a step (stopped brokers, acks, flushed offsets) are looked up when the function is
 built, so the hot path tests build-time booleans only. The steps the options add
-(``model.steps.failures``, ``consumers``) follow as closures of their own.
+(``isrcheck.model.steps.failures``, ``consumers``) follow as closures of their own.
 
 Why one function (issue 15): the steps were closures called one after another on every state,
 each reading the same fields again and testing its own enabling condition. Here what several
@@ -77,7 +77,7 @@ def next_successors(t: Any, extra_steps: tuple = ()) -> Successors:
     ack_on_append, acks_all = opts.acks == "1", opts.acks == "all"
     min_isr = opts.min_insync_replicas if acks_all else 0
     popcount = tuple(bin(m).count("1") for m in range(1 << n))
-    a = t.actions  # the actions, created once (model.actions.ActionTable), bound to locals below
+    a = t.actions  # the actions, created once (isrcheck.model.actions.ActionTable), bound to locals below
     elect_acts, controller_shrink_acts, become_leader_acts = a.elect, a.controller_shrink, a.become_leader
     expand_acts, shrink_acts, write_acts, inc_hw_acts = a.expand, a.shrink, a.write, a.inc_hw
     follow_truncate_acts, follow_acts, replicate_acts = a.follow_truncate, a.follow, a.replicate
@@ -94,7 +94,7 @@ def next_successors(t: Any, extra_steps: tuple = ()) -> Successors:
         lowest = min(epoch_of)
         behind = lowest < next_epoch - 1
 
-        # -- the controller (model.steps.controller): a new request, within MaxLeaderEpoch
+        # -- the controller (isrcheck.model.steps.controller): a new request, within MaxLeaderEpoch
         if next_epoch <= max_epoch and (elect or shrink_by_controller):
             ql, qi = s[ql_i], s[qi_i]
             if elect:  # ControllerElectLeader
@@ -127,7 +127,7 @@ def next_successors(t: Any, extra_steps: tuple = ()) -> Successors:
                     nxt[b + EPOCH: b + ISR + 1] = epoch, leader, isr
                     out.append((become_leader_acts[leader][epoch], tuple(nxt)))
 
-        # -- the true leader's ISR changes (model.steps.leader). IsTrueLeader: only the quorum
+        # -- the true leader's ISR changes (isrcheck.model.steps.leader). IsTrueLeader: only the quorum
         # leader can be it, when it presumes leadership at the quorum's epoch and runs.
         if expand or shrink:
             leader = s[ql_i]
@@ -156,7 +156,7 @@ def next_successors(t: Any, extra_steps: tuple = ()) -> Successors:
                             nxt[b + ISR] = nxt[qi_i] = isr & ~bit[r]
                             out.append((shrink_acts[leader][r], tuple(nxt)))
 
-        # -- LeaderWrite (model.steps.controller): a presumed leader appends the next record
+        # -- LeaderWrite (isrcheck.model.steps.controller): a presumed leader appends the next record
         record_id = s[nr_i]
         if write and record_id < max_records:
             for r, b in running:
@@ -174,7 +174,7 @@ def next_successors(t: Any, extra_steps: tuple = ()) -> Successors:
                             nxt[acked_i] |= 1 << record_id
                         out.append((write_acts[r][record_id][epoch][k], tuple(nxt)))
 
-        # -- LeaderIncHighWatermark (model.steps.leader), with the generation's literal quirks
+        # -- LeaderIncHighWatermark (isrcheck.model.steps.leader), with the generation's literal quirks
         if inc_hw:
             for leader, b in running:
                 hw, log = s[b + HW], s[b]
@@ -198,7 +198,7 @@ def next_successors(t: Any, extra_steps: tuple = ()) -> Successors:
                         nxt[acked_i] |= 1 << records[log][hw] // epochs
                     out.append((inc_hw_acts[leader][end], tuple(nxt)))
 
-        # -- BecomeFollowerAndTruncateTo (model.steps.follower, model.steps.truncation)
+        # -- BecomeFollowerAndTruncateTo (isrcheck.model.steps.follower, isrcheck.model.steps.truncation)
         if follow_truncate and behind:
             for epoch, leader, isr in named[reqs]:
                 if epoch <= lowest:

@@ -1,5 +1,5 @@
 """When a leader counts a follower as caught up to an offset: the rule each generation applies
-(``model.generations``) to ISR changes and to advancing the high watermark.
+(``isrcheck.model.generations``) to ISR changes and to advancing the high watermark.
 
 A rule is a table over pairs of logs, ``table[leader_log * size + follower_log]``: a bit mask
 with bit ``end`` set when the follower's log counts as holding the leader's first ``end`` offsets

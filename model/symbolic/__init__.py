@@ -1,4 +1,4 @@
-"""The classic Kafka replication model in symbolic form (``explorer.symbolic.contract``).
+"""The classic Kafka replication model in symbolic form (``isrcheck.explorer.symbolic.contract``).
 
 ``make_symbolic(explicit, unbounded=False)`` is registered in the ``isrcheck.symbolic`` entry-point
 group as ``classic``. With ``unbounded=False`` the relation carries the explicit model's bounds as
@@ -6,7 +6,7 @@ guards (BMC explores exactly BFS's state space, and successors match one for one
 test); with ``unbounded=True`` log lengths, record ids and leader epochs are unbounded z3 Ints and
 arrays, for a fixed number of replicas (proofs).
 
-The durability options of ``model.symbolic.durability`` (acks, crash and lossy stops, flushes,
+The durability options of ``isrcheck.model.symbolic.durability`` (acks, crash and lossy stops, flushes,
 unclean election, K6's early ISR expansion) are encoded for bounded model checking; the consumer
 and rack options are not, and proofs encode the classic model only.
 """
@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from explorer.symbolic.contract import SymStep
+from isrcheck.explorer.symbolic.contract import SymStep
 
 from . import adapter, vars
 from .durability import acked_record_not_lost, durability, log_matching
@@ -48,7 +48,7 @@ class KafkaSymbolic:
         self.extras = self.durability.extras(cfg.max_records)
         self._steps = generation_steps(cfg.generation, self.n, self.bounds, self.durability)
         # Bounded: every int (offsets, ids, epochs, replica indices, and each plus or minus one)
-        # fits a signed bit-vector of this width; BMC then bit-blasts (explorer.symbolic.bmc).
+        # fits a signed bit-vector of this width; BMC then bit-blasts (isrcheck.explorer.symbolic.bmc).
         largest = max(cfg.log_size, cfg.max_records, cfg.max_leader_epoch + 1, self.n, self.durability.max_crashes) + 1
         self.int_bits = None if unbounded else largest.bit_length() + 1
         self._props = symbolic_properties(self.n, self.log_size)
@@ -82,7 +82,7 @@ class KafkaSymbolic:
 
     @property
     def symmetric_replicas(self) -> int:
-        """Replicas are interchangeable (``explorer.symbolic.symmetry``): BMC breaks the symmetry."""
+        """Replicas are interchangeable (``isrcheck.explorer.symbolic.symmetry``): BMC breaks the symmetry."""
         return self.n
 
     def swap_fixed(self, ops: Any, v: vars.KafkaVars, i: int, j: int) -> Any:

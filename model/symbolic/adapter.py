@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from model.config import ClassicConfig
-from model.encoding.logs import LogTables
-from model.encoding.state import (
+from isrcheck.model.config import ClassicConfig
+from isrcheck.model.encoding.logs import LogTables
+from isrcheck.model.encoding.state import (
     EPOCH,
     FIELDS_PER_REPLICA,
     HW,
@@ -37,7 +37,7 @@ __all__ = [
 
 def is_classic(model: Any) -> bool:
     """True for the classic model (every durability and consumer option off): the only one encoded."""
-    from model.replication import ReplicationModel
+    from isrcheck.model.replication import ReplicationModel
 
     return (isinstance(model, ReplicationModel) and model.options.is_classic and model.consumers.is_off
             and len(model.init_states()[0]) == model.layout.length)
@@ -45,7 +45,7 @@ def is_classic(model: Any) -> bool:
 
 def is_replication(model: Any) -> bool:
     """The replication model with consumers and racks off (its durability options may be on)."""
-    from model.replication import ReplicationModel
+    from isrcheck.model.replication import ReplicationModel
 
     return isinstance(model, ReplicationModel) and model.consumers.is_off
 
@@ -56,13 +56,13 @@ def durability_of(model: Any) -> Any:
 
 
 def fields_of(model: Any) -> Any:
-    """Where the option fields sit in the flat state tuple (``model.encoding.fields.Fields``)."""
+    """Where the option fields sit in the flat state tuple (``isrcheck.model.encoding.fields.Fields``)."""
     return model.fields
 
 
 def classic_model(config: ClassicConfig, invariants: str) -> Any:
     """The explicit classic model of ``config`` (every option off)."""
-    from model.replication import ReplicationModel
+    from isrcheck.model.replication import ReplicationModel
 
     return ReplicationModel(config, None, None, invariants)
 

@@ -1,7 +1,7 @@
 """The durability options in symbolic form: acknowledgements, broker stops and restarts, log
-flushes and unclean leader election (``model.steps.failures``, the acks rules of
-``model.steps.controller`` and ``model.steps.leader``), and the promises ``AckedRecordNotLost`` and
-``LogMatching`` (``properties.durability``).
+flushes and unclean leader election (``isrcheck.model.steps.failures``, the acks rules of
+``isrcheck.model.steps.controller`` and ``isrcheck.model.steps.leader``), and the promises ``AckedRecordNotLost`` and
+``LogMatching`` (``isrcheck.properties.durability``).
 
 Encoded for bounded model checking: ``acks`` (0, 1, all) with ``min.insync.replicas``,
 ``max_crashes`` with stops ``crash``, ``lossy`` or ``crash+lossy``, ``unclean_election`` (any,
@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from explorer.symbolic.contract import SymStep
+from isrcheck.explorer.symbolic.contract import SymStep
 
 from .properties import agree_below
 from .vars import Extras, KafkaVars
@@ -79,7 +79,7 @@ class FailureSteps:
         self.R = steps.R
 
     def all(self) -> list[SymStep]:
-        """The option steps in ``model.steps.option_steps`` order."""
+        """The option steps in ``isrcheck.model.steps.option_steps`` order."""
         d = self.d
         out: list[SymStep] = []
         if d.max_crashes:

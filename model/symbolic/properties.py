@@ -1,4 +1,4 @@
-"""WeakIsr, StrongIsr and LeaderInIsr (``properties.isr``) as formulas over ``KafkaVars``.
+"""WeakIsr, StrongIsr and LeaderInIsr (``isrcheck.properties.isr``) as formulas over ``KafkaVars``.
 
 Same meaning as the explicit predicates: a presumed leader with HW > 0 and each member of its
 cached (WeakIsr) or the quorum (StrongIsr) ISR hold the same record at every offset below that HW

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from explorer.symbolic.contract import SymStep
+from isrcheck.explorer.symbolic.contract import SymStep
 
 from .durability import CLASSIC, Durability, FailureSteps, popcount_at_least
 from .vars import KafkaVars
@@ -356,8 +356,8 @@ GENERATIONS = ("truncate-to-hw", "kip101", "kip279", "kip320-first-try", "kip320
 
 
 def generation_steps(gen: str, n: int, bounds: Bounds, d: Durability = CLASSIC) -> list[SymStep]:
-    """The symbolic ``Next`` of a generation, in the order of ``model.generations.STEPS``, then the
-    steps the durability options add (``model.symbolic.durability``)."""
+    """The symbolic ``Next`` of a generation, in the order of ``isrcheck.model.generations.STEPS``, then the
+    steps the durability options add (``isrcheck.model.symbolic.durability``)."""
     return _generation_steps(gen, n, bounds, d) + FailureSteps(Steps(n, bounds, d), d).all()
 
 

@@ -23,7 +23,7 @@ One ``KafkaVars`` holds, for replicas ``i = 0..n-1`` (the number of replicas is 
 
 Arrays are z3 arrays without bounds (proofs), fixed-size lists under the explicit model's bounds
 (bounded model checking) or tuples (concrete evaluation), per the ``Ops`` backend
-(``explorer.symbolic.ops``). Record ids, offsets and epochs are unbounded Ints unless the
+(``isrcheck.explorer.symbolic.ops``). Record ids, offsets and epochs are unbounded Ints unless the
 relation's guards bound them.
 """
 
@@ -50,7 +50,7 @@ class KafkaVars:
     nreq: Any
     req_ld: Any
     req_isr: list
-    # The durability options' fields (model.symbolic.durability); empty when the option is off.
+    # The durability options' fields (isrcheck.model.symbolic.durability); empty when the option is off.
     dead: list = field(default_factory=list)
     crashes: Any = 0
     flushed: list = field(default_factory=list)
@@ -66,7 +66,7 @@ class KafkaVars:
 
 @dataclass(frozen=True)
 class Extras:
-    """Which durability fields a configuration has (``model.encoding.fields``): stopped brokers
+    """Which durability fields a configuration has (``isrcheck.model.encoding.fields``): stopped brokers
     and the stop count, flushed offsets, and acknowledgements of ``records`` record ids."""
 
     stops: bool = False
@@ -221,7 +221,7 @@ def decode(model: Any, ops: Any, value: Any, v: KafkaVars) -> tuple:
 
 def swap_fixed(ops: Any, v: KafkaVars, i: int, j: int, log_size: int | None, epochs: int | None) -> Any:
     """Swapping replicas ``i`` and ``j`` leaves ``v`` the same explicit state (symmetry breaking,
-    ``explorer.symbolic.symmetry``): equal logs (below their end), HWs, epochs and ISR rows; every
+    ``isrcheck.explorer.symbolic.symmetry``): equal logs (below their end), HWs, epochs and ISR rows; every
     replica reference (cached leaders, the quorum's, each request's) maps to itself under the swap."""
     n = len(v.hw)
     tau = [j if r == i else i if r == j else r for r in range(n)]

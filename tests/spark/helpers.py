@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from explorer import check
-from explorer.contract import Kind
+from isrcheck.explorer.contract import Kind
+
+from isrcheck import check
 from tests.fixtures.models import Counters
 
 
@@ -74,8 +75,7 @@ class FloatAfterTwoSteps:
             yield "inc", (state[0] + 1,) if state[0] < 2 else (2.5,)
 
     def properties(self):
-        from explorer import Property
-
+        from isrcheck import Property
         return [Property.always("Small", lambda s: s[0] < 10)]  # a run must check something
 
 

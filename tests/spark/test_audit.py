@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from explorer import ContractError, check
+from isrcheck import ContractError, check
 from tests.fixtures.models import Counters
 from tests.spark.helpers import HiddenCounter, NewInitEachCall
 

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from explorer import UserError, check
+from isrcheck import UserError, check
 from tests.fixtures.models import Bits, Counters
 from tests.spark.conftest import ROOT
 from tests.spark.helpers import summary
@@ -62,7 +62,7 @@ def test_killed_run_resumes_from_its_last_complete_level(spark, tmp_path):
     script.write_text(textwrap.dedent(f"""
         import sys
         sys.path.insert(0, {ROOT!r})
-        from explorer import check
+        from isrcheck import check
         from tests.fixtures.models import Counters
         check(Counters(4, 5, bug_at=9), engine="spark", master="local[1]", checkpoint={str(ckpt)!r},
               stop_at_first=False, driver_threshold=0, partitions=3)
@@ -132,7 +132,7 @@ def test_resume_with_another_property_selection_is_refused(spark, tmp_path):
 
 
 def test_resume_with_other_code_is_refused(saved, monkeypatch):
-    import explorer.spark.checkpoint as checkpoint
+    import isrcheck.explorer.search.spark.checkpoint as checkpoint
 
     monkeypatch.setattr(checkpoint, "code_version", lambda model, props: "edited")
     with pytest.raises(UserError, match="code version"):

@@ -9,9 +9,9 @@ import shutil
 import textwrap
 
 import pytest
+from isrcheck.explorer.cli.main import main
 
-from explorer import UserError, check
-from explorer.cli import main
+from isrcheck import UserError, check
 from tests.fixtures.models import Counters
 from tests.spark.helpers import summary
 
@@ -35,7 +35,7 @@ class Grid:
             yield "b", (a, b + 1)
 
     def properties(self):
-        from explorer import Property
+        from isrcheck import Property
         return [Property.always("SumBelow", lambda s: s[0] + s[1] < 2 * self.size)]
 
 

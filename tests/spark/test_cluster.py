@@ -6,9 +6,9 @@ from __future__ import annotations
 import textwrap
 
 import pytest
+from isrcheck.explorer.registry import load_factory
 
-from explorer import check
-from explorer.registry import load_factory
+from isrcheck import check
 from tests.fixtures.models import Bits, Counters
 from tests.spark.helpers import compare
 
@@ -18,9 +18,7 @@ pytestmark = [pytest.mark.spark, pytest.mark.slow]
 USER_MODEL = '''
 from typing import NamedTuple
 
-from explorer import Property
-
-
+from isrcheck import Property
 class Pair(NamedTuple):
     """A state class defined only in this file: executors must import the file to unpickle it."""
     left: int

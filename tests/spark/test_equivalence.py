@@ -4,10 +4,10 @@ properties on complete runs, shortest traces of the same length on violations, o
 from __future__ import annotations
 
 import pytest
+from isrcheck.explorer.search.fingerprint import collision_probability, fingerprint
+from isrcheck.explorer.search.spark.level import fp128
 
-from explorer import check
-from explorer.fingerprint import collision_probability, fingerprint
-from explorer.spark.level import fp128
+from isrcheck import check
 from tests.fixtures.models import Bits, Chain, Counters, TwoStarts
 from tests.spark.helpers import FloatAfterTwoSteps, compare, summary
 
@@ -103,15 +103,13 @@ def test_collision_probability_uses_128_bits(spark):
 
 
 def test_unknown_engine_option_is_refused(spark):
-    from explorer import UserError
-
+    from isrcheck import UserError
     with pytest.raises(UserError, match="unknown spark engine option"):
         check(Counters(), engine="spark", master_url="local[2]")
 
 
 def test_symmetry_without_canonical_is_refused(spark):
-    from explorer import UserError
-
+    from isrcheck import UserError
     with pytest.raises(UserError, match="canonical"):
         check(Chain(3), engine="spark", symmetry=True)
 
@@ -123,8 +121,7 @@ def _all_states(n, limit):
 
 
 def test_contract_error_on_an_executor_reaches_the_user(spark):
-    from explorer import ContractError
-
+    from isrcheck import ContractError
     with pytest.raises(ContractError, match="float"):
         check(FloatAfterTwoSteps(), engine="spark", driver_threshold=0, partitions=2)
 
@@ -140,13 +137,11 @@ class _DefinedInATestModule:
             yield "inc", state + 1
 
     def properties(self):
-        from explorer import Property
-
+        from isrcheck import Property
         return [Property.always("Small", lambda s: s < 10)]  # a run must check something
 
 
 def test_model_module_missing_on_executors_is_a_user_error(spark):
-    from explorer import UserError
-
+    from isrcheck import UserError
     with pytest.raises(UserError, match="executors cannot import"):
         check(_DefinedInATestModule(), engine="spark", driver_threshold=0, partitions=2)

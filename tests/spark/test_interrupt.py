@@ -22,7 +22,7 @@ pytestmark = [pytest.mark.spark, pytest.mark.slow]
 
 def test_ctrl_c_prints_one_paragraph_and_keeps_the_checkpoint(tmp_path):
     ckpt = tmp_path / "ckpt"
-    cmd = [sys.executable, "-m", "explorer.cli", "check", "classic", "--generation", "kip320", "--replicas", "3",
+    cmd = [sys.executable, "-m", "isrcheck", "check", "classic", "--generation", "kip320", "--replicas", "3",
            "--engine", "spark", "--master", "local[2]", "--driver-threshold", "0", "--partitions", "4",
            "--checkpoint", str(ckpt)]
     env = {**os.environ, "PYTHONPATH": ROOT, "SPARK_LOCAL_IP": "127.0.0.1", "PYSPARK_PYTHON": sys.executable}

@@ -5,8 +5,8 @@ Kafka 3.5's K11 (the same shortest trace length)."""
 from __future__ import annotations
 
 import pytest
+from isrcheck.explorer.registry import build_model
 
-from explorer.registry import build_model
 from tests.spark.helpers import compare
 
 pytestmark = pytest.mark.spark

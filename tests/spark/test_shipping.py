@@ -12,8 +12,8 @@ import sys
 import textwrap
 
 import pytest
+from isrcheck.explorer.registry import load_factory
 
-from explorer.registry import load_factory
 from tests.spark.conftest import CLUSTER, ROOT
 from tests.spark.helpers import compare
 
@@ -37,7 +37,7 @@ HELPER_PACKAGE = {
     "moves.py": "MOVES = (('down', 1, 0), ('right', 0, 1))\n",
 }
 MODEL_FILE = '''
-from explorer import Property
+from isrcheck import Property
 from grid_cells import Cell
 from grid_moves import MOVES
 
@@ -101,7 +101,7 @@ from typing import NamedTuple
 
 from pyspark.sql import SparkSession
 
-from explorer import Property, check
+from isrcheck import Property, check
 from grid_moves import MOVES
 
 spark = (SparkSession.builder.master({master!r}).config("spark.ui.enabled", "false")

@@ -1,0 +1,68 @@
+"""``isrcheck simulate MODEL [model options] --depth D --behaviours N --seed S``: random behaviours.
+
+TLC's ``-simulate`` for bounds that exhaustive search cannot finish: each behaviour is a random
+walk of at most D states from an initial state, checked as it goes (see ``isrcheck.explorer.search.simulate``).
+Exit status: 0 no violation found (which proves nothing), 1 a violation, 2 bad input, 130
+interrupted (the figures printed are what ran before the interrupt).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from isrcheck.explorer.errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_VIOLATION
+
+
+def _parser() -> argparse.ArgumentParser:
+    from isrcheck.explorer.cli.main import _Parser, positive_int
+
+    p = _Parser(prog="isrcheck simulate", add_help=False,
+                description="Check random behaviours of MODEL (TLC's -simulate); finds violations, proves nothing.")
+    p.add_argument("model", help="a registered model name or path/to/file.py[:make_model]")
+    p.add_argument("-h", "--help", action="store_true", help="show this help (and MODEL's options) and exit")
+    p.add_argument("--depth", type=positive_int, default=100, metavar="D",
+                   help="states per behaviour, the initial one included (default 100)")
+    p.add_argument("--behaviours", "--behaviors", dest="behaviours", type=positive_int, default=1000, metavar="N",
+                   help="how many behaviours to try (default 1000)")
+    p.add_argument("--seed", type=int, default=0, metavar="S", help="random seed; the same seed replays the same run")
+    p.add_argument("--invariant", "--property", dest="properties", action="append", metavar="NAME",
+                   help="check only this property (repeatable; default: the model's default ones)")
+    p.add_argument("--full", action="store_true", help="print whole states in the trace, not only what changed")
+    p.add_argument("--trace-json", metavar="PATH", help="write the counterexample as an ITF JSON trace")
+    return p
+
+
+def _parse(argv: list[str]) -> tuple[argparse.Namespace, dict[str, Any], Any]:
+    """``MODEL [model options]`` and the simulation's own options, as ``isrcheck check`` parses them."""
+    from isrcheck.explorer.cli.main import parse_model_command
+
+    return parse_model_command(_parser(), argv)
+
+
+def cmd_simulate(argv: list[str]) -> int:
+    from isrcheck.explorer.outputs import check_output_path
+    from isrcheck.explorer.search.simulate import render_simulation, simulate
+    from isrcheck.explorer.traces.itf import trace_to_itf, write_json
+    from isrcheck.explorer.traces.text import render_violation
+
+    args, options, model = _parse(argv)
+    if args.trace_json:
+        check_output_path(args.trace_json, "--trace-json")  # before the run: a found trace must not be lost
+    result = simulate(model, depth=args.depth, behaviours=args.behaviours, seed=args.seed,
+                      properties=args.properties)
+    for violation in result.violations:
+        print(render_violation(model, violation, full=args.full))
+        print()
+        if args.trace_json:
+            write_json(Path(args.trace_json), trace_to_itf(model, violation.trace, {
+                "model": args.model, "options": options, "property": violation.property,
+                "kind": violation.kind, "detail": violation.detail,
+                "simulation": {"seed": args.seed, "depth": args.depth, "behaviour": result.behaviours}}))
+    print(render_simulation(result))
+    if args.trace_json and result.violations:
+        print(f"Wrote {args.trace_json}")
+    if result.violations:
+        return EXIT_VIOLATION
+    return EXIT_INTERRUPTED if result.interrupted else EXIT_OK

@@ -1,0 +1,237 @@
+"""The symbolic commands of ``isrcheck`` (registered in ``isrcheck.explorer.cli.main.COMMANDS``).
+
+    isrcheck bmc MODEL [model options] --depth K [--invariant NAME] [--trace-json P] [--regression P] [--json]
+    isrcheck prove MODEL [model options] [--invariant NAME] [--lemmas FILE.py] [--houdini] [--k N] [--json]
+
+Exit status: 0 no violation within the depth / proved; 1 a violation / a counterexample to
+induction; 2 bad input; 4 the symbolic encoding disagrees with the explicit model; 5 the solver
+stopped without an answer (time limit, unknown); 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from isrcheck.explorer.cli.main import _Parser, _progress, parse_model_command, positive_float
+from isrcheck.explorer.errors import UserError
+from isrcheck.explorer.outputs import check_output_path, write_atomically
+
+EXIT_OK, EXIT_VIOLATION, EXIT_ENCODING, EXIT_UNKNOWN, EXIT_INTERRUPTED = 0, 1, 4, 5, 130
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("model", help="a registered model name or path/to/file.py[:make_model]")
+    p.add_argument("-h", "--help", action="store_true", help="show this help (and MODEL's options) and exit")
+    p.add_argument("--invariant", "--property", dest="properties", action="append", metavar="NAME",
+                   help="check only this invariant (repeatable; default: the model's default invariants "
+                        "that have a symbolic encoding)")
+    p.add_argument("--timeout", type=positive_float, metavar="SECONDS",
+                   help="time limit of each solver call (exit 5 when hit)")
+    p.add_argument("--full", action="store_true", help="print whole states in traces, not only what changed")
+    p.add_argument("--json", action="store_true", help="print a machine-readable summary on stdout")
+    p.add_argument("--progress-interval", type=positive_float, metavar="SECONDS", help="seconds between progress lines")
+    p.add_argument("--quiet", action="store_true", help="no progress output")
+
+
+def _violation_json(model: Any, v: Any, meta: dict[str, Any]) -> dict[str, Any]:
+    from isrcheck.explorer.traces.itf import trace_to_itf
+
+    return {"property": v.property, "kind": v.kind, "detail": v.detail, "length": len(v.trace),
+            "trace": trace_to_itf(model, v.trace, {**meta, "property": v.property, "kind": v.kind})}
+
+
+def cmd_bmc(argv: list[str]) -> int:
+    from isrcheck.explorer.symbolic.bmc import bmc
+    from isrcheck.explorer.symbolic.contract import symbolic_model
+    from isrcheck.explorer.symbolic.result import EncodingError
+    from isrcheck.explorer.traces.itf import trace_to_itf, write_json
+    from isrcheck.explorer.traces.regression import init_index_of, regression_source
+    from isrcheck.explorer.traces.text import render_violation
+
+    p = _Parser(prog="isrcheck bmc", add_help=False,
+                description="Bounded model checking with z3: is there a violation in a trace of at most "
+                            "--depth states? Shortest traces first; every trace is replayed through the model.")
+    _common(p)
+    p.add_argument("--depth", type=int, required=True, metavar="K",
+                   help="longest trace to consider, in states (the initial state is 1, as check's --max-depth)")
+    p.add_argument("--trace-json", metavar="PATH", help="write the counterexample as an ITF JSON trace")
+    p.add_argument("--regression", metavar="PATH", help="write the counterexample as a pytest regression")
+    p.add_argument("--incremental", action="store_true",
+                   help="one incremental solver for every length (default: a fresh, preprocessed one per length)")
+    p.add_argument("--no-symmetry", action="store_true",
+                   help="do not break the symmetry of interchangeable replicas (for comparisons)")
+    p.add_argument("--no-por", action="store_true",
+                   help="do not order adjacent independent steps (partial-order reduction; for comparisons)")
+    args, options, model = parse_model_command(p, argv)
+    for path, what in ((args.trace_json, "--trace-json"), (args.regression, "--regression")):
+        if path:
+            check_output_path(path, what)  # before the solver runs: a found trace must not be lost
+    if args.depth < 1:
+        raise UserError(f"--depth must be at least 1 (a trace of the initial state alone), not {args.depth}")
+    sym = symbolic_model(args.model, model)
+    try:
+        result = bmc(sym, depth=args.depth, properties=args.properties, timeout=args.timeout,
+                     progress=_progress(args), symmetry=not args.no_symmetry, incremental=args.incremental,
+                     por=not args.no_por)
+    except EncodingError as exc:
+        print(f"isrcheck bmc: the symbolic encoding disagrees with the explicit model: {exc}")
+        return EXIT_ENCODING
+    meta = {"model": args.model, "options": options}
+    written = []
+    if result.violations:
+        v = result.violations[0]
+        if args.trace_json:
+            write_json(args.trace_json, trace_to_itf(model, v.trace, {
+                **meta, "property": v.property, "kind": v.kind, "detail": v.detail, "engine": "bmc"}))
+            written.append(args.trace_json)
+        if args.regression:
+            write_atomically(args.regression, regression_source(
+                args.model, options, v, init_index_of(model, v), relative_to=str(Path(args.regression).parent)))
+            written.append(args.regression)
+    if args.json:
+        print(json.dumps({**meta, "engine": "bmc", "verdict": result.verdict, "depth": result.depth,
+                          "properties": result.properties, "elapsed": round(result.elapsed, 3),
+                          "reason": result.reason, "solver_seconds": result.stats.get("solver_seconds", []),
+                          "violations": [_violation_json(model, v, meta) for v in result.violations]}, indent=1))
+    else:
+        for v in result.violations:
+            print(render_violation(model, v, full=args.full))
+            print()
+        print(_bmc_summary(result, args.depth))
+        for path in written:
+            print(f"Wrote {path}")
+    return _status(result.verdict)
+
+
+def _bmc_summary(result: Any, depth: int) -> str:
+    props = ", ".join(result.properties)
+    if result.verdict == "violation":
+        head = (f"BMC: {result.violations[0].property} violated in a trace of {result.depth} states; no trace of "
+                f"fewer states violates {props} (each shorter length was refuted), and the trace replays "
+                "through the explicit model.")
+    elif result.verdict == "no violation":
+        head = f"BMC: no violation of {props} in any trace of up to {depth} states (bounded: not a proof)."
+    elif result.verdict == "unknown":
+        head = f"BMC: unknown: {result.reason}. Traces of up to {result.depth} states have no violation."
+    else:
+        head = f"BMC: interrupted; traces of up to {result.depth} states have no violation."
+    return f"{head}\n{result.elapsed:.2f} s (z3, bounded by the model's options)."
+
+
+def _status(verdict: str) -> int:
+    return {"violation": EXIT_VIOLATION, "counterexample to induction": EXIT_VIOLATION, "no violation": EXIT_OK,
+            "proved": EXIT_OK, "unknown": EXIT_UNKNOWN, "interrupted": EXIT_INTERRUPTED}[verdict]
+
+
+def cmd_prove(argv: list[str]) -> int:
+    from isrcheck.explorer.symbolic.contract import symbolic_model
+    from isrcheck.explorer.symbolic.induction import prove
+    from isrcheck.explorer.symbolic.result import EncodingError
+
+    p = _Parser(prog="isrcheck prove", add_help=False,
+                description="Prove invariants by induction with z3, with unbounded logs, record ids and "
+                            "leader epochs (the number of replicas stays fixed).")
+    _common(p)
+    p.add_argument("--lemma", dest="lemma_names", action="append", metavar="NAME",
+                   help="use the model's built-in lemma NAME (repeatable; --list-lemmas shows them)")
+    p.add_argument("--lemmas", metavar="FILE.py",
+                   help="your own lemmas: a Python file defining LEMMAS = {name: fn(ops, v) -> formula}")
+    p.add_argument("--houdini", action="store_true",
+                   help="drop lemmas that are not inductive relative to the rest, to a fixed point; starts "
+                        "from every built-in lemma (and yours) unless --lemma names some")
+    p.add_argument("--k", type=int, default=1, metavar="N", help="k-induction: assume the invariant on N steps")
+    p.add_argument("--list-lemmas", action="store_true", help="list the model's built-in lemmas and exit")
+    args, options, model = parse_model_command(p, argv)
+    if args.k < 1:
+        raise UserError(f"--k must be at least 1 (plain induction), not {args.k}")
+    sym = symbolic_model(args.model, model, unbounded=True)
+    builtin = dict(getattr(sym, "lemmas", dict)())
+    if args.list_lemmas:
+        for name, fn in builtin.items():
+            doc = (fn.__doc__ or "").strip().splitlines()
+            print(name + (f"  {doc[0]}" if doc else ""))
+        return EXIT_OK
+    lemmas = {}
+    for name in args.lemma_names or []:
+        if name not in builtin:
+            raise UserError(f"the model has no built-in lemma {name!r}; its lemmas are {', '.join(builtin)}")
+        lemmas[name] = builtin[name]
+    if args.lemmas:
+        lemmas.update(_user_lemmas(args.lemmas))
+    if args.houdini and not args.lemma_names:
+        lemmas = {**builtin, **lemmas}  # Houdini starts from every built-in template unless told which
+    try:
+        result = prove(sym, properties=args.properties, lemmas=lemmas, houdini=args.houdini, k=args.k,
+                       timeout=args.timeout, progress=_progress(args))
+    except EncodingError as exc:
+        print(f"isrcheck prove: the symbolic encoding disagrees with the explicit model: {exc}")
+        return EXIT_ENCODING
+    meta = {"model": args.model, "options": options}
+    if args.json:
+        from isrcheck.explorer.traces.itf import trace_to_itf
+
+        cti = result.cti
+        explicit = result.stats.get("explicit")
+        print(json.dumps({**meta, "engine": "prove", "verdict": result.verdict, "properties": result.properties,
+                          "lemmas": result.lemmas, "dropped": result.stats.get("dropped", []), "k": args.k,
+                          "reason": result.reason, "elapsed": round(result.elapsed, 3),
+                          "cti": None if cti is None else {
+                              "conjunct": cti.property,
+                              "trace": trace_to_itf(explicit, cti.trace, {**meta, "cti": cti.property})}},
+                         indent=1))
+    else:
+        print(_prove_report(result, args))
+    return _status(result.verdict)
+
+
+def _prove_report(result: Any, args: argparse.Namespace) -> str:
+    from isrcheck.explorer.traces.text import render_trace
+
+    props = ", ".join(result.properties)
+    lemmas = ", ".join(result.lemmas) or "none"
+    lines = []
+    if result.verdict == "proved":
+        lines.append(f"Proved: {props} hold(s) in every reachable state, for any log length, record ids and "
+                     f"leader epochs ({'induction' if args.k == 1 else f'{args.k}-induction'}; lemmas: {lemmas}).")
+    elif result.verdict == "counterexample to induction" and result.cti is not None:
+        cti = result.cti
+        lines.append(f"Counterexample to induction: {cti.property} breaks. In state 1 every conjunct holds "
+                     f"({props}; lemmas: {lemmas}); the step leads to a state where {cti.property} fails.")
+        text = render_trace(result.stats["explicit"], cti.trace, full=args.full)
+        # State 1 of a CTI is any state where the conjuncts hold, not an initial state.
+        lines.append(text.replace("State 1: initial state", "State 1: a state where every conjunct holds "
+                                  "(not necessarily reachable)", 1))
+        lines.append(f"=> {cti.property} fails here. Either state 1 is unreachable (add a lemma that excludes it) "
+                     "or the property does not hold (check it with isrcheck bmc).")
+    elif result.verdict == "counterexample to induction":
+        lines.append(f"Not inductive: {result.reason}.")
+    else:
+        lines.append(f"Unknown: {result.reason}.")
+    dropped = result.stats.get("dropped") or []
+    if dropped:
+        lines.append(f"Houdini dropped (not inductive relative to the rest): {', '.join(dropped)}.")
+    lines.append(f"{result.elapsed:.2f} s (z3, unbounded encoding).")
+    return "\n".join(lines)
+
+
+def _user_lemmas(path: str) -> dict[str, Any]:
+    import importlib.util
+
+    file = Path(path)
+    if not file.is_file():
+        raise UserError(f"lemma file {path!r} does not exist; give a .py file defining LEMMAS = {{name: fn}}")
+    spec = importlib.util.spec_from_file_location(f"isrcheck_lemmas_{file.stem}", file)
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    try:
+        spec.loader.exec_module(module)  # type: ignore[union-attr]
+    except Exception as exc:
+        raise UserError(f"lemma file {path!r} failed to load: {type(exc).__name__}: {exc}") from None
+    lemmas = getattr(module, "LEMMAS", None)
+    if not isinstance(lemmas, dict) or not all(callable(f) for f in lemmas.values()):
+        raise UserError(f"lemma file {path!r} must define LEMMAS = {{name: fn(ops, v) -> formula}}")
+    return lemmas
+
+

@@ -1,0 +1,693 @@
+"""The coordinator of the parallel local engine: workers expand and filter, one process decides.
+
+Design. Breadth-first search level by level, as in the one-process engine. At the start of each
+level the coordinator forks its workers (``isrcheck.explorer.search.parallel.worker``): by fork they inherit the
+model, the frontier and the visited set as of the level's start, copy-on-write, so nothing is
+pickled on the way out (``gc.freeze()`` before the fork, and no collector in the workers, so they
+do not write to every object's header and copy the pages). The frontier is cut into chunks whose
+numbers the workers take from a shared pipe. For each chunk a worker computes the successors, drops
+those already in the inherited visited set and those it sent itself in an earlier chunk, evaluates
+the properties on what is left and sends only that back. Successor generation, the visited-set
+test of every successor and the properties are most of the cost of a search, and all of it runs in
+the workers.
+
+The coordinator takes the chunks' results in frontier order, whatever order they arrive in (a
+reader thread per worker drains its pipe, so a worker never waits for the coordinator), while the
+workers are still running, and replays the one-process search over them: the same visited-set test
+in the same order (now only catching a state that two chunks found in the same level), the same
+first discovery of each state, the same first violation. So counts, depth, verdicts and traces are
+the one-process engine's for any number of workers, including where a run stops at its first
+violation (the count of generated states is recomputed from the per-state successor counts up to
+the stopping step). Levels smaller than ``INLINE_BELOW`` are expanded in the coordinator by the same
+code, so small models never fork.
+
+States are numbered in discovery order; the trace bookkeeping is one key per state, (parent
+number << INDEX_BITS) | successor index, 8 bytes while its level is built and 5 once the level is
+sealed (``isrcheck.explorer.search.parallel.order``; the coordinator seals a level while the next level's workers
+run). The visited set:
+- exact store: sets of keys: the states, their canonical forms under symmetry, or with a model
+  that has ``pack`` (``isrcheck.explorer.contract``) the packed states, compact ints for the classic model;
+  the frontier holds packed states too, and the coordinator never builds a state tuple. The
+  keys are in three sets (``seen``, ``last``, ``fresh``) so that the coordinator never inserts
+  into a set whose pages the running workers share: after a fork every such write is a page
+  fault and a 4 KiB copy. Its replay inserts into ``fresh``, the level's own set; the last
+  level's keys join ``seen`` once the level's workers have exited;
+- fingerprint store: a ``FingerprintTable`` of 64-bit fingerprints computed by the workers, with
+  the last two levels' fingerprints also in plain sets, because a set lookup runs in C while a
+  probe of the compact table runs in Python, and most repeated states were first seen one or two
+  levels earlier.
+
+A model fault (an exception of the model's functions) is reported as the one-process engine
+reports it: the coordinator expands the failing chunk again itself, replays the states before the
+failing one, and names the function, the state and the behaviour to it (``isrcheck.explorer.search.parallel.fault``).
+The contract is audited as in one process (``isrcheck.explorer.search.audit``): init_states() twice, the first
+states of the run and a few of each level expanded twice more.
+
+What it does not do: checkpoint, record the state graph (liveness needs ``--workers 1``), or share
+the coordinator's serial replay, which is what bounds the speed-up (docs/performance.md).
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import pickle
+import signal
+import sys
+import threading
+import time
+from array import array
+from dataclasses import dataclass
+from typing import Any
+
+from isrcheck.explorer.contract import canonical_fn, packing
+from isrcheck.explorer.errors import ModelError, UserError
+from isrcheck.explorer.result import CheckResult, Step, Trace, Violation
+from isrcheck.explorer.search.audit import audit_level, audited_init_states
+from isrcheck.explorer.search.fingerprint import encode
+from isrcheck.explorer.search.local import make_result, memory_stop_note, unhashable
+from isrcheck.explorer.search.memory import rss_bytes
+from isrcheck.explorer.search.parallel.fault import locate_fault
+from isrcheck.explorer.search.parallel.order import Numbering
+from isrcheck.explorer.search.parallel.worker import (
+    CONTRACT_SAMPLE,
+    HEADER,
+    INDEX_BITS,
+    MAX_SUCCESSORS,
+    TASK,
+    Expander,
+    serve_level,
+)
+from isrcheck.explorer.search.progress import Progress, Silent, Snapshot
+from isrcheck.explorer.search.store_compact import FingerprintTable, fingerprint64
+from isrcheck.explorer.selection import Selected, describe_failure
+
+_MASK = (1 << INDEX_BITS) - 1
+# A chunk's frontier items: a list, or a ``_Window`` on the frontier.
+Chunk = Any
+# Levels smaller than this are expanded in the coordinator: forking for them costs more than it saves.
+INLINE_BELOW = 2048
+# Chunks per worker and level: enough that the coordinator's replay overlaps the workers and a
+# worker slowed down by the machine's other load takes fewer of them.
+CHUNKS_PER_WORKER = 16
+# Resident memory is read at least this often (seconds).
+_MEMORY_POLL = 1.0
+
+
+class _MemoryCeiling(Exception):
+    def __init__(self, rss: int | None) -> None:
+        super().__init__()
+        self.rss = rss
+
+
+@dataclass
+class _Context:
+    """What every worker inherits by fork."""
+
+    model: Any
+    props: Selected
+    canon: Any
+    store: str
+    pack: Any
+    unpack: Any
+
+
+class _Known:
+    """The fingerprint store's visited set as a worker tests it: the last two levels' plain sets
+    first (C lookups; most repeats are recent), then the compact table."""
+
+    def __init__(self, recent: list[set[int]], table: FingerprintTable) -> None:
+        self.current, self.last = recent
+        self.table = table
+
+    def seen(self, fp: int) -> bool:
+        return fp in self.current or fp in self.last or fp in self.table
+
+
+class WorkerDied(RuntimeError):
+    """A worker ended without sending a chunk's result (killed by the system, perhaps out of memory)."""
+
+
+class _WorkerFault(Exception):
+    """A worker's expansion raised an exception of the model's (not a contract or usage error,
+    which carry their own report): the coordinator expands the chunk again itself to report it."""
+
+    def __init__(self, cause: BaseException) -> None:
+        super().__init__(repr(cause))
+        self.cause = cause
+
+
+class _Level:
+    """One level's forked workers, the task pipe they share and a reader thread per result pipe."""
+
+    def __init__(self, expander: Expander, workers: int, frontier: list[Any], bounds: list[tuple[int, int]],
+                 skip: frozenset[str], known: Any) -> None:
+        self.raw: dict[int, bytes] = {}
+        self.arrived = threading.Condition()
+        self.pids: list[int] = []
+        self.ended = 0
+        tasks_r, tasks_w = os.pipe()
+        # All chunk numbers go in before any worker starts: 4 bytes each, a few dozen per worker and
+        # level, far below a pipe's capacity, so this never blocks.
+        os.write(tasks_w, b"".join(TASK.pack(i) for i in range(len(bounds))))
+        os.close(tasks_w)
+        readers: list[int] = []
+        gc.freeze()  # the workers then never touch the inherited objects' collector headers
+        try:
+            for _ in range(workers):
+                out_r, out_w = os.pipe()
+                pid = os.fork()
+                if pid == 0:  # the worker
+                    status = 0
+                    try:
+                        gc.disable()
+                        signal.signal(signal.SIGINT, signal.SIG_IGN)  # the coordinator handles Ctrl-C
+                        os.close(out_r)
+                        for fd in readers:
+                            os.close(fd)
+                        serve_level(expander, frontier, bounds, skip, known, tasks_r, out_w)
+                    except BaseException:
+                        status = 1
+                    finally:
+                        os._exit(status)  # no atexit handlers, no flushing the coordinator's buffers
+                os.close(out_w)
+                self.pids.append(pid)
+                readers.append(out_r)
+        finally:
+            gc.unfreeze()
+            os.close(tasks_r)
+        self.workers = len(readers)
+        self.threads = [threading.Thread(target=self._read, args=(fd,), daemon=True) for fd in readers]
+        for thread in self.threads:
+            thread.start()
+
+    def _read(self, fd: int) -> None:
+        """A reader thread: move each message from one worker's pipe into ``raw`` (reads release
+        the interpreter lock; the coordinator unpickles)."""
+        with os.fdopen(fd, "rb", buffering=1 << 16) as pipe:
+            while True:
+                header = pipe.read(HEADER.size)
+                if len(header) < HEADER.size:
+                    break
+                chunk_id, size = HEADER.unpack(header)
+                data = pipe.read(size)
+                if len(data) < size:
+                    break
+                with self.arrived:
+                    self.raw[chunk_id] = data
+                    self.arrived.notify_all()
+        with self.arrived:
+            self.ended += 1
+            self.arrived.notify_all()
+
+    def result(self, chunk_id: int) -> Any:
+        """The result of chunk ``chunk_id``, waiting for it; a worker's exception is raised here."""
+        with self.arrived:
+            while chunk_id not in self.raw:
+                if self.ended == self.workers:
+                    raise WorkerDied(
+                        "a parallel worker died without finishing its chunks (killed by the system, perhaps "
+                        "out of memory); rerun with fewer --workers or --store fingerprint")
+                self.arrived.wait()
+            data = self.raw.pop(chunk_id)
+        status, value = pickle.loads(data)
+        if status == "error":
+            if isinstance(value, Exception) and not isinstance(value, (UserError, ModelError)):
+                raise _WorkerFault(value)
+            raise value
+        return value
+
+    def close(self, *, kill: bool) -> None:
+        """Reap the workers; ``kill``: the level ends early (first violation, interrupt, error)."""
+        for pid in self.pids:
+            if kill:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+        for pid in self.pids:
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
+        self.pids = []
+        for thread in self.threads:
+            thread.join(timeout=5)
+
+
+class _Run:
+    """The coordinator's side of one run: the one-process search, fed by workers."""
+
+    def __init__(self, model: Any, props: Selected, *, workers: int, store: str, symmetry: bool,
+                 stop_at_first: bool, check_deadlock: bool, progress: Progress, inline_below: int,
+                 memory_limit: int | None, rss: Any) -> None:
+        canon = canonical_fn(model) if symmetry else None
+        if symmetry and canon is None:
+            raise UserError(
+                "symmetry reduction was asked for, but the model has no canonical(state) method; "
+                "add one that returns a symmetry representative, or run without --symmetry"
+            )
+        pack, unpack = packing(model)
+        self.model, self.props, self.canon, self.store = model, props, canon, store
+        self.pack, self.unpack = pack, unpack
+        self.workers = workers
+        self.stop_at_first = stop_at_first
+        self.check_deadlock = check_deadlock
+        self.progress = progress
+        self.inline_below = inline_below
+        self.ctx = _Context(model, props, canon, store, pack, unpack)
+        self.expander = Expander(self.ctx)
+        self.numbering = Numbering()
+        self.exact = store == "exact"
+        # Exact store, three sets of keys: ``seen``, the levels before the last; ``last``, the last
+        # finished level; ``fresh``, the level being built. Workers test successors against ``seen``
+        # and ``last`` as they were at the level's start (``known``), so the coordinator's replay
+        # only needs ``fresh`` (a state two chunks found). ``last`` joins ``seen`` (``absorb``)
+        # after the level's workers have exited. Made while they run, those inserts overlapped
+        # their expansion but wrote to pages the workers share, and each first write copied a
+        # page: KIP-320 3/2/2/3, two runs each, alternating, quiet machine, the coordinator took
+        # 22.9-24.0 CPU s that way and 17.5-18.4 s this way (42.3-43.3 s wall against 47.9-53.4).
+        self.seen: set[Any] = set()
+        self.last: set[Any] = set()
+        self.fresh: set[Any] = set()
+        self.table = FingerprintTable()  # fingerprint store
+        self.recent: list[set[int]] = [set(), set()]  # fingerprint store: this level's and the last
+        self.generated = 0
+        self.depth = 0
+        self.levels: list[int] = []
+        self.violated: dict[str, Violation] = {}
+        self.pending_sometimes = [p.name for p in props.sometimes]
+        self.reached: dict[str, int] = {}
+        self.stopped = False
+        self.started = time.monotonic()
+        self.memory_limit = memory_limit
+        self.rss = rss
+        self.last_rss: int | None = None
+        self.next_poll = self.started + _MEMORY_POLL
+        self.level: _Level | None = None
+
+    @property
+    def distinct(self) -> int:
+        return len(self.numbering)
+
+    def state_of(self, item: Any) -> Any:
+        return self.unpack(item) if self.unpack is not None else item
+
+    # -- the initial level, exactly as the one-process engine does it --------------------------
+
+    def initial_level(self) -> list[Any]:
+        level: list[Any] = []
+        indices = array("Q")
+        self.numbering.add_level(indices)
+        pack = self.pack
+        inits = audited_init_states(self.model)
+        for index, state in enumerate(inits):
+            self.generated += 1
+            encode(state)  # refuses floats, lists, dicts with a clear ContractError
+            kt = self.canon(state) if self.canon is not None else state
+            if self.exact:
+                fp = 0
+                if pack is not None:
+                    kt = pack(kt)
+            else:
+                fp = fingerprint64(kt)
+            if not self.insert(kt, fp):
+                continue
+            number = len(level)
+            level.append(pack(state) if pack is not None else state)
+            indices.append(index)
+            self.check_state(state, number)
+            if self.stopped:
+                break
+        self.rotate()
+        if level:
+            self.depth = 1
+            self.levels.append(len(level))
+        return level
+
+    def absorb(self) -> None:
+        """The last level's keys join ``seen``."""
+        if self.last:
+            self.seen |= self.last
+            self.last = set()
+
+    def rotate(self) -> None:
+        """The level is built: its keys become the last level's."""
+        self.absorb()
+        self.last, self.fresh = self.fresh, set()
+
+    def settle(self) -> None:
+        """Every key in ``seen`` (the end of a run)."""
+        self.rotate()
+        self.absorb()
+
+    def insert(self, kt: Any, fp: int) -> bool:
+        """Store a state's key; True if it is new."""
+        if self.exact:
+            try:
+                if kt in self.fresh or kt in self.last or kt in self.seen:
+                    return False
+            except TypeError as exc:
+                raise unhashable(kt, exc) from None
+            self.fresh.add(kt)
+            return True
+        current, last = self.recent
+        if fp in current or fp in last or not self.table.add(fp):
+            return False
+        current.add(fp)
+        return True
+
+    def check_state(self, state: Any, number: int, failing: list[int] | None = None,
+                    reaching: list[int] | None = None) -> None:
+        """The one-process engine's state check; ``failing``/``reaching`` are a worker's results
+        (property positions) when it has already evaluated the predicates."""
+        for n, prop in enumerate(self.props.always):
+            if prop.name in self.violated:
+                continue
+            fails = (n in failing) if failing is not None else not prop.predicate(state)
+            if fails:
+                self.record(Violation(prop.name, "always", self.trace(number), describe_failure(prop, state)))
+        for n, prop in enumerate(self.props.sometimes):
+            if prop.name not in self.pending_sometimes:
+                continue
+            reaches = (n in reaching) if reaching is not None else prop.predicate(state)
+            if reaches:
+                self.reached[prop.name] = number
+                self.pending_sometimes.remove(prop.name)
+
+    def record(self, violation: Violation) -> None:
+        self.violated[violation.property] = violation
+        if self.stop_at_first:
+            self.stopped = True
+
+    def trace(self, number: int) -> Trace:
+        return self.numbering.trace(self.model, number)
+
+    def skip(self) -> frozenset[str]:
+        """Properties the workers need not evaluate any more."""
+        done = set(self.violated)
+        done.update(p.name for p in self.props.sometimes if p.name not in self.pending_sometimes)
+        return frozenset(done)
+
+    def known(self) -> Any:
+        """What the workers test successors against: the visited set as of this level's start."""
+        return (self.seen, self.last) if self.exact else _Known(self.recent, self.table)
+
+    # -- one level ------------------------------------------------------------------------------
+
+    def expand_level(self, frontier: list[Any]) -> list[Any]:
+        offset = self.numbering.offsets[-1]
+        keys = array("Q")
+        self.numbering.add_level(keys, seal=False)
+        nxt: list[Any] = []
+        if not self.exact:
+            self.recent = [set(), self.recent[0]]
+        skip = self.skip()
+        self.audit_level(frontier)
+        if self.workers < 2 or len(frontier) < self.inline_below:
+            self.numbering.seal(-2)
+            self.expand_here(frontier, skip, offset, keys, nxt)
+            self.rotate()
+            return nxt
+        chunks = self.workers * CHUNKS_PER_WORKER
+        size = -(-len(frontier) // chunks)
+        bounds = [(i, min(i + size, len(frontier))) for i in range(0, len(frontier), size)]
+        self.level = level = _Level(self.expander, self.workers, frontier, bounds, skip, self.known())
+        # The workers audited the first states of this level; the coordinator need not do it again.
+        self.expander.sampled = min(CONTRACT_SAMPLE, self.expander.sampled + len(frontier))
+        finished = False
+        try:
+            # The coordinator's own bookkeeping, while the workers expand the first chunks.
+            self.numbering.seal(-2)
+            for chunk_id, (start, end) in enumerate(bounds):
+                try:
+                    result = level.result(chunk_id)
+                except _WorkerFault as fault:
+                    level.close(kill=True)
+                    self.expand_here(frontier[start:end], skip, offset + start, keys, nxt, worker_failure=fault.cause)
+                    break
+                # A view, not a slice: a slice would touch (incref) every item, and each item's page
+                # is shared with the workers, so the touch would copy it.
+                self.replay(_Window(frontier, start), result, offset + start, keys, nxt)
+                if self.stopped:
+                    break
+                if time.monotonic() >= self.next_poll:
+                    self.poll(len(frontier) - end + len(nxt))
+            finished = not self.stopped
+        finally:
+            level.close(kill=not finished)
+            self.level = None
+        self.rotate()
+        return nxt
+
+    def audit_level(self, frontier: list[Any]) -> None:
+        """Expand a few states spread over the level twice more and compare (``isrcheck.explorer.search.audit``), as
+        the one-process engine does; the first states of a run are audited by the expander."""
+        first = self.numbering.offsets[-2]
+        audit_level(self.model, len(frontier), lambda pos: self.state_of(frontier[pos]),
+                    lambda pos: self.safe_trace(first + pos))
+
+    def safe_trace(self, number: int) -> Trace | None:
+        try:
+            return self.trace(number)
+        except Exception:  # the model failed once already; a second failure must not hide the first
+            return None
+
+    def expand_here(self, chunk: list[Any], skip: frozenset[str], first: int, keys: array, nxt: list[Any],
+                    worker_failure: BaseException | None = None) -> None:
+        """Expand ``chunk`` (whose first state is number ``first``) in this process and replay it.
+        When the model raises, the search replays the states before the failing one (an earlier
+        violation is what one process would report first) and raises a ``ModelError`` naming what
+        raised, the state and the behaviour that led there. ``worker_failure``: a worker failed on
+        this chunk; if the coordinator does not, the model is not deterministic."""
+        try:
+            result = self.expander.expand(chunk, skip, self.known(), set())
+        except (UserError, ModelError, MemoryError):
+            raise
+        except Exception as exc:
+            fault = locate_fault(exc, self.ctx, self.expander)
+            if fault.pos:
+                head = chunk[:fault.pos]
+                self.replay(head, self.expander.expand(head, skip, self.known(), set()), first, keys, nxt)
+                if self.stopped:
+                    return
+            state = None
+            if fault.pos is not None:
+                try:
+                    state = self.state_of(chunk[fault.pos])
+                except Exception:
+                    state = chunk[fault.pos]
+            trace = self.safe_trace(first + fault.pos) if fault.pos is not None else None
+            raise ModelError(fault.what, exc, model=self.model, state=state, successor=fault.successor,
+                             trace=trace) from exc
+        if worker_failure is not None:
+            raise ModelError(
+                "the model", worker_failure, model=self.model,
+                note="a parallel worker raised this while expanding a part of the level, but the same states "
+                     "expanded without error in the coordinator: the model's functions must be deterministic "
+                     "(no randomness, no state kept between calls, nothing that depends on the process); "
+                     "run with --workers 1 to see where it fails") from worker_failure
+        self.replay(chunk, result, first, keys, nxt)
+
+    def poll(self, frontier: int) -> None:
+        self.next_poll = time.monotonic() + _MEMORY_POLL
+        self.check_memory()
+        if self.progress.due():
+            self.progress.show(self.snapshot(frontier))
+
+    def check_memory(self) -> None:
+        self.last_rss = self.rss()
+        if self.memory_limit is not None and self.last_rss is not None and self.last_rss > self.memory_limit:
+            raise _MemoryCeiling(self.last_rss)
+
+    def replay(self, chunk: Chunk, result: tuple, first: int, keys: array, nxt: list[Any]) -> None:
+        """The one-process search over one expanded chunk whose first state is number ``first``."""
+        counts, items, kts, fps, where, step_failures, state_failures, reached = result
+        events = bool(step_failures or state_failures or reached)
+        if self.check_deadlock and "deadlock" not in self.violated and 0 in counts:
+            events = True
+        if not events:
+            self.replay_quiet(items, kts, fps, where, first, keys, nxt)
+            self.generated += sum(counts) + counts.count(-1)  # -1: a state outside the bounds, not expanded
+            return
+        self.replay_events(chunk, result, first, keys, nxt)
+
+    def replay_quiet(self, items: list[Any], kts: list[Any] | None, fps: array | None, where: array,
+                     first: int, keys: array, nxt: list[Any]) -> None:
+        """The hot loop: no property or deadlock event in this chunk. Every candidate is new unless
+        an earlier chunk of this level found it too."""
+        base = first << INDEX_BITS
+        if self.exact:
+            # No candidate is in ``seen`` or ``last``: the workers tested every one against them.
+            # (Whole-chunk set operations instead of this loop measured no faster: the inserts'
+            # memory traffic is the cost, not the interpreter.)
+            append_key, append = keys.append, nxt.append
+            fresh = self.fresh
+            add = fresh.add
+            for j, kt in enumerate(kts if kts is not None else items):
+                if kt in fresh:
+                    continue
+                add(kt)
+                append_key(base + where[j])
+                append(items[j])
+            return
+        append_key, append = keys.append, nxt.append
+        current = self.recent[0]
+        add_fp, table_add = current.add, self.table.add
+        for j, fp in enumerate(fps):
+            if fp in current or not table_add(fp):
+                continue
+            add_fp(fp)
+            append_key(base + where[j])
+            append(items[j])
+
+    def replay_events(self, chunk: Chunk, result: tuple, first: int, keys: array, nxt: list[Any]) -> None:
+        """The same replay, with property results and deadlocks merged in search order."""
+        counts, items, kts, fps, where, step_failures, state_failures, reached = result
+        events = [(pos, idx, 0, n) for pos, idx, n in step_failures]
+        if self.check_deadlock:
+            events.extend((pos, MAX_SUCCESSORS, 2, 0) for pos, c in enumerate(counts) if c == 0)
+        events.sort()
+        failing: dict[int, list[int]] = {}
+        for j, n in state_failures:
+            failing.setdefault(j, []).append(n)
+        reaching: dict[int, list[int]] = {}
+        for j, n in reached:
+            reaching.setdefault(j, []).append(n)
+        base = first << INDEX_BITS
+        e = 0
+        for j, item in enumerate(items):
+            w = where[j]
+            at = (w >> INDEX_BITS, w & _MASK)
+            while e < len(events) and events[e][:2] <= at:
+                e = self.handle_events(chunk, counts, events, e, first)
+                if self.stopped:
+                    return
+            kt = kts[j] if kts is not None else item
+            if not self.insert(kt, fps[j] if fps is not None else 0):
+                continue
+            number = len(self.numbering)
+            keys.append(base + w)
+            nxt.append(item)
+            if j in failing or j in reaching:
+                self.check_state(self.state_of(item), number, failing.get(j, []), reaching.get(j, []))
+                if self.stopped:
+                    self.generated += _generated_before(counts, *at)
+                    return
+        while e < len(events):
+            e = self.handle_events(chunk, counts, events, e, first)
+            if self.stopped:
+                return
+        self.generated += sum(c for c in counts if c > 0)
+
+    def handle_events(self, chunk: Chunk, counts: array, events: list[tuple], e: int, first: int) -> int:
+        """Record the events at one search position (all properties failing at the same step);
+        return the index of the next event."""
+        pos, idx, kind, _ = events[e]
+        while e < len(events) and events[e][:3] == (pos, idx, kind):
+            n = events[e][3]
+            e += 1
+            if kind == 2:
+                if "deadlock" not in self.violated:
+                    self.record(Violation("deadlock", "deadlock", self.trace(first + pos), "no action is enabled"))
+                continue
+            prop = self.props.transition[n]
+            if prop.name in self.violated:
+                continue
+            state = self.state_of(chunk[pos])
+            action, succ = list(self.model.successors(state))[idx]
+            trace = self.trace(first + pos)
+            trace = Trace((*trace.steps, Step(action, succ)))
+            self.record(Violation(prop.name, "transition", trace, describe_failure(prop, state, action, succ)))
+        if self.stopped:
+            self.generated += _generated_before(counts, pos, idx if kind < 2 else -1)
+        return e
+
+    def snapshot(self, frontier: int) -> Snapshot:
+        return Snapshot(self.generated, self.distinct, frontier, self.depth, time.monotonic() - self.started,
+                        rss=self.last_rss)
+
+
+class _Window:
+    """``frontier[start:]`` indexed without copying it: a chunk's states, read only at an event."""
+
+    __slots__ = ("frontier", "start")
+
+    def __init__(self, frontier: list[Any], start: int) -> None:
+        self.frontier, self.start = frontier, start
+
+    def __getitem__(self, pos: int) -> Any:
+        return self.frontier[self.start + pos]
+
+
+def _generated_before(counts: array, pos: int, idx: int) -> int:
+    """Successors generated in a chunk up to and including successor ``idx`` of state ``pos``."""
+    return sum(c for c in counts[:pos] if c > 0) + idx + 1
+
+
+def run_parallel(
+    model: Any,
+    props: Selected,
+    *,
+    workers: int,
+    max_depth: int | None = None,
+    stop_at_first: bool = True,
+    symmetry: bool = False,
+    check_deadlock: bool = False,
+    store: str = "exact",
+    progress: Progress | None = None,
+    inline_below: int = INLINE_BELOW,
+    memory_limit: int | None = None,
+    rss: Any = rss_bytes,
+) -> CheckResult:
+    """Explore ``model`` breadth-first with ``workers`` forked expanders; see ``isrcheck.explorer.check``.
+    ``memory_limit`` bounds the coordinator's resident memory (bytes), read by ``rss``."""
+    run = _Run(model, props, workers=workers, store=store, symmetry=symmetry, stop_at_first=stop_at_first,
+               check_deadlock=check_deadlock, progress=progress or Silent(), inline_below=inline_below,
+               memory_limit=memory_limit, rss=rss)
+    interrupted = cut_by_depth = False
+    frontier: list[Any] = []
+    limit_note = ""
+    try:
+        frontier = run.initial_level()
+        run.check_memory()
+        while frontier and not run.stopped:
+            if max_depth is not None and run.depth >= max_depth:
+                cut_by_depth = True
+                break
+            frontier = run.expand_level(frontier)
+            if frontier:
+                run.depth += 1
+                run.levels.append(len(frontier))
+            run.check_memory()
+            if run.progress.due():
+                run.progress.show(run.snapshot(len(frontier)))
+    except KeyboardInterrupt:
+        interrupted = True
+    except (_MemoryCeiling, MemoryError) as exc:
+        unexpanded = len(frontier)
+        frontier = []
+        limit_note = memory_stop_note(exc.rss if isinstance(exc, _MemoryCeiling) else None, memory_limit,
+                                      unexpanded, run.depth)
+    finally:
+        if run.level is not None:
+            run.level.close(kill=True)
+        run.settle()
+    run.progress.finish()
+    run.numbering.seal()
+    if store == "fingerprint":
+        store_bytes = run.numbering.nbytes() + run.table.nbytes()
+    else:  # the set and every key in it (the packed ints, or the states' own tuples)
+        store_bytes = run.numbering.nbytes() + sys.getsizeof(run.seen) + sum(map(sys.getsizeof, run.seen))
+    return make_result(
+        props, distinct=run.distinct, generated=run.generated, depth=run.depth, started=run.started,
+        complete=not (interrupted or cut_by_depth or run.stopped or limit_note),
+        violations=list(run.violated.values()),
+        examples={name: run.trace(number) for name, number in run.reached.items()},
+        pending_sometimes=list(run.pending_sometimes), interrupted=interrupted, store=store,
+        limit="memory" if limit_note else None, limit_note=limit_note, levels=run.levels,
+        stats={"frontier_left": len(frontier), "max_depth": max_depth, "symmetry": symmetry,
+               "stopped_at_violation": run.stopped, "resident_memory": run.last_rss, "memory_limit": memory_limit,
+               "workers": workers, "trace_bytes": run.numbering.nbytes(),
+               "store_bytes": store_bytes},
+    )

@@ -1,0 +1,354 @@
+"""Checkpoints of a distributed run: every completed BFS level on disk, so a killed run resumes.
+
+Layout of a checkpoint folder::
+
+    manifest.json          written last, atomically (temp file + rename): the run's identity,
+                           the partition count, per-level statistics, the driver's bookkeeping
+                           (counts, pending properties, violations found) after the last complete level,
+                           and the size and checksum of every level file it needs
+    manifest.prev.json     the manifest of the level before (to step back when the last is damaged)
+    level-000001/          one folder per complete level, renamed into place only when whole:
+        driver.pkl           a level computed in the driver: {"parents": {fp: (parent, action)},
+                             "frontier": [(fp, state)]}
+        parents-00003.pkl    a level computed on executors: each partition's parent records
+        frontier-00003.pkl   ({fp: (parent, action)}) and new states, written by the executor
+                             that computed the partition, each file whole then renamed
+
+A level folder that the manifest does not name (a run killed while writing it) is never read and
+is replaced when the level is computed again. The frontier of a level is deleted once the level
+two after it is complete (so the previous level can still be resumed from); parents stay, since
+traces are walked back through them.
+
+On resume, every file the run will read is checked against the size and checksum the manifest
+recorded before Spark reads any of it: a truncated or altered file is named with its level, and
+the message says whether the previous level can be resumed instead, rather than an executor
+failing on it with pages of Java and Python traces.
+
+The identity (model, its options, properties, options that change the result, code version) is
+compared field by field on resume, and a difference is refused with the field named.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pickle
+import shutil
+import sys
+from dataclasses import fields, is_dataclass
+from pathlib import Path
+from typing import Any
+
+from isrcheck.explorer.errors import UserError
+from isrcheck.explorer.search.spark.level import part_name
+
+FORMAT = "isrcheck-spark-checkpoint/1"
+MANIFEST = "manifest.json"
+PREVIOUS = "manifest.prev.json"
+
+
+# -- identity -----------------------------------------------------------------------------------------
+
+
+def run_identity(model: Any, props: Any, *, symmetry: bool, check_deadlock: bool, stop_at_first: bool,
+                 max_depth: int | None) -> dict[str, str]:
+    """What must be equal for a checkpoint to be continued by this run."""
+    return {
+        "model": f"{type(model).__module__}.{type(model).__qualname__}",
+        "model options": describe_model(model),
+        "properties": ", ".join(props.names) or "(none)",
+        "symmetry": str(symmetry),
+        "deadlock check": str(check_deadlock),
+        "stop at first violation": str(stop_at_first),
+        "max depth": str(max_depth),
+        "code version": code_version(model, props),
+    }
+
+
+def describe_model(model: Any) -> str:
+    """The model's ``repr`` when its class defines one, else its public attributes."""
+    if type(model).__repr__ is not object.__repr__:
+        return repr(model)
+    attrs = getattr(model, "__dict__", {})
+    return "(" + ", ".join(f"{k}={_describe(v)}" for k, v in sorted(attrs.items()) if not k.startswith("_")) + ")"
+
+
+def _describe(value: Any) -> str:
+    if value is None or isinstance(value, int | float | str | bytes | bool):
+        return repr(value)
+    if isinstance(value, tuple | list | frozenset | set):
+        items = [_describe(v) for v in value]
+        return "[" + ", ".join(sorted(items) if isinstance(value, frozenset | set) else items) + "]"
+    if is_dataclass(value) and not isinstance(value, type):
+        return f"{type(value).__qualname__}(" + ", ".join(
+            f"{f.name}={_describe(getattr(value, f.name))}" for f in fields(value)) + ")"
+    if type(value).__repr__ is not object.__repr__ and " at 0x" not in repr(value):
+        return repr(value)
+    return f"<{type(value).__qualname__}>"
+
+
+def code_version(model: Any, props: Any) -> str:
+    """A digest of the explorer's source and of the model's, the properties' and the model's helper
+    modules' source files: a checkpoint of other code may hold other states under the same
+    fingerprints."""
+    import isrcheck.explorer
+
+    files = set(Path(isrcheck.explorer.__file__).parent.rglob("*.py"))
+    modules = {type(model).__module__}
+    for prop in (*props.always, *props.sometimes, *props.transition):
+        modules.add(getattr(prop.predicate, "__module__", None) or "")
+    for name in modules:
+        module = sys.modules.get(name)
+        path = getattr(module, "__file__", None)
+        if not path:
+            continue
+        path = Path(path)
+        if not name.startswith("isrcheck_user_model_") and (path.parent / "__init__.py").exists():
+            files.update(path.parent.rglob("*.py"))
+        else:
+            files.add(path)
+    from isrcheck.explorer.search.spark.session import helper_modules
+
+    files.update(path for _, path in helper_modules().values())  # helpers beside a model file or script
+    digest = hashlib.sha256()
+    for path in sorted(files):
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+# -- the folder -------------------------------------------------------------------------------------
+
+
+class Checkpoint:
+    def __init__(self, directory: str | os.PathLike):
+        self.dir = Path(directory).resolve()
+        # {path relative to dir: [size, checksum]} of every level file on disk, saved in the manifest
+        self.files: dict[str, list] = {}
+
+    def level_dir(self, level: int) -> Path:
+        return self.dir / f"level-{level:06d}"
+
+    # manifest
+
+    def exists(self) -> bool:
+        return (self.dir / MANIFEST).exists()
+
+    def read_manifest(self, name: str = MANIFEST) -> dict[str, Any]:
+        path = self.dir / name
+        if not path.exists():
+            raise UserError(f"no checkpoint to resume in {self.dir} (it has no {MANIFEST}); run without --resume "
+                            "to start a new run there")
+        try:
+            manifest = json.loads(path.read_text())
+            if manifest.get("format") != FORMAT:
+                raise ValueError(f"format {manifest.get('format')!r}, expected {FORMAT!r}")
+            for key in ("identity", "partitions", "levels", "last_level", "run"):
+                if key not in manifest:
+                    raise ValueError(f"missing {key!r}")
+            if len(manifest["levels"]) != manifest["last_level"]:
+                raise ValueError("level list and last level disagree")
+        except (ValueError, TypeError, AttributeError, OSError) as exc:
+            raise UserError(f"the checkpoint manifest {path} is corrupt or unreadable ({exc}); delete the folder "
+                            "and start again, or point --checkpoint at another folder") from None
+        return manifest
+
+    def write_manifest(self, manifest: dict[str, Any]) -> None:
+        manifest = {"format": FORMAT, **manifest, "files": self.files}
+        current = self.dir / MANIFEST
+        if current.exists():  # kept as the previous level's manifest, itself written whole then renamed
+            tmp = self.dir / f"{PREVIOUS}.tmp"
+            shutil.copyfile(current, tmp)
+            os.replace(tmp, self.dir / PREVIOUS)
+        tmp = self.dir / f"{MANIFEST}.tmp"
+        with open(tmp, "w") as fh:
+            json.dump(manifest, fh, indent=1)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, self.dir / MANIFEST)
+
+    def check_identity(self, manifest: dict[str, Any], identity: dict[str, str]) -> None:
+        stored = manifest["identity"]
+        differ = [k for k in identity if stored.get(k) != identity[k]]
+        if differ:
+            lines = "; ".join(f"{k}: checkpoint has {stored.get(k)!r}, this run has {identity[k]!r}" for k in differ)
+            raise UserError(
+                f"cannot resume the checkpoint in {self.dir}: it is a run of other settings ({lines}). Resume with the "
+                "same model, options and code, or start a new run in another --checkpoint folder")
+
+    def prepare_new(self) -> None:
+        if self.exists():
+            raise UserError(f"{self.dir} already holds a checkpointed run; pass --resume to continue it, or choose "
+                            "an empty --checkpoint folder")
+        self.dir.mkdir(parents=True, exist_ok=True)
+
+    # levels
+
+    def _fresh_tmp(self, level: int) -> Path:
+        tmp = self.dir / f"level-{level:06d}.tmp"
+        if tmp.exists():
+            shutil.rmtree(tmp)
+        return tmp
+
+    def discard_unfinished(self) -> None:
+        """Remove the folders of levels that were begun and never committed (a cancelled level).
+        Resume would replace them anyway; removing them now leaves only complete levels on disk."""
+        for tmp in self.dir.glob("level-*.tmp"):
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    def _commit(self, tmp: Path, level: int) -> None:
+        final = self.level_dir(level)
+        if final.exists():  # left by a run killed after the rename, before the manifest named it
+            shutil.rmtree(final)
+        os.rename(tmp, final)
+
+    def write_driver_level(self, level: int, parents: dict[int, tuple], frontier: list[tuple[int, Any]]) -> None:
+        tmp = self._fresh_tmp(level)
+        tmp.mkdir()
+        data = pickle.dumps({"parents": parents, "frontier": frontier}, protocol=5)
+        with open(tmp / "driver.pkl", "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        self._commit(tmp, level)
+        self.files[f"{self.level_dir(level).name}/driver.pkl"] = [len(data), _checksum(data)]
+
+    def begin_spark_level(self, level: int) -> str:
+        """The folder where executors write a level's partitions (``level.write_part``)."""
+        tmp = self._fresh_tmp(level)
+        tmp.mkdir()
+        return str(tmp)
+
+    def commit_spark_level(self, level: int, partitions: int) -> None:
+        tmp = self.dir / f"level-{level:06d}.tmp"
+        missing = [k for i in range(partitions) for k in ("parents", "frontier")
+                   if not (tmp / part_name(k, i)).exists()]
+        if missing:
+            raise UserError(f"level {level} was computed but {len(missing)} of its checkpoint files are missing in "
+                            f"{tmp}; --checkpoint must be a folder that every executor can write at the same path "
+                            "(a shared filesystem on a cluster)")
+        records = {}
+        for i in range(partitions):
+            for kind in ("parents", "frontier"):
+                data = (tmp / part_name(kind, i)).read_bytes()
+                records[f"{self.level_dir(level).name}/{part_name(kind, i)}"] = [len(data), _checksum(data)]
+        self._commit(tmp, level)
+        self.files.update(records)
+
+    def drop_frontier(self, level: int) -> None:
+        for path in self.level_dir(level).glob("frontier-*.pkl"):
+            path.unlink(missing_ok=True)
+            self.files.pop(f"{path.parent.name}/{path.name}", None)
+
+    # checking a checkpoint before Spark reads it
+
+    def needed_files(self, manifest: dict[str, Any]) -> list[tuple[int, str]]:
+        """(level, path relative to the folder) of every file a resume of ``manifest`` reads."""
+        needed = []
+        levels = manifest["levels"]
+        for lv in levels:
+            name = self.level_dir(lv["level"]).name
+            if lv["where"] == "driver":
+                needed.append((lv["level"], f"{name}/driver.pkl"))
+                continue
+            kinds = ("parents", "frontier") if lv is levels[-1] else ("parents",)
+            needed.extend((lv["level"], f"{name}/{part_name(kind, i)}")
+                          for kind in kinds for i in range(manifest["partitions"]))
+        return needed
+
+    def first_damage(self, manifest: dict[str, Any]) -> tuple[int, str, str] | None:
+        """(level, file, what is wrong) of the first needed file that is missing or differs from
+        what the run wrote; None when every one is whole."""
+        recorded = manifest.get("files", {})
+        for level, rel in self.needed_files(manifest):
+            path = self.dir / rel
+            if not path.is_file():
+                return level, rel, "is missing"
+            if rel not in recorded:
+                return level, rel, "is not recorded in the manifest"
+            size, checksum = recorded[rel]
+            actual = path.stat().st_size
+            if actual != size:
+                return level, rel, f"holds {actual:,} bytes where the run wrote {size:,} (truncated or overwritten)"
+            if _file_checksum(path) != checksum:
+                return level, rel, "does not hold what the run wrote (its checksum differs)"
+        return None
+
+    def verify_files(self, manifest: dict[str, Any]) -> None:
+        """Refuse a checkpoint with a missing, truncated or altered level file, naming the file, its
+        level and whether the previous level can be resumed instead."""
+        self.files = dict(manifest.get("files", {}))
+        damage = self.first_damage(manifest)
+        if damage is None:
+            return
+        level, rel, what = damage
+        last = manifest["last_level"]
+        text = f"the checkpoint in {self.dir} is damaged: {rel} (level {level} of the checkpoint) {what}."
+        if level == last and self._previous_is_whole(manifest):
+            text += (f" Level {last - 1} before it is whole: to resume from there, run "
+                     f"mv {self.dir / PREVIOUS} {self.dir / MANIFEST} and then the same command with --resume "
+                     f"(level {last} is computed again); or delete the folder and start again without --resume.")
+        else:
+            text += (f" Levels {level} to {last} cannot be resumed from it: delete the folder (or move it aside) "
+                     "and start the run again without --resume.")
+        raise UserError(text)
+
+    def _previous_is_whole(self, manifest: dict[str, Any]) -> bool:
+        if not (self.dir / PREVIOUS).exists():
+            return False
+        try:
+            previous = self.read_manifest(PREVIOUS)
+        except UserError:
+            return False
+        return (previous["last_level"] == manifest["last_level"] - 1
+                and previous["identity"] == manifest["identity"] and self.first_damage(previous) is None)
+
+    def read_driver_level(self, level: int) -> dict[str, Any]:
+        path = self.level_dir(level) / "driver.pkl"
+        try:
+            with open(path, "rb") as fh:
+                data = pickle.load(fh)
+            if not isinstance(data, dict) or "parents" not in data or "frontier" not in data:
+                raise ValueError("not a level record")
+            return data
+        except Exception as exc:
+            raise self.corrupt(level, exc) from None
+
+    def spark_level_dir(self, level: int, partitions: int, *, frontier: bool) -> str:
+        """A checkpointed level's folder, after checking that every partition's files are there."""
+        path = self.level_dir(level)
+        kinds = ("parents", "frontier") if frontier else ("parents",)
+        for kind in kinds:
+            for i in range(partitions):
+                if not (path / part_name(kind, i)).exists():
+                    raise self.corrupt(level, FileNotFoundError(f"{path / part_name(kind, i)} is missing"))
+        return str(path)
+
+    def corrupt(self, level: int | None, exc: BaseException) -> UserError:
+        """A level file that passed ``verify_files`` and still could not be read (changed since, or a
+        checkpoint without checksums). ``level`` None: one of several levels read in one Spark job."""
+        where = f"level {level} of the checkpoint" if level is not None else "a level of the checkpoint"
+        return UserError(f"{where} in {self.dir} is unreadable ({_summary(exc)}); the checkpoint is damaged: "
+                         "delete the folder and start again without --resume")
+
+
+def _checksum(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def _file_checksum(path: Path) -> str:
+    digest = hashlib.blake2b(digest_size=16)
+    with open(path, "rb") as fh:
+        while chunk := fh.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _summary(exc: BaseException) -> str:
+    """One line of an exception: for an error raised on an executor, the Python error it carries,
+    not the Java stack trace around it."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    errors = [line for line in lines if line.split(":")[0].endswith(("Error", "Exception")) and
+              not line.startswith(("org.apache", "py4j", "java."))]
+    return (errors[-1] if errors else lines[0] if lines else type(exc).__name__)[:300]

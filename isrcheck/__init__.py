@@ -1,0 +1,44 @@
+"""isrcheck: a model checker for Apache Kafka's partition replication protocol.
+
+One import namespace over the repository's three folders (mapped in setup.py):
+
+- ``isrcheck.model``: Kafka replication as a pure-state transition system (the ``classic`` model);
+- ``isrcheck.properties``: the named properties it must keep;
+- ``isrcheck.explorer``: the generic engines, traces and the command line.
+
+What a user needs is here at the top: ``check`` explores a model and returns a ``CheckResult``
+(``print(result)`` gives its summary and traces; a notebook shows its HTML report), ``Property``
+and ``Kind`` declare what must hold, ``Model`` is the contract a model of your own implements.
+
+    import isrcheck
+    from isrcheck.explorer.registry import build_model
+
+    result = isrcheck.check(build_model("classic", {"generation": "kip101"}), stop_at_first=True)
+    print(result)
+"""
+
+from isrcheck.explorer import (
+    CheckResult,
+    ContractError,
+    Kind,
+    Model,
+    Property,
+    Step,
+    Trace,
+    UserError,
+    Violation,
+    check,
+)
+
+__all__ = [
+    "CheckResult",
+    "ContractError",
+    "Kind",
+    "Model",
+    "Property",
+    "Step",
+    "Trace",
+    "UserError",
+    "Violation",
+    "check",
+]
