@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from isrcheck.explorer.search.fingerprint import encode, fingerprint
 from isrcheck.explorer.stateful import find_violation
 from isrcheck.explorer.traces.replay import evaluate, replay_actions
+from isrcheck.model import make_model
 
 from isrcheck import check
 from tests.fixtures.models import Bits, Counters, TwoStarts
@@ -43,8 +44,7 @@ def _walk(model, choices):
 
 
 def _replication_model(generation="kip101", replicas=3):
-    model = pytest.importorskip("model")
-    return model.make_model(generation=generation, replicas=replicas, log_size=3, max_records=3, max_leader_epoch=3)
+    return make_model(generation=generation, replicas=replicas, log_size=3, max_records=3, max_leader_epoch=3)
 
 
 @settings(max_examples=30)

@@ -18,11 +18,9 @@ import pytest
 from hypothesis import Phase, seed, settings
 from isrcheck.explorer.stateful import find_violation, machine_for, run_machine
 from isrcheck.explorer.traces.replay import evaluate, replay_actions
+from isrcheck.model import make_model
 
 from isrcheck import check
-
-model_pkg = pytest.importorskip("model")
-make_model = model_pkg.make_model
 
 GENERATIONS = ("truncate-to-hw", "kip101", "kip279", "kip320-first-try", "kip320")
 SPEC_BOUNDS = {"2/2/2/2": (2, 2, 2, 2), "3/2/2/2": (3, 2, 2, 2)}

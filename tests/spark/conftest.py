@@ -3,7 +3,7 @@
 A process can hold one SparkContext, so the local[2] session and the local-cluster session (two
 executor JVMs) take turns: ``spark`` and ``spark_cluster`` each make sure the active session has
 their master, and the local-cluster tests are ordered last so the switch happens once.
-Executors import ``explorer`` and ``tests.fixtures`` from the repository: its root goes on their
+Executors import ``isrcheck`` (the editable install) and ``tests.fixtures`` from the repository: its root goes on their
 PYTHONPATH.
 """
 
