@@ -6,7 +6,8 @@ The layout is the architecture, one layer on the next (``tests/test_import_graph
 - the API, at the top of this package: ``contract`` (the ``Model`` protocol, ``Property``),
   ``errors`` (exit statuses), ``result`` (``CheckResult``, ``Trace``), ``selection`` (properties by
   name), ``registry`` and ``scenarios`` (models and the catalogue by name), ``outputs`` (files
-  written atomically). They import no package below;
+  written atomically), ``progress`` (where every engine reports on a long run). They import no
+  package below;
 - ``search/`` (explicit-state engines: local, parallel, Spark, simulation, and their stores) and
   ``symbolic/`` (z3: BMC, induction) on the API;
 - ``liveness/`` (state graph, fair cycles, lassos) on search;

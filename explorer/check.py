@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from isrcheck.explorer.errors import ContractError, UserError
+from isrcheck.explorer.progress import Progress
 from isrcheck.explorer.result import CheckResult
-from isrcheck.explorer.search.progress import Progress
 from isrcheck.explorer.selection import select_properties
 
 ENGINES = ("local", "spark")

@@ -185,7 +185,7 @@ def _parse_check(argv: list[str]) -> tuple[argparse.Namespace, dict[str, Any], A
 
 
 def _progress(args: argparse.Namespace) -> Any:
-    from isrcheck.explorer.search.progress import Progress, Silent
+    from isrcheck.explorer.progress import Progress, Silent
 
     if args.quiet:
         return Silent()
