@@ -17,6 +17,7 @@ The layout is the architecture, one layer on the next (``tests/test_import_graph
 - ``cli/``: the ``isrcheck`` command, on everything.
 """
 
+from isrcheck.explorer import traces  # noqa: F401  (installs how results print and show in a notebook)
 from isrcheck.explorer.check import check
 from isrcheck.explorer.contract import Kind, Model, Property
 from isrcheck.explorer.errors import ContractError, UserError
