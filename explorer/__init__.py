@@ -13,7 +13,9 @@ The layout is the architecture, one layer on the next (``tests/test_import_graph
 - ``liveness/`` (state graph, fair cycles, lassos) on search;
 - ``traces/`` (views, text, ITF, HTML, replay, regression, minimize) on the API and liveness;
 - the front doors a program calls: ``check`` (``isrcheck.check``: options validated, an engine
-  chosen) and ``stateful`` (a model as a Hypothesis state machine);
+  chosen), ``stateful`` (a model as a Hypothesis state machine) and this package's ``__init__``,
+  which imports ``traces`` so that every result prints its traces and shows in a notebook
+  (``isrcheck.explorer.result.RENDERERS``);
 - ``cli/``: the ``isrcheck`` command, on everything.
 """
 
