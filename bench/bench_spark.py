@@ -6,7 +6,8 @@ peak memory. Prints figures; asserts nothing about time.
     python bench/bench_spark.py --replication kip320:2:2:2:2 --master local[2]
 
 Counters(n, 10) has 10**n states and 9n+1 levels; the replication model is built with
-``model.make_model(generation, replicas, log_size, max_records, max_leader_epoch)``.
+``isrcheck.model.make_model(generation=..., replicas=..., log_size=..., max_records=...,
+max_leader_epoch=...)``.
 """
 
 from __future__ import annotations

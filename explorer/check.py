@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from isrcheck.explorer.errors import ContractError, UserError
-from isrcheck.explorer.result import CheckResult
-from isrcheck.explorer.search.progress import Progress
+from isrcheck.explorer.progress import Progress
+from isrcheck.explorer.result import CheckResult, with_model
 from isrcheck.explorer.selection import select_properties
 
 ENGINES = ("local", "spark")
@@ -36,6 +36,10 @@ def check(
     **engine_options: Any,
 ) -> CheckResult:
     """Explore every state of ``model`` reachable within its bounds and check its properties.
+
+    The ``CheckResult`` records ``model`` (``result.model``, and ``Trace.model`` on its traces), so
+    ``print(result)`` shows the violations' traces in the model's words, as ``isrcheck check`` does,
+    and a notebook shows the result as its HTML report.
 
     engine: "local" (breadth-first in this process) or "spark" (the frontier sharded across
         Spark executors; extra options such as ``master`` and ``checkpoint`` go to it).
@@ -95,20 +99,22 @@ def check(
         if workers > 1:
             from isrcheck.explorer.search.parallel import run_parallel
 
-            return run_parallel(model, props, workers=workers, max_depth=max_depth, stop_at_first=stop_at_first,
-                                symmetry=symmetry, check_deadlock=check_deadlock, store=store, progress=progress,
-                                memory_limit=_memory_limit(max_memory))
+            return with_model(run_parallel(
+                model, props, workers=workers, max_depth=max_depth, stop_at_first=stop_at_first, symmetry=symmetry,
+                check_deadlock=check_deadlock, store=store, progress=progress, memory_limit=_memory_limit(max_memory),
+            ), model)
         from isrcheck.explorer.search.local import run_local
 
         if not wants_graph:
-            return run_local(model, props, max_depth=max_depth, stop_at_first=stop_at_first, symmetry=symmetry,
-                             check_deadlock=check_deadlock, store=store, progress=progress,
-                             memory_limit=_memory_limit(max_memory))
+            return with_model(run_local(model, props, max_depth=max_depth, stop_at_first=stop_at_first,
+                                        symmetry=symmetry, check_deadlock=check_deadlock, store=store,
+                                        progress=progress, memory_limit=_memory_limit(max_memory)), model)
         from isrcheck.explorer.liveness.checker import run_with_graph
 
-        return run_with_graph(model, props, max_depth=max_depth, stop_at_first=stop_at_first, symmetry=symmetry,
-                              check_deadlock=check_deadlock, store=store, progress=progress, fairness=fairness,
-                              memory_limit=_memory_limit(max_memory))
+        return with_model(run_with_graph(model, props, max_depth=max_depth, stop_at_first=stop_at_first,
+                                         symmetry=symmetry, check_deadlock=check_deadlock, store=store,
+                                         progress=progress, fairness=fairness,
+                                         memory_limit=_memory_limit(max_memory)), model)
     if max_memory != "auto":
         raise UserError("--max-memory applies to the local engine; size the spark engine with --driver-memory "
                         "and the executors' own settings")
@@ -118,8 +124,8 @@ def check(
         raise UserError(
             f"the spark engine is not available here ({exc}); install pyspark or use --engine local"
         ) from None
-    return run_spark(model, props, max_depth=max_depth, stop_at_first=stop_at_first, symmetry=symmetry,
-                     check_deadlock=check_deadlock, progress=progress, **engine_options)
+    return with_model(run_spark(model, props, max_depth=max_depth, stop_at_first=stop_at_first, symmetry=symmetry,
+                                check_deadlock=check_deadlock, progress=progress, **engine_options), model)
 
 
 def available_cores() -> int:

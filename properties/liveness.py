@@ -31,7 +31,7 @@ from typing import Any
 
 from isrcheck.explorer.contract import Property
 
-# Offsets in a replica's block and after the blocks (``model.state``: LOG, HW, EPOCH, LEADER, ISR;
+# Offsets in a replica's block and after the blocks (``isrcheck.model.encoding.state``: LOG, HW, EPOCH, LEADER, ISR;
 # NEXT_RECORD_ID, Q_LEADER, Q_ISR, REQUESTS), used when the layout does not name them itself.
 _BLOCK = {"HW": 1, "EPOCH": 2, "LEADER": 3}
 _GLOBAL = {"q_leader": 1, "q_isr": 2, "requests_i": 3}

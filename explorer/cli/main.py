@@ -185,7 +185,7 @@ def _parse_check(argv: list[str]) -> tuple[argparse.Namespace, dict[str, Any], A
 
 
 def _progress(args: argparse.Namespace) -> Any:
-    from isrcheck.explorer.search.progress import Progress, Silent
+    from isrcheck.explorer.progress import Progress, Silent
 
     if args.quiet:
         return Silent()
@@ -264,7 +264,7 @@ def cmd_check(argv: list[str]) -> int:
     from isrcheck.explorer.outputs import check_output_dir, check_output_path
     from isrcheck.explorer.traces.itf import trace_to_itf
     from isrcheck.explorer.traces.regression import init_index_of, regression_source
-    from isrcheck.explorer.traces.text import render_summary, render_violation
+    from isrcheck.explorer.traces.text import render_result
 
     args, options, model = _parse_check(argv)
     if args.resume and not args.checkpoint:
@@ -302,10 +302,7 @@ def cmd_check(argv: list[str]) -> int:
     if args.json:
         print(json.dumps(_json_summary(model, result, args.model, options), indent=1))
     else:
-        for violation in result.violations:
-            print(render_violation(model, violation, full=args.full))
-            print()
-        print(render_summary(result))
+        print(render_result(model, result, full=args.full))  # what print(result) shows
     outputs = _Outputs()
     # Graph statistics and the fairness line are part of the report; under --json they go to stderr
     # so that stdout stays one JSON document.
@@ -448,7 +445,7 @@ def cmd_scenario(argv: list[str]) -> int:
     from isrcheck.explorer.registry import build_model
     from isrcheck.explorer.scenarios import get_scenario
     from isrcheck.explorer.traces.itf import trace_to_itf
-    from isrcheck.explorer.traces.text import render_summary, render_violation
+    from isrcheck.explorer.traces.text import render_result
 
     p = _Parser(prog="isrcheck scenario", description="Run one named scenario and print its shortest trace.")
     p.add_argument("id", help="a scenario id, e.g. K1 (isrcheck scenarios lists them)")
@@ -478,10 +475,7 @@ def cmd_scenario(argv: list[str]) -> int:
                           "got_trace_length": len(result.violations[0].trace) if result.violations else None,
                           "matched": as_expected, "summary": summary}, indent=1))
     else:
-        for violation in result.violations:
-            print(render_violation(model, violation, full=args.full))
-            print()
-        print(render_summary(result))
+        print(render_result(model, result, full=args.full))  # what print(result) shows
     outputs = _Outputs()
     if args.trace_json and result.violations:
         _audit_exported(model, result.violations[:1])

@@ -10,6 +10,7 @@ the action being taken, and the behaviour that led there.
 
 from __future__ import annotations
 
+import importlib.util
 import sysconfig
 import traceback
 from pathlib import Path
@@ -17,11 +18,10 @@ from typing import Any
 
 from isrcheck.explorer.errors import ModelError
 
-import isrcheck
-
 # The engine's own code: explorer/ (this file is in explorer/cli/) and the namespace's two files, which
 # ``python -m isrcheck`` runs through. Not the whole namespace folder: installed, it holds the model too.
-_NAMESPACE = Path(isrcheck.__file__).resolve().parent
+# The namespace's folder is looked up, not imported: its __init__ (the public API) sits above the CLI.
+_NAMESPACE = Path(importlib.util.find_spec(__name__.split(".")[0]).origin).resolve().parent
 _EXPLORER = {Path(__file__).resolve().parents[1], _NAMESPACE / "__init__.py", _NAMESPACE / "__main__.py"}
 _STDLIB = {Path(p).resolve() for p in (sysconfig.get_paths().get("stdlib"), sysconfig.get_paths().get("platstdlib"))
            if p}

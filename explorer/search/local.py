@@ -19,11 +19,12 @@ from typing import Any
 
 from isrcheck.explorer.contract import canonical_fn, packing, within_bounds
 from isrcheck.explorer.errors import ContractError, ModelError, UserError
+from isrcheck.explorer.progress import Progress, Silent
 from isrcheck.explorer.result import CheckResult, Step, Trace, Violation
 from isrcheck.explorer.search.audit import audit_level, audit_successors, audited_init_states
 from isrcheck.explorer.search.fingerprint import collision_probability, fingerprint, packed_fingerprint
 from isrcheck.explorer.search.memory import human, rss_bytes
-from isrcheck.explorer.search.progress import Progress, Silent, Snapshot
+from isrcheck.explorer.search.progress import Snapshot
 from isrcheck.explorer.search.rebuild import key_path, rebuild_trace
 from isrcheck.explorer.selection import Selected, describe_failure
 

@@ -1,17 +1,17 @@
-"""Progress on long runs, as TLC prints it: generated, distinct, frontier (TLC's queue), depth,
-rate and elapsed time, plus the resident memory and its growth per level (when the engine knows
-them) so that a run heading past the machine's memory shows it long before it gets there. On a
-terminal it is one live line redrawn in place; otherwise (CI logs, a file) a plain line every
-``interval`` seconds, so logs stay readable."""
+"""What the explicit-state engines report on long runs, as TLC prints it: generated, distinct,
+frontier (TLC's queue), depth, rate and elapsed time, plus the resident memory and its growth per
+level (when the engine knows them) so that a run heading past the machine's memory shows it long
+before it gets there. The channel it goes to, ``Progress`` (and the quiet ``Silent``), is the
+API's ``isrcheck.explorer.progress``, shared with the symbolic engines; it is re-exported here."""
 
 from __future__ import annotations
 
-import sys
-import time
 from dataclasses import dataclass
-from typing import TextIO
 
+from isrcheck.explorer.progress import Progress, Silent
 from isrcheck.explorer.search.memory import human
+
+__all__ = ["Progress", "Silent", "Snapshot"]
 
 
 @dataclass
@@ -46,60 +46,3 @@ def _clock(seconds: float) -> str:
     m, s = divmod(int(seconds), 60)
     h, m = divmod(m, 60)
     return f"{h:d}:{m:02d}:{s:02d}"
-
-
-class Progress:
-    """Receives snapshots from an engine and decides when and how to show them."""
-
-    def __init__(self, stream: TextIO | None = None, interval: float | None = None, live: bool | None = None):
-        self.stream = stream if stream is not None else sys.stderr
-        self.live = self.stream.isatty() if live is None else live
-        self.interval = interval if interval is not None else (0.5 if self.live else 10.0)
-        self._next = time.monotonic() + self.interval
-        self._drawn = False
-
-    def due(self) -> bool:
-        """Cheap enough for the hot loop's periodic check."""
-        return time.monotonic() >= self._next
-
-    def show(self, snap: Snapshot) -> None:
-        self._next = time.monotonic() + self.interval
-        if self.live:
-            self.stream.write("\r\x1b[2K" + snap.line())
-            self._drawn = True
-        else:
-            self.stream.write(snap.line() + "\n")
-        self.stream.flush()
-
-    def message(self, text: str) -> None:
-        """A line that stays (a level summary from the distributed engine, a checkpoint)."""
-        self.finish()
-        self.stream.write(text + "\n")
-        self.stream.flush()
-
-    def finish(self) -> None:
-        if self._drawn:
-            self.stream.write("\n")
-            self.stream.flush()
-            self._drawn = False
-
-
-class Silent(Progress):
-    """No output; what tests and library callers get unless they ask."""
-
-    def __init__(self) -> None:
-        self.live = False
-        self.interval = float("inf")
-        self._drawn = False
-
-    def due(self) -> bool:
-        return False
-
-    def show(self, snap: Snapshot) -> None:
-        pass
-
-    def message(self, text: str) -> None:
-        pass
-
-    def finish(self) -> None:
-        pass

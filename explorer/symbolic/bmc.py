@@ -22,8 +22,8 @@ from collections.abc import Sequence
 from typing import Any
 
 import z3
+from isrcheck.explorer.progress import Progress, Silent
 from isrcheck.explorer.result import Step, Trace, Violation
-from isrcheck.explorer.search.progress import Progress, Silent
 from isrcheck.explorer.symbolic.ops import BoundedZ3Ops
 from isrcheck.explorer.symbolic.por import footprints, independent_pairs, ordering
 from isrcheck.explorer.symbolic.relation import transition, z3_value

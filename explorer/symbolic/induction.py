@@ -29,8 +29,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import z3
+from isrcheck.explorer.progress import Progress, Silent
 from isrcheck.explorer.result import Step, Trace, Violation
-from isrcheck.explorer.search.progress import Progress, Silent
 from isrcheck.explorer.symbolic.ops import UnboundedZ3Ops
 from isrcheck.explorer.symbolic.relation import leaves, transition, z3_value
 from isrcheck.explorer.symbolic.result import EncodingError, SymbolicResult, select_symbolic

@@ -97,6 +97,11 @@ def render_violation(model: Any, violation: Violation, *, full: bool = False) ->
     return f"{title}\n{body}{tail}"
 
 
+def render_result(model: Any, result: CheckResult, *, full: bool = False) -> str:
+    """What ``isrcheck check`` prints for a run: each violation with its trace, then the summary."""
+    return "\n\n".join([*(render_violation(model, v, full=full) for v in result.violations), render_summary(result)])
+
+
 def render_summary(result: CheckResult) -> str:
     verdict = "no violation" if not result.violations else f"{len(result.violations)} violation(s)"
     if getattr(result, "limit", None) and not result.violations:

@@ -4,8 +4,8 @@ Kafka exposes, per partition, ``UnderReplicatedPartitions`` (ISR smaller than th
 ``ReplicaManager``), the ISR size (``kafka.cluster:type=Partition,name=InSyncReplicasCount``), who
 leads (``LeaderCount`` per broker; the controller's partition state) and each follower's lag in
 records (``kafka.server:type=FetcherLagMetrics,name=ConsumerLag``: leader log end offset minus the
-follower's). They are derived from the state (``isrcheck.explorer.contract.Model.signals``), never part of
-it, so distinct-state counts do not change.
+follower's). They are derived from the state (the model's optional ``signals(state)``, read through
+``isrcheck.explorer.contract.signals``), never part of it, so distinct-state counts do not change.
 
 - ``leader``: the controller's leader (the quorum leader); ``taking over`` is shown while it has
   not yet adopted the current leader epoch (it serves no request until it does);

@@ -1,8 +1,9 @@
 """The ONE place the symbolic encoding reaches into the explicit model's internals.
 
-Everything model/symbolic needs from the flat state tuple (``model.state``), the log codes
-(``model.logs``), the configuration and the classic model class is re-exported here, so a move of
-those modules is a one-file fix. What is used: the field offsets of the flat tuple, ``Layout``
+Everything model/symbolic needs from the flat state tuple (``isrcheck.model.encoding.state``), the
+log codes (``isrcheck.model.encoding.logs``), the configuration (``isrcheck.model.config``) and the
+classic model class (``isrcheck.model.replication.ReplicationModel``) is re-exported here, so a move
+of those modules is a one-file fix. What is used: the field offsets of the flat tuple, ``Layout``
 (block offsets, request codes), ``LogTables`` (record ids and epochs of a log code, and encoding a
 record sequence back into a code), ``ClassicConfig`` and ``ReplicationModel`` (to build an explicit
 model large enough to show a state found without bounds).

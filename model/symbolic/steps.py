@@ -1,6 +1,8 @@
 """The steps of ``KafkaReplication.tla`` and its generations as symbolic relations, one per
-explicit step (``model.common``, ``model.classic_steps``, ``model.kip320``,
-``model.kip320_first_try``, ``model.truncation``), with the same enabling conditions.
+explicit step (``isrcheck.model.steps.controller``, ``isrcheck.model.steps.leader`` and
+``isrcheck.model.steps.follower``, with the rules each generation reads from
+``isrcheck.model.generations``: ``isrcheck.model.steps.rules`` and
+``isrcheck.model.steps.truncation``), with the same enabling conditions.
 
 Each builder returns ``SymStep`` values, one per choice of replicas (the number of replicas is
 fixed, so "for every leader lead and follower f" is unrolled); a step's function maps the current
@@ -79,7 +81,7 @@ class Steps:
         return o.last_such(hi, lambda k: self.rec_eq(o, v, leader, f, k), self.L, hints=tuple(v.hw))
 
     def kip101_offset(self, o: Any, v: KafkaVars, leader: int, f: int) -> Any:
-        """KIP-101 OffsetsForLeaderEpoch (``model.truncation.kip101_offset_for_leader_epoch``)."""
+        """KIP-101 OffsetsForLeaderEpoch (``isrcheck.model.steps.truncation.kip101_offset_for_leader_epoch``)."""
         kf, kl = v.length[f], v.length[leader]
         epoch = o.sel(v.rep[f], kf - 1)
         larger = o.first_such(0, kl, lambda k: o.sel(v.rep[leader], k) > epoch, self.L)
@@ -110,7 +112,7 @@ class Steps:
             return [SymStep(label, lambda o, v, a=a, b=b: fn(o, v, a, b), (a, b)) for a in self.R for b in self.R]
         return [SymStep(label, lambda o, v, a=a: fn(o, v, a), (a,)) for a in self.R]
 
-    # -- the controller and the producer (model.common) -----------------------------------------
+    # -- the controller and the producer (isrcheck.model.steps.controller) ----------------------
 
     def controller_elect_leader(self) -> list[SymStep]:
         def fn(o: Any, v: KafkaVars, lead: int):
@@ -259,7 +261,7 @@ class Steps:
     # -- followers ------------------------------------------------------------------------------
 
     def become_follower_and_truncate(self, rule: str, fenced: bool = False) -> list[SymStep]:
-        """rule: truncate-to-hw, kip101 or kip279 (``model.truncation``); fenced: KIP-320."""
+        """rule: truncate-to-hw, kip101 or kip279 (``isrcheck.model.steps.truncation``); fenced: KIP-320."""
 
         def fn(o: Any, v: KafkaVars, r: int, lead: int):
             if r == lead:
@@ -356,8 +358,9 @@ GENERATIONS = ("truncate-to-hw", "kip101", "kip279", "kip320-first-try", "kip320
 
 
 def generation_steps(gen: str, n: int, bounds: Bounds, d: Durability = CLASSIC) -> list[SymStep]:
-    """The symbolic ``Next`` of a generation, in the order of ``isrcheck.model.generations.STEPS``, then the
-    steps the durability options add (``isrcheck.model.symbolic.durability``)."""
+    """The symbolic ``Next`` of a generation, in the order of its explicit steps
+    (``isrcheck.model.generations.Generation.next``), then the steps the durability options add
+    (``isrcheck.model.symbolic.durability``)."""
     return _generation_steps(gen, n, bounds, d) + FailureSteps(Steps(n, bounds, d), d).all()
 
 

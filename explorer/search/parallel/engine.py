@@ -62,6 +62,7 @@ from typing import Any
 
 from isrcheck.explorer.contract import canonical_fn, packing
 from isrcheck.explorer.errors import ModelError, UserError
+from isrcheck.explorer.progress import Progress, Silent
 from isrcheck.explorer.result import CheckResult, Step, Trace, Violation
 from isrcheck.explorer.search.audit import audit_level, audited_init_states
 from isrcheck.explorer.search.fingerprint import encode
@@ -78,7 +79,7 @@ from isrcheck.explorer.search.parallel.worker import (
     Expander,
     serve_level,
 )
-from isrcheck.explorer.search.progress import Progress, Silent, Snapshot
+from isrcheck.explorer.search.progress import Snapshot
 from isrcheck.explorer.search.store_compact import FingerprintTable, fingerprint64
 from isrcheck.explorer.selection import Selected, describe_failure
 

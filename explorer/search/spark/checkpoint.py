@@ -92,9 +92,9 @@ def code_version(model: Any, props: Any) -> str:
     """A digest of the explorer's source and of the model's, the properties' and the model's helper
     modules' source files: a checkpoint of other code may hold other states under the same
     fingerprints."""
-    import isrcheck.explorer
-
-    files = set(Path(isrcheck.explorer.__file__).parent.rglob("*.py"))
+    # The explorer package's folder, found from this file (explorer/search/spark/checkpoint.py), not
+    # by importing the package: isrcheck.explorer's __init__ is a front door above this engine.
+    files = set(Path(__file__).resolve().parents[2].rglob("*.py"))
     modules = {type(model).__module__}
     for prop in (*props.always, *props.sometimes, *props.transition):
         modules.add(getattr(prop.predicate, "__module__", None) or "")

@@ -21,10 +21,10 @@ from typing import Any
 
 from isrcheck.explorer.contract import canonical_fn
 from isrcheck.explorer.errors import ContractError, UserError
+from isrcheck.explorer.progress import Progress, Silent
 from isrcheck.explorer.result import CheckResult, Step, Trace, Violation
 from isrcheck.explorer.search.audit import audited_init_states
 from isrcheck.explorer.search.fingerprint import collision_probability
-from isrcheck.explorer.search.progress import Progress, Silent
 from isrcheck.explorer.search.rebuild import rebuild_trace
 from isrcheck.explorer.search.spark.checkpoint import Checkpoint, run_identity
 from isrcheck.explorer.search.spark.interrupt import Interrupts

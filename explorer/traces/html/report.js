@@ -36,7 +36,7 @@
     row("model", el("code", {}, h.model));
     const opts = el("span", { class: "options" });
     for (const o of h.options) { opts.append(el("code", {}, o), document.createTextNode(" ")); }
-    row("options", opts);
+    if (h.options.length) row("options", opts);
     if (h.properties && h.properties.length) row("properties", document.createTextNode(h.properties.join(", ")));
     row("verdict", el("span", { class: "verdict " + h.tone, id: "verdict" }, h.verdict));
     for (const [k, v] of h.counts || []) row(k, document.createTextNode(v));

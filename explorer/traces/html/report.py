@@ -246,11 +246,14 @@ def traces_of(model: Any, result: CheckResult) -> list[dict[str, Any]]:
 
 # -- the header --------------------------------------------------------------------------------------
 
-def _options_list(options: dict[str, Any]) -> list[str]:
+def _options_list(options: dict[str, Any] | None) -> list[str]:
+    """None: the options are not known (a model built in Python, not named on the command line)."""
+    if options is None:
+        return []
     return [f"{k}={short(v)}" for k, v in options.items()] or ["(the model's defaults)"]
 
 
-def header(*, model_name: str, options: dict[str, Any], properties: Sequence[str], verdict: str, tone: str,
+def header(*, model_name: str, options: dict[str, Any] | None, properties: Sequence[str], verdict: str, tone: str,
            counts: list[tuple[str, str]] | None = None, levels: Sequence[int] = (),
            scenario: dict[str, str] | None = None, command: str = "") -> dict[str, Any]:
     return {"model": model_name, "options": _options_list(options), "properties": list(properties),
@@ -258,7 +261,7 @@ def header(*, model_name: str, options: dict[str, Any], properties: Sequence[str
             "scenario": scenario, "command": command}
 
 
-def run_header(result: CheckResult, *, model_name: str, options: dict[str, Any],
+def run_header(result: CheckResult, *, model_name: str, options: dict[str, Any] | None,
                scenario: dict[str, str] | None = None, command: str = "",
                notes: Sequence[tuple[str, str]] = ()) -> dict[str, Any]:
     """The header of a check: verdict and TLC-style counts of ``result``, then ``notes`` (label, text)."""
@@ -290,7 +293,7 @@ def report(head: dict[str, Any], traces: list[dict[str, Any]], *, title: str) ->
     return {"format": FORMAT, "title": title, "header": head, "traces": traces}
 
 
-def check_report(model: Any, result: CheckResult, *, model_name: str, options: dict[str, Any],
+def check_report(model: Any, result: CheckResult, *, model_name: str, options: dict[str, Any] | None,
                  scenario: dict[str, str] | None = None, command: str = "",
                  notes: Sequence[tuple[str, str]] = ()) -> dict[str, Any]:
     """The whole report of one ``isrcheck.explorer.check`` run."""
