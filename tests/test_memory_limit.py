@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 from isrcheck.explorer.cli.main import main
+from isrcheck.explorer.progress import Progress
 from isrcheck.explorer.search.local import run_local
 from isrcheck.explorer.search.memory import parse_size
-from isrcheck.explorer.search.progress import Progress
 from isrcheck.explorer.selection import select_properties
 
 from tests.fixtures.models import Counters

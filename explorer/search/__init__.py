@@ -7,8 +7,8 @@
 - the parts they are built from: ``fingerprint`` and ``store_compact`` (state identities and the
   compact visited sets), ``rebuild`` (traces rebuilt from keys by re-running the model), ``audit``
   (contract checks on sampled expansions), ``memory`` (resident memory and its ceiling) and
-  ``progress`` (the progress line).
+  ``progress`` (the snapshot a run reports on the API's progress line).
 
 Layering (``tests/test_import_graph.py``): this package imports only the API modules at the top of
-``isrcheck.explorer`` (contract, errors, result, selection), never traces, liveness or the command line.
+``isrcheck.explorer`` (contract, errors, result, selection, progress), never traces, liveness or the command line.
 """

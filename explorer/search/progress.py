@@ -2,16 +2,13 @@
 frontier (TLC's queue), depth, rate and elapsed time, plus the resident memory and its growth per
 level (when the engine knows them) so that a run heading past the machine's memory shows it long
 before it gets there. The channel it goes to, ``Progress`` (and the quiet ``Silent``), is the
-API's ``isrcheck.explorer.progress``, shared with the symbolic engines; it is re-exported here."""
+API's ``isrcheck.explorer.progress``, shared with the symbolic engines."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from isrcheck.explorer.progress import Progress, Silent
 from isrcheck.explorer.search.memory import human
-
-__all__ = ["Progress", "Silent", "Snapshot"]
 
 
 @dataclass
