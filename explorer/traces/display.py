@@ -18,7 +18,7 @@ import html
 from typing import Any
 
 from isrcheck.explorer import result as _result
-from isrcheck.explorer.result import CheckResult, Trace, Violation
+from isrcheck.explorer.result import CheckResult
 from isrcheck.explorer.traces.html import render
 from isrcheck.explorer.traces.html.report import check_report
 from isrcheck.explorer.traces.text import render_result, render_trace, render_violation
@@ -51,18 +51,11 @@ def notebook_html(result: CheckResult) -> str:
             f'style="width: 100%; height: {FRAME_HEIGHT}px; border: 1px solid #ccc;"></iframe>')
 
 
-def _trace(model: Any, trace: Trace) -> str:
-    return render_trace(model, trace)
-
-
-def _violation(model: Any, violation: Violation) -> str:
-    return render_violation(model, violation)
-
-
 def _result_text(result: CheckResult) -> str:
     return render_result(result.model, result)
 
 
 def install() -> None:
     """Make results, violations and traces render through this package."""
-    _result.RENDERERS.update(trace=_trace, violation=_violation, result=_result_text, result_html=notebook_html)
+    _result.RENDERERS.update(trace=render_trace, violation=render_violation, result=_result_text,
+                             result_html=notebook_html)
