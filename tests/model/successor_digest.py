@@ -15,12 +15,13 @@ import marshal
 from typing import Any
 
 from isrcheck.explorer.contract import Kind
+from isrcheck.model import GENERATIONS
 
 # (name, make_model keyword arguments): every classic generation at 2/2/2/2, then options that
 # change how the shared steps are built (stopped brokers, flushed offsets, acks on writes and HW
 # advances, lazy truncation and K13, racks and zone failures, unclean election, the K6 bug).
 CASES: list[tuple[str, dict[str, Any]]] = [
-    *((g, {"generation": g}) for g in ("truncate-to-hw", "kip101", "kip279", "kip320-first-try", "kip320")),
+    *((g, {"generation": g}) for g in GENERATIONS),
     ("kip320 acks=all min-isr 2, stops all, max records 1",
      {"acks": "all", "min_insync_replicas": 2, "max_crashes": 1, "max_records": 1}),
     ("kip320 acks=1, lossy stops, unclean any, kip966, max records 1",

@@ -14,8 +14,10 @@ from hypothesis import strategies as st
 from isrcheck.model import ClassicConfig, make_model
 from isrcheck.model.actions import BecomeFollowerAndTruncate, ControllerElectLeader
 
-GENERATIONS = ("truncate-to-hw", "kip101", "kip279", "kip320-first-try", "kip320")
+from tests.fixtures.classic import GENERATIONS, classic
 
+# the Hypothesis test's source names it random_walk (derandomized examples are seeded from the source)
+from tests.fixtures.states import walk as random_walk
 
 # -- configuration ---------------------------------------------------------------------------------
 
@@ -61,17 +63,6 @@ def assert_plain_value(value) -> None:
         assert type(value) is int, value
 
 
-def random_walk(model, rng: random.Random, steps: int):
-    state = model.init_states()[0]
-    yield state
-    for _ in range(steps):
-        nexts = list(model.successors(state))
-        if not nexts:
-            return
-        state = rng.choice(nexts)[1]
-        yield state
-
-
 @settings(max_examples=60, deadline=None)
 @given(
     generation=st.sampled_from(GENERATIONS),
@@ -105,7 +96,7 @@ def test_successors_are_identical_across_model_instances_and_pickling(generation
 
 
 def test_initial_state_is_the_spec_init():
-    model = make_model(replicas=3)
+    model = classic(replicas=3)
     [init] = model.init_states()
     view = model.state_view(init)
     assert view["replicaLog"] == {"1": [], "2": [], "3": []}
@@ -115,7 +106,7 @@ def test_initial_state_is_the_spec_init():
 
 
 def test_state_view_is_json_friendly_and_reads_like_the_spec():
-    model = make_model(generation="kip279")
+    model = classic(generation="kip279")
     state = model.init_states()[0]
     for wanted in (ControllerElectLeader, None):
         for action, nxt in model.successors(state):
@@ -137,7 +128,7 @@ def test_action_repr_reads_like_the_protocol():
 def test_leader_and_isr_requests_naming_no_leader_are_never_acted_on():
     """The spec's followers and leaders range over Replicas, so a request with leader None (sent
     when the controller removes the leader) changes no replica's state."""
-    model = make_model(generation="kip320")
+    model = classic(generation="kip320")
     init = model.init_states()[0]
     elected = next(t for a, t in model.successors(init) if isinstance(a, ControllerElectLeader))
     removed = [t for a, t in model.successors(elected) if type(a).__name__ == "ControllerShrinkIsr"]

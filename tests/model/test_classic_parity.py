@@ -8,13 +8,13 @@ initial included), since TLC's distinct count at its first violation depends on 
 from __future__ import annotations
 
 import pytest
-from isrcheck.model import make_model
 
 import isrcheck
+from tests.fixtures.classic import GENERATIONS, classic, each_generation
 
 
 def run(generation: str, replicas: int = 2, invariant: str = "StrongIsr", **options) -> isrcheck.CheckResult:
-    model = make_model(generation=generation, replicas=replicas, **options)
+    model = classic(generation=generation, replicas=replicas, **options)
     return isrcheck.check(model, properties=[invariant], stop_at_first=True)
 
 
@@ -28,11 +28,15 @@ def assert_replays(model, trace) -> None:
 
 # -- complete runs: exact counts -------------------------------------------------------------------
 
-
-@pytest.mark.parametrize(
-    ("generation", "distinct", "depth"),
+# Every generation at 2/2/2/2 is in one of the two: TLC's counts where StrongIsr holds; our own where
+# TLC stops at the first violation.
+HOLDS, BUGGY = each_generation(
     [("kip279", 9_027, 18), ("kip320-first-try", 8_429, 18), ("kip320", 5_973, 18)],
+    [("truncate-to-hw", 10_131, 20), ("kip101", 9_045, 18)],
 )
+
+
+@pytest.mark.parametrize(("generation", "distinct", "depth"), HOLDS)
 def test_strong_isr_holds_with_tlc_counts_at_two_replicas(generation, distinct, depth):
     result = run(generation)
     assert result.complete
@@ -48,14 +52,11 @@ def test_kip320_three_replicas_matches_tlc_737794_states_depth_26():
     assert (result.distinct_states, result.depth) == (737_794, 26)
 
 
-@pytest.mark.parametrize(
-    ("generation", "distinct", "depth"),
-    [("truncate-to-hw", 10_131, 20), ("kip101", 9_045, 18)],
-)
+@pytest.mark.parametrize(("generation", "distinct", "depth"), BUGGY)
 def test_complete_state_space_of_buggy_generations_is_pinned(generation, distinct, depth):
     """TLC stops at the first violation here, so these are our own measured figures: a change
     means the step semantics changed."""
-    model = make_model(generation=generation, invariants="TypeOk")
+    model = classic(generation=generation, invariants="TypeOk")
     result = isrcheck.check(model, properties=["TypeOk"])
     assert result.complete and result.ok
     assert (result.distinct_states, result.depth) == (distinct, depth)
@@ -77,7 +78,7 @@ def test_truncate_to_hw_loses_committed_record_after_immediate_election():
     [violation] = result.violations
     assert violation.property == "StrongIsr"
     assert len(violation.trace) == 10
-    assert_replays(make_model(generation="truncate-to-hw"), violation.trace)
+    assert_replays(classic(generation="truncate-to-hw"), violation.trace)
 
 
 def test_kip101_truncation_loses_committed_record():
@@ -88,7 +89,7 @@ def test_kip101_truncation_loses_committed_record():
     assert len(violation.trace) == 12
     actions = [type(a).__name__ for a in violation.trace.actions]
     assert actions[-1] == "BecomeFollowerAndTruncate"
-    assert_replays(make_model(generation="kip101"), violation.trace)
+    assert_replays(classic(generation="kip101"), violation.trace)
 
 
 def test_kip279_truncating_against_stale_leader_loses_committed_record_with_three_replicas():
@@ -97,7 +98,7 @@ def test_kip279_truncating_against_stale_leader_loses_committed_record_with_thre
     result = run("kip279", replicas=3)
     [violation] = result.violations
     assert len(violation.trace) == 11
-    assert_replays(make_model(generation="kip279", replicas=3), violation.trace)
+    assert_replays(classic(generation="kip279", replicas=3), violation.trace)
 
 
 def test_kip320_first_try_lazy_truncation_loses_committed_record_with_three_replicas():
@@ -105,12 +106,12 @@ def test_kip320_first_try_lazy_truncation_loses_committed_record_with_three_repl
     result = run("kip320-first-try", replicas=3)
     [violation] = result.violations
     assert len(violation.trace) == 13
-    assert_replays(make_model(generation="kip320-first-try", replicas=3), violation.trace)
+    assert_replays(classic(generation="kip320-first-try", replicas=3), violation.trace)
 
 
 def test_every_generation_fails_literal_leader_in_isr_in_the_initial_state():
     """The spec's LeaderInIsr is false at Init (leader None), as TLC reports."""
-    for generation in ("truncate-to-hw", "kip101", "kip279", "kip320-first-try", "kip320"):
-        model = make_model(generation=generation)
+    for generation in GENERATIONS:
+        model = classic(generation=generation)
         [violation] = isrcheck.check(model, properties=["LeaderInIsrLiteral"]).violations
         assert len(violation.trace) == 1

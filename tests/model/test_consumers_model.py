@@ -15,6 +15,8 @@ from isrcheck.model.generations import GENERATIONS
 from isrcheck.model.options import ConsumerOptions
 
 import isrcheck
+from tests.fixtures.classic import classic
+from tests.fixtures.states import breadth_first, walk
 
 
 @pytest.mark.parametrize(
@@ -62,7 +64,7 @@ def test_placements():
     assert ConsumerOptions(azs=3, placement="naive").az_of(3) == (0, 0, 1)
     assert ConsumerOptions(azs=2, placement="naive").az_of(3) == (0, 0, 1)
     assert ConsumerOptions(azs=2).az_of(3) == (0, 1, 0)
-    model = make_model(replicas=3, azs=3, placement="naive")
+    model = classic(replicas=3, azs=3, placement="naive")
     view = model.state_view(model.init_states()[0])
     assert view["racks"] == {"1": "az1", "2": "az1", "3": "az2"}
 
@@ -70,21 +72,10 @@ def test_placements():
 def test_follower_reads_add_no_state_in_kip320_but_leader_reads_do():
     """In KIP-320 a follower serves a prefix of what the leader can serve, so the ghost of what was
     served reaches the same values whoever served it; reads multiply the classic 5,973 states."""
-    leader = isrcheck.check(make_model(consumer_reads="leader"), properties=["ConsistentRead"])
-    anyone = isrcheck.check(make_model(consumer_reads="any"), properties=["ConsistentRead"])
+    leader = isrcheck.check(classic(consumer_reads="leader"), properties=["ConsistentRead"])
+    anyone = isrcheck.check(classic(consumer_reads="any"), properties=["ConsistentRead"])
     assert leader.complete and anyone.complete
     assert leader.distinct_states == anyone.distinct_states == 13_197
-
-
-def walk(model, rng: random.Random, steps: int):
-    state = model.init_states()[0]
-    yield state
-    for _ in range(steps):
-        nexts = list(model.successors(state))
-        if not nexts:
-            return
-        state = rng.choice(nexts)[1]
-        yield state
 
 
 @settings(max_examples=30, deadline=None)
@@ -110,7 +101,7 @@ def test_random_walks_stay_well_typed_and_deterministic(reads, truncation, place
 
 
 def test_stopped_brokers_serve_no_reads_and_take_no_steps():
-    model = make_model(replicas=3, consumer_reads="any", azs=3, max_az_failures=1, truncation="on-fetch-hw-first")
+    model = classic(replicas=3, consumer_reads="any", azs=3, max_az_failures=1, truncation="on-fetch-hw-first")
     dead_i = model.ext.dead
     for state in walk(model, random.Random(7), 200):
         for action, _ in model.successors(state):
@@ -121,29 +112,21 @@ def test_stopped_brokers_serve_no_reads_and_take_no_steps():
 
 
 def test_model_pickles_to_an_equal_model():
-    model = make_model(replicas=3, acks="all", consumer_reads="any", truncation="on-fetch", azs=3,
+    model = classic(replicas=3, acks="all", consumer_reads="any", truncation="on-fetch", azs=3,
                        placement="naive", max_az_failures=1)
     copy = pickle.loads(pickle.dumps(model))
     for state in walk(model, random.Random(3), 60):
         assert list(copy.successors(state)) == list(model.successors(state))
 
 
-def sample(model, limit: int = 1500) -> list[tuple]:
-    seen = dict.fromkeys(model.init_states())
-    frontier = list(seen)
-    while frontier and len(seen) < limit:
-        frontier = [t for s in frontier for _, t in model.successors(s) if t not in seen and not seen.setdefault(t)]
-    return list(seen)
-
-
 @pytest.mark.parametrize("placement", ["rack-aware", "naive"])
 def test_symmetry_keeps_zones_and_commutes_with_successors(placement):
-    model = make_model(replicas=3, acks="all", consumer_reads="any", azs=3, placement=placement,
+    model = classic(replicas=3, acks="all", consumer_reads="any", azs=3, placement=placement,
                        max_az_failures=1, truncation="on-fetch", invariants="all")
     perms = len(model._symmetry.orbit(model.init_states()[0]))
     assert perms == (6 if placement == "rack-aware" else 2)  # naive: only swapping the az1 pair
     props = [p for p in model.properties() if p.kind in (isrcheck.Kind.ALWAYS, isrcheck.Kind.SOMETIMES)]
-    for state in sample(model):
+    for state in breadth_first(model, limit=1500):
         expected = {model.canonical(t) for _, t in model.successors(state)}
         verdicts = [p.predicate(state) for p in props]
         for other in model._symmetry.orbit(state):
@@ -152,7 +135,7 @@ def test_symmetry_keeps_zones_and_commutes_with_successors(placement):
 
 
 def test_az_failure_stops_the_whole_zone_at_once():
-    model = make_model(replicas=3, azs=3, placement="naive", max_az_failures=1)
+    model = classic(replicas=3, azs=3, placement="naive", max_az_failures=1)
     state = model.init_states()[0]
     fails = [(a, t) for a, t in model.successors(state) if isinstance(a, AvailabilityZoneFailure)]
     assert [a.brokers for a, _ in fails] == [(1, 2), (3,)]

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 from isrcheck.explorer.registry import build_model
-from isrcheck.model import make_model
 from isrcheck.model.scenarios.consumers import scenarios
 
 import isrcheck
+from tests.fixtures.classic import classic
 
 SCENARIOS = {sc.id: sc for sc in scenarios()}
 AZ = {"replicas": 3, "log_size": 1, "max_records": 1, "max_leader_epoch": 2, "acks": "all",
@@ -16,7 +16,7 @@ AZ = {"replicas": 3, "log_size": 1, "max_records": 1, "max_leader_epoch": 2, "ac
 
 
 def test_naive_placement_loses_the_record_when_its_shared_zone_fails():
-    model = make_model(placement="naive", kip966_unclean_recovery=True, **AZ)
+    model = classic(placement="naive", kip966_unclean_recovery=True, **AZ)
     [v] = isrcheck.check(model, properties=["AckedRecordSurvives"]).violations
     assert len(v.trace) == 9
     failure = v.trace.actions[-1]
@@ -30,14 +30,14 @@ def test_rack_aware_placement_without_kip966_still_loses_it_as_the_last_replica_
     fails; the leader comes back empty, is re-elected as the last ISR member and its follower
     truncates the surviving copy (K10's mechanism). It needs one more leader epoch than the
     scenario's bounds (the controller's shrink, the AZ failure and the re-election each take one)."""
-    model = make_model(placement="rack-aware", **{**AZ, "max_leader_epoch": 3})
+    model = classic(placement="rack-aware", **{**AZ, "max_leader_epoch": 3})
     [v] = isrcheck.check(model, properties=["AckedRecordSurvives"], symmetry=True).violations
     names = [type(a).__name__ for a in v.trace.actions]
     assert "AvailabilityZoneFailure" in names and names[-1] == "BecomeFollowerAndTruncate"
 
 
 def test_rack_aware_with_one_epoch_after_the_failure_holds_quickly():
-    model = make_model(placement="rack-aware", kip966_unclean_recovery=True, **{**AZ, "max_leader_epoch": 1})
+    model = classic(placement="rack-aware", kip966_unclean_recovery=True, **{**AZ, "max_leader_epoch": 1})
     result = isrcheck.check(model, properties=["AckedRecordSurvives", "RecordAcknowledged", "BrokerStoppedAndBack"],
                             symmetry=True)
     assert result.complete and result.ok and result.distinct_states == 27_246

@@ -16,6 +16,8 @@ from isrcheck.model.actions import BrokerCrash, BrokerRestart, ControlledShutdow
 from isrcheck.model.generations import GENERATIONS
 
 import isrcheck
+from tests.fixtures.classic import classic
+from tests.fixtures.states import breadth_first, walk
 
 # -- options ------------------------------------------------------------------------------------------
 
@@ -65,11 +67,11 @@ def test_all_options_off_is_the_classic_model_itself():
 def test_acks_zero_adds_no_reachable_difference_and_promises_nothing():
     """acks=0: the producer is told nothing, so the acknowledgement field stays empty: the same
     number of states as the classic model, and the witness of an acknowledgement is vacuous."""
-    classic = isrcheck.check(make_model(), properties=["StrongIsr"])
-    model = make_model(acks="0")
+    baseline = isrcheck.check(classic(), properties=["StrongIsr"])
+    model = classic(acks="0")
     result = isrcheck.check(model, properties=["StrongIsr", "AckedRecordNotLost", "RecordAcknowledged"])
     assert result.complete and result.violations == []
-    assert result.distinct_states == classic.distinct_states == 5_973
+    assert result.distinct_states == baseline.distinct_states == 5_973
     assert result.vacuous == ["RecordAcknowledged"]
 
 
@@ -85,17 +87,6 @@ def test_durability_properties_need_their_option():
 FULL = {"acks": "all", "max_crashes": 2, "stops": "all", "unclean_election": "any"}
 
 
-def walk(model, rng: random.Random, steps: int):
-    state = model.init_states()[0]
-    yield state
-    for _ in range(steps):
-        nexts = list(model.successors(state))
-        if not nexts:
-            return
-        state = rng.choice(nexts)[1]
-        yield state
-
-
 def assert_plain(value) -> None:
     if isinstance(value, tuple):
         for item in value:
@@ -106,7 +97,7 @@ def assert_plain(value) -> None:
 
 @settings(max_examples=40, deadline=None)
 @given(
-    generation=st.sampled_from(["truncate-to-hw", "kip101", "kip279", "kip320-first-try", "kip320"]),
+    generation=st.sampled_from(tuple(GENERATIONS)),
     acks=st.sampled_from(["0", "1", "all"]),
     stops=st.sampled_from(["all", "controlled", "crash", "lossy", "crash+lossy"]),
     seed=st.integers(0, 2**32 - 1),
@@ -128,26 +119,18 @@ def test_random_walks_stay_well_typed_and_successors_deterministic(generation, a
 
 
 def test_model_pickles_to_an_equal_model():
-    model = make_model(replicas=3, **FULL)
+    model = classic(replicas=3, **FULL)
     copy = pickle.loads(pickle.dumps(model))
     for state in walk(model, random.Random(3), 60):
         assert list(copy.successors(state)) == list(model.successors(state))
 
 
-def sample(model, limit: int = 2000) -> list[tuple]:
-    seen = dict.fromkeys(model.init_states())
-    frontier = list(seen)
-    while frontier and len(seen) < limit:
-        frontier = [t for s in frontier for _, t in model.successors(s) if t not in seen and not seen.setdefault(t)]
-    return list(seen)
-
-
 def test_symmetry_is_sound_on_extended_states():
     """Relabelling replicas commutes with successors and keeps every property's verdict, with the
     stopped-broker mask and flushed offsets relabelled too."""
-    model = make_model(replicas=3, **FULL)
+    model = classic(replicas=3, **FULL)
     props = [p for p in model.properties() if p.kind is not isrcheck.Kind.TRANSITION]
-    for state in sample(model, 600)[-300:]:
+    for state in breadth_first(model, limit=600)[-300:]:
         rep = model.canonical(state)
         assert model.canonical(rep) == rep
         expected = {model.canonical(t) for _, t in model.successors(state)}
@@ -159,8 +142,8 @@ def test_symmetry_is_sound_on_extended_states():
 
 def test_symmetry_keeps_verdict_and_trace_length_of_k10():
     options = {"acks": "all", "max_crashes": 1, "stops": "lossy"}
-    plain = isrcheck.check(make_model(**options), properties=["AckedRecordNotLost"])
-    reduced = isrcheck.check(make_model(**options), properties=["AckedRecordNotLost"], symmetry=True)
+    plain = isrcheck.check(classic(**options), properties=["AckedRecordNotLost"])
+    reduced = isrcheck.check(classic(**options), properties=["AckedRecordNotLost"], symmetry=True)
     assert len(plain.violations[0].trace) == len(reduced.violations[0].trace) == 10
 
 
@@ -185,7 +168,7 @@ def led_with_one_record(model):
 
 
 def test_a_stopped_broker_does_nothing_until_it_restarts():
-    model = make_model(max_crashes=1, stops="crash")
+    model = classic(max_crashes=1, stops="crash")
     s = led_with_one_record(model)
     action, s = step_to(model, s, BrokerCrash, replica=1)
     view = model.state_view(s)
@@ -199,7 +182,7 @@ def test_a_stopped_broker_does_nothing_until_it_restarts():
 
 
 def test_a_power_failure_keeps_exactly_the_flushed_prefix():
-    model = make_model(max_crashes=1, stops="lossy")
+    model = classic(max_crashes=1, stops="lossy")
     s = led_with_one_record(model)
     _, lost = step_to(model, s, BrokerCrash, replica=1)
     assert model.state_view(lost)["replicaLog"]["1"] == []
@@ -209,7 +192,7 @@ def test_a_power_failure_keeps_exactly_the_flushed_prefix():
 
 
 def test_controlled_shutdown_moves_leadership_to_a_live_isr_member_first():
-    model = make_model(max_crashes=1, stops="all")  # "all" includes lossy stops, so flushes are tracked
+    model = classic(max_crashes=1, stops="all")  # "all" includes lossy stops, so flushes are tracked
     s = led_with_one_record(model)
     action, nxt = step_to(model, s, ControlledShutdown, replica=1)
     view = model.state_view(nxt)
@@ -220,7 +203,7 @@ def test_controlled_shutdown_moves_leadership_to_a_live_isr_member_first():
 def test_acks_all_write_is_refused_below_min_insync_replicas():
     from isrcheck.model.actions import BecomeLeader, ControllerElectLeader, LeaderShrinkIsr
 
-    model = make_model(acks="all", min_insync_replicas=2)
+    model = classic(acks="all", min_insync_replicas=2)
     s = model.init_states()[0]
     _, s = step_to(model, s, ControllerElectLeader, leader=1)
     _, s = step_to(model, s, BecomeLeader, replica=1)

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 from isrcheck.explorer.registry import build_model
-from isrcheck.model import make_model
 from isrcheck.model.scenarios.durability import scenarios
 
 import isrcheck
+from tests.fixtures.classic import classic
 
 SCENARIOS = {sc.id: sc for sc in scenarios()}
 
@@ -66,7 +66,7 @@ def test_k2_divergence_needs_the_power_failure_and_the_re_election():
     ],
 )
 def test_k2_needs_both_fixes(options, trace_length):
-    model = make_model(max_crashes=2, stops="lossy", **options)
+    model = classic(max_crashes=2, stops="lossy", **options)
     [violation] = isrcheck.check(model, properties=["LogMatching"]).violations
     assert len(violation.trace) == trace_length
 
@@ -89,7 +89,7 @@ def test_k8_elects_a_replica_that_never_had_the_record():
 def test_k8_any_live_replica_loses_a_record_another_live_replica_holds():
     """With min.insync.replicas=2 and 3 replicas the record is on a second, live replica; the
     unclean election may still pick the third, which lacks it."""
-    model = make_model(replicas=3, acks="all", min_insync_replicas=2, max_crashes=1, stops="crash",
+    model = classic(replicas=3, acks="all", min_insync_replicas=2, max_crashes=1, stops="crash",
                        unclean_election="any")
     [violation] = isrcheck.check(model, properties=["AckedRecordNotLost"], symmetry=True).violations
     assert len(violation.trace) == 13
@@ -118,7 +118,7 @@ def test_k10_one_lossy_crash_and_one_isr_member_suffice():
 def test_min_insync_replicas_promise_in_its_precise_form(min_isr, kip966, verdict):
     """acks=all with min.insync.replicas=m survives m - 1 lossy crashes only if a broker that lost
     data may not be re-elected as the last ISR member (KIP-966's rule)."""
-    model = make_model(acks="all", min_insync_replicas=min_isr, max_crashes=min_isr if min_isr == 1 else min_isr - 1,
+    model = classic(acks="all", min_insync_replicas=min_isr, max_crashes=min_isr if min_isr == 1 else min_isr - 1,
                        stops="lossy", kip966_unclean_recovery=kip966)
     result = isrcheck.check(model, properties=["AckedRecordNotLost", "RecordAcknowledged"])
     if verdict is None:
@@ -131,7 +131,7 @@ def test_min_insync_replicas_promise_in_its_precise_form(min_isr, kip966, verdic
 def test_acks_all_survives_stops_that_lose_no_data_and_restart_and_catch_up_are_reached(stops):
     """Stops that keep the log (a controlled shutdown, a process crash) never cost an acks=all
     record; stopped brokers come back, catch up and rejoin the ISR along the way."""
-    model = make_model(acks="all", max_crashes=1, stops=stops)
+    model = classic(acks="all", max_crashes=1, stops=stops)
     result = isrcheck.check(
         model, properties=["AckedRecordNotLost", "RecordAcknowledged", "BrokerStoppedAndBack", "FollowerRejoinedIsr"]
     )

@@ -12,6 +12,7 @@ from isrcheck.explorer.registry import build_model
 from isrcheck.explorer.scenarios import all_scenarios
 
 import isrcheck
+from tests.fixtures.classic import classic
 
 ANCHOR = {"replicas": 3, "min_insync_replicas": 2, "max_records": 1, "init_isr_size": 2, "max_fencings": 1,
           "max_crashes": 1, "stops": "lossy"}
@@ -19,7 +20,7 @@ NO_SHUTDOWN = {**ANCHOR, "max_crashes": 0, "stops": "all"}
 
 
 def kraft(generation: str, **options):
-    return build_model("classic", {"generation": generation, **options})
+    return classic(generation=generation, **options)
 
 
 def actions(trace) -> list[str]:
@@ -140,7 +141,7 @@ def test_options_that_do_not_apply_are_refused(bad, words):
 
 
 def test_zookeeper_generations_are_untouched_by_the_kraft_options():
-    result = isrcheck.check(build_model("classic", {"generation": "kip320"}))
+    result = isrcheck.check(classic(generation="kip320"))
     assert (result.distinct_states, result.depth) == (5973, 18)  # TLC's count, as tests/model/test_classic_parity.py
 
 

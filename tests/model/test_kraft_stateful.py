@@ -5,11 +5,11 @@ last-replica-standing loss (K11) is found, shrunk and replayed through the explo
 from __future__ import annotations
 
 from hypothesis import Phase, settings
-from isrcheck.explorer.registry import build_model
 from isrcheck.explorer.stateful import find_violation, machine_for, run_machine
 from isrcheck.explorer.traces.replay import evaluate, replay_actions
 
 import isrcheck
+from tests.fixtures.classic import classic
 
 ANCHOR = {"replicas": 3, "min_insync_replicas": 2, "max_records": 1, "init_isr_size": 2, "max_fencings": 1,
           "max_crashes": 1, "stops": "lossy"}
@@ -27,7 +27,7 @@ def budget(n: int, shrink: bool = True) -> settings:
 
 
 def test_kip966_keeps_every_invariant_on_random_walks_past_the_anchor():
-    model = build_model("classic", {"generation": "kraft-kip966", **WIDER})
+    model = classic(generation="kraft-kip966", **WIDER)
     run_machine(model, properties=INVARIANTS, max_steps=40, settings=budget(25))
 
 
@@ -35,7 +35,7 @@ def test_two_data_loss_shutdowns_lose_a_committed_record_even_with_kip966():
     """The boundary of the walks above: both members of a 2-replica ISR shut down losing their
     unflushed data, and the acknowledged record is on no broker. Breadth-first search finds it in
     6 states; random walks may not, so it is pinned here rather than left to the walks' seed."""
-    model = build_model("classic", {"generation": "kraft-kip966", **WIDER, "max_crashes": 2})
+    model = classic(**{"generation": "kraft-kip966", **WIDER, "max_crashes": 2})
     result = isrcheck.check(model, properties=["NoCommittedRecordLostGlobally"], max_depth=7)
     [violation] = result.violations
     assert violation.property == "NoCommittedRecordLostGlobally" and len(violation.trace) == 6
@@ -44,7 +44,7 @@ def test_two_data_loss_shutdowns_lose_a_committed_record_even_with_kip966():
 
 def test_k11_is_found_shrunk_and_replays():
     options = {"generation": "kraft-3.5", **ANCHOR}
-    model = build_model("classic", options)
+    model = classic(**options)
     machine = machine_for(model, properties=["LeaderCompleteness"], max_steps=20, spec="classic", options=options)
     found = find_violation(machine, settings=budget(600))
     assert found is not None and found.violation.property == "LeaderCompleteness"

@@ -22,9 +22,9 @@ from isrcheck.model.native.kernel import native_successors, qualifies
 from isrcheck.model.native.packing import native_packing
 from isrcheck.model.steps.next import next_successors
 
+from tests.fixtures.classic import GENERATIONS, classic
 from tests.fixtures.paths import ROOT
 
-GENERATIONS = ("truncate-to-hw", "kip101", "kip279", "kip320-first-try", "kip320")
 REBUILD = "the C extension model/native/_classic.c was not built here: rebuild it with `pip install -e .` " \
           "(needs gcc and the Python headers; the build log says why it failed)"
 
@@ -73,7 +73,7 @@ def _compare(model, limit: int | None = None) -> int:
 
 @pytest.mark.parametrize("generation", GENERATIONS)
 def test_every_reachable_state_2222(generation: str) -> None:
-    assert _compare(make_model(generation=generation)) > 1000
+    assert _compare(classic(generation=generation)) > 1000
 
 
 @pytest.mark.parametrize("options", [
@@ -82,12 +82,12 @@ def test_every_reachable_state_2222(generation: str) -> None:
 ], ids=str)
 def test_options_without_fields_2222(options: dict) -> None:
     """Options that change the generation's steps but add no state field run on the C function too."""
-    assert _compare(make_model(**options)) > 1000
+    assert _compare(classic(**options)) > 1000
 
 
 @pytest.mark.parametrize("generation", ("kip320", "kip279"))
 def test_sample_of_3_replica_states(generation: str) -> None:
-    assert _compare(make_model(generation=generation, replicas=3), limit=10_000) >= 10_000
+    assert _compare(classic(generation=generation, replicas=3), limit=10_000) >= 10_000
 
 
 def test_model_uses_the_kernel_only_without_options() -> None:
@@ -111,7 +111,7 @@ def test_pure_python_switch() -> None:
 
 
 def test_pack_falls_back_like_python() -> None:
-    model = make_model()
+    model = classic()
     py_pack, py_unpack = packing(model.tables)
     c_pack, c_unpack = native_packing(model.tables, py_pack, py_unpack)
     state = model.init_states()[0]
@@ -130,7 +130,7 @@ def test_pack_falls_back_like_python() -> None:
 
 def test_bad_states_raise_clear_errors() -> None:
     """A state that is not a tuple of ints of the layout's length raises TypeError or ValueError."""
-    model = make_model(generation="kip279")
+    model = classic(generation="kip279")
     native = _native(model)
     state = model.init_states()[0]
     for value, error in [
@@ -164,7 +164,7 @@ def test_out_of_range_states_are_checked(case: int) -> None:
     """Values outside the C code's ranges never reach an array: without a fallback the kernel raises
     ValueError; as wired into the model it hands the state to next.py, so the answer (a list or an
     exception) is exactly Python's."""
-    model = make_model(generation="kip279")
+    model = classic(generation="kip279")
     assert extension() is not None, REBUILD
     strict = native_successors(model.tables, fallback=False)
     state = OUT_OF_RANGE[case](model.init_states()[0])
@@ -183,7 +183,7 @@ def test_out_of_range_states_are_checked(case: int) -> None:
 def test_an_unreachable_state_gets_pythons_answer() -> None:
     """What a z3 counterexample to induction gave (tests/explorer/symbolic/test_symbolic_prove.py): a leader epoch
     above MaxLeaderEpoch. next.py answers it, so the model must too."""
-    model = make_model(generation="kip320")
+    model = classic(generation="kip320")
     state = model.init_states()[0]
     odd = state[:2] + (3,) + state[3:]
     want = next_successors(model.tables)(odd)

@@ -14,9 +14,9 @@ from isrcheck.model.factory import make_model
 from isrcheck.model.native.properties import _extension
 from pyspark import cloudpickle
 
+from tests.fixtures.classic import GENERATIONS
 from tests.fixtures.states import reachable
 
-GENERATIONS = ("truncate-to-hw", "kip101", "kip279", "kip320-first-try", "kip320")
 NAMES = ("WeakIsr", "StrongIsr")
 
 

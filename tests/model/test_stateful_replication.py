@@ -20,11 +20,8 @@ from isrcheck.explorer.stateful import find_violation, machine_for, run_machine
 from isrcheck.explorer.traces.replay import evaluate, replay_actions
 
 from isrcheck import check
+from tests.fixtures.classic import GENERATIONS, classic
 
-model_pkg = pytest.importorskip("model")
-make_model = model_pkg.make_model
-
-GENERATIONS = ("truncate-to-hw", "kip101", "kip279", "kip320-first-try", "kip320")
 SPEC_BOUNDS = {"2/2/2/2": (2, 2, 2, 2), "3/2/2/2": (3, 2, 2, 2)}
 FAR_BOUNDS = {"5/3/8/5": (5, 3, 8, 5), "4/3/6/6": (4, 3, 6, 6)}
 ALL_BOUNDS = {**SPEC_BOUNDS, **FAR_BOUNDS}
@@ -34,7 +31,7 @@ SAFE = ["TypeOk", "LeaderInIsr", "OnlyTruncationShortensLogs"]
 
 def build(generation: str, bounds: tuple[int, int, int, int]):
     r, log, rec, ep = bounds
-    return make_model(generation=generation, replicas=r, log_size=log, max_records=rec, max_leader_epoch=ep)
+    return classic(generation=generation, replicas=r, log_size=log, max_records=rec, max_leader_epoch=ep)
 
 
 def options(generation: str, bounds: tuple[int, int, int, int]) -> dict:

@@ -14,9 +14,9 @@ from isrcheck.explorer.cli.main import main
 from isrcheck.explorer.symbolic.bmc import bmc
 from isrcheck.explorer.symbolic.ops import BoundedZ3Ops, ConcreteOps
 from isrcheck.explorer.symbolic.relation import concrete_successors, solver_successors
-from isrcheck.model.factory import make_model
 from isrcheck.model.symbolic import make_symbolic
 
+from tests.fixtures.classic import classic
 from tests.fixtures.states import random_walk_sample, reachable
 from tests.model.test_symbolic_equivalence import assert_same
 
@@ -49,7 +49,7 @@ EVERY_STATE = [
 
 @pytest.mark.parametrize("options,at_least", EVERY_STATE)
 def test_every_reachable_state(options, at_least):
-    model = make_model(**options)
+    model = classic(**options)
     sym = make_symbolic(model)
     ops = ConcreteOps()
     states = reachable(model)
@@ -60,7 +60,7 @@ def test_every_reachable_state(options, at_least):
                                      pytest.param(K10_MIN_ISR_2, id="K10-min-isr-2"),
                                      pytest.param(MIXED, id="mixed-3-replicas")])
 def test_sample_of_catalogue_configuration(options):
-    model = make_model(**options)
+    model = classic(**options)
     sym = make_symbolic(model)
     ops = ConcreteOps()
     states = random_walk_sample(model, 1000, seed=3)
@@ -68,14 +68,14 @@ def test_sample_of_catalogue_configuration(options):
 
 
 def test_z3_all_solutions_sample():
-    model = make_model(**MIXED)
+    model = classic(**MIXED)
     sym = make_symbolic(model)
     states = random_walk_sample(model, 8, seed=11)
     assert assert_same(model, sym, states, lambda s: solver_successors(sym, BoundedZ3Ops(), s)) == 8
 
 
 def shortest(options: dict, prop: str, depth: int, **kw) -> int:
-    result = bmc(make_symbolic(make_model(**options)), depth=depth, properties=[prop], **kw)
+    result = bmc(make_symbolic(classic(**options)), depth=depth, properties=[prop], **kw)
     assert result.verdict == "violation", result
     assert result.violations[0].property == prop
     return len(result.violations[0].trace)
@@ -108,7 +108,7 @@ def test_k2_two_lossy_crashes_fourteen_states():
 @SLOW
 def test_fixed_variant_has_no_violation_within_depth():
     """K8-fixed (unclean election off): nothing in the 9 states where K8 breaks."""
-    result = bmc(make_symbolic(make_model(**{**K8, "unclean_election": "off"})), depth=9,
+    result = bmc(make_symbolic(classic(**{**K8, "unclean_election": "off"})), depth=9,
                  properties=["AckedRecordNotLost"])
     assert result.verdict == "no violation" and result.depth == 9
 
@@ -122,4 +122,4 @@ def test_cli_bmc_durability_trace(capsys):
 
 def test_proofs_refuse_durability_options():
     with pytest.raises(ValueError, match="classic model only"):
-        make_symbolic(make_model(**K9), unbounded=True)
+        make_symbolic(classic(**K9), unbounded=True)

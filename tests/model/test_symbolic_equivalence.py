@@ -12,12 +12,10 @@ from __future__ import annotations
 import pytest
 from isrcheck.explorer.symbolic.ops import BoundedZ3Ops, ConcreteOps
 from isrcheck.explorer.symbolic.relation import concrete_successors, solver_successors
-from isrcheck.model.factory import make_model
 from isrcheck.model.symbolic import make_symbolic
 
+from tests.fixtures.classic import GENERATIONS, classic
 from tests.fixtures.states import random_walk_sample, reachable
-
-GENERATIONS = ["truncate-to-hw", "kip101", "kip279", "kip320-first-try", "kip320"]
 
 
 def explicit_successors(model, state):
@@ -41,7 +39,7 @@ SLOW = pytest.mark.slow  # CI runs them; the fast loop keeps one generation of e
 
 @pytest.mark.parametrize("generation", [pytest.param(g, marks=SLOW) if g != "kip320" else g for g in GENERATIONS])
 def test_every_reachable_state_2_2_2_2(generation):
-    model = make_model(generation=generation, replicas=2)
+    model = classic(generation=generation, replicas=2)
     sym = make_symbolic(model)
     ops = ConcreteOps()
     states = reachable(model)
@@ -50,7 +48,7 @@ def test_every_reachable_state_2_2_2_2(generation):
 
 @pytest.mark.parametrize("generation", [pytest.param(g, marks=SLOW) if g != "kip279" else g for g in GENERATIONS])
 def test_sample_3_2_2_2(generation):
-    model = make_model(generation=generation, replicas=3)
+    model = classic(generation=generation, replicas=3)
     sym = make_symbolic(model)
     ops = ConcreteOps()
     states = random_walk_sample(model, 2000, seed=GENERATIONS.index(generation))
@@ -60,7 +58,7 @@ def test_sample_3_2_2_2(generation):
 @pytest.mark.parametrize("generation,replicas", [pytest.param(g, 2, marks=SLOW) for g in GENERATIONS]
                          + [("kip279", 3), pytest.param("kip320", 3, marks=SLOW)])
 def test_z3_all_solutions_sample(generation, replicas):
-    model = make_model(generation=generation, replicas=replicas)
+    model = classic(generation=generation, replicas=replicas)
     sym = make_symbolic(model)
     ops = BoundedZ3Ops()
     states = random_walk_sample(model, 12, seed=7)
@@ -69,7 +67,7 @@ def test_z3_all_solutions_sample(generation, replicas):
 
 def test_a_wrong_step_is_caught():
     """The comparison can fail: drop the HW cap from the symbolic FollowerReplicate."""
-    model = make_model(generation="kip320", replicas=2)
+    model = classic(generation="kip320", replicas=2)
     sym = make_symbolic(model)
     steps = list(sym.steps())
     for i, step in enumerate(steps):

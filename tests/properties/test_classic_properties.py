@@ -4,18 +4,16 @@ reached, and that failures are described by the values that failed them."""
 from __future__ import annotations
 
 import pytest
-from isrcheck.model import make_model
 
 import isrcheck
 from isrcheck import properties
-
-GENERATIONS = ("truncate-to-hw", "kip101", "kip279", "kip320-first-try", "kip320")
+from tests.fixtures.classic import GENERATIONS, classic, each_generation
 
 
 @pytest.mark.parametrize("generation", GENERATIONS)
 def test_type_ok_leader_in_isr_and_log_steps_hold_and_every_witness_is_reached(generation):
     names = [n for n in properties.DEFAULT if n not in ("WeakIsr", "StrongIsr")]
-    model = make_model(generation=generation, invariants=",".join([*names, "OnlyTruncationShortensLogs"]))
+    model = classic(generation=generation, invariants=",".join([*names, "OnlyTruncationShortensLogs"]))
     result = isrcheck.check(model, stop_at_first=False)
     assert result.complete
     assert result.violations == []
@@ -30,22 +28,23 @@ def test_type_ok_leader_in_isr_and_log_steps_hold_and_every_witness_is_reached(g
 
 @pytest.mark.parametrize(
     ("generation", "weak_trace"),
-    [("truncate-to-hw", 9), ("kip101", 12), ("kip279", None), ("kip320-first-try", None), ("kip320", None)],
+    each_generation([("truncate-to-hw", 9), ("kip101", 12), ("kip279", None), ("kip320-first-try", None),
+                     ("kip320", None)]),
 )
 def test_weak_isr_fails_exactly_in_pre_kip279_generations(generation, weak_trace):
-    result = isrcheck.check(make_model(generation=generation), properties=["WeakIsr"])
+    result = isrcheck.check(classic(generation=generation), properties=["WeakIsr"])
     lengths = [len(v.trace) for v in result.violations]
     assert lengths == ([] if weak_trace is None else [weak_trace])
 
 
 def test_kip320_satisfies_every_default_property_at_two_replicas():
-    result = isrcheck.check(make_model(generation="kip320"), stop_at_first=False)
+    result = isrcheck.check(classic(generation="kip320"), stop_at_first=False)
     assert result.complete and result.violations == [] and result.vacuous == []
     assert result.distinct_states == 5_973
 
 
 def test_strong_isr_failure_names_leader_member_and_offset():
-    result = isrcheck.check(make_model(generation="truncate-to-hw"), properties=["StrongIsr"])
+    result = isrcheck.check(classic(generation="truncate-to-hw"), properties=["StrongIsr"])
     [violation] = result.violations
     assert "leader 1 (hw=1)" in violation.detail
     assert "quorum ISR member 2" in violation.detail
@@ -53,7 +52,7 @@ def test_strong_isr_failure_names_leader_member_and_offset():
 
 
 def test_literal_leader_in_isr_explains_the_leaderless_initial_state():
-    model = make_model(invariants="LeaderInIsrLiteral,LeaderInIsr")
+    model = classic(invariants="LeaderInIsrLiteral,LeaderInIsr")
     literal, meaningful = model.properties()
     [init] = model.init_states()
     assert not literal.predicate(init) and meaningful.predicate(init)
@@ -61,7 +60,7 @@ def test_literal_leader_in_isr_explains_the_leaderless_initial_state():
 
 
 def test_type_ok_describes_a_malformed_state():
-    model = make_model(invariants="TypeOk")
+    model = classic(invariants="TypeOk")
     [type_ok] = model.properties()
     [init] = model.init_states()
     broken = (init[0], 99, *init[2:])

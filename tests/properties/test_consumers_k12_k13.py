@@ -7,11 +7,11 @@ order) and K13 shows a consumer served an uncommitted record from a follower."""
 from __future__ import annotations
 
 import pytest
-from isrcheck.model import make_model
 from isrcheck.model.actions import ConsumerFetch, FollowerUpdateHighWatermark, LeaderIncHighWatermark
 from isrcheck.model.encoding.state import HW, LEADER
 
 import isrcheck
+from tests.fixtures.classic import classic
 
 K12 = ["ConsistentRead", "ReadBelowHighWatermark", "RecordConsumed", "FollowerCanServe"]
 K13 = {"log_size": 1, "max_records": 2, "max_leader_epoch": 1, "consumer_reads": "any"}
@@ -40,7 +40,7 @@ def reach(model, want):
 
 
 def test_read_below_high_watermark_rejects_a_read_at_the_hw_or_of_another_record():
-    model = make_model(consumer_reads="any", invariants="all")
+    model = classic(consumer_reads="any", invariants="all")
     prop = props(model)["ReadBelowHighWatermark"]
     b = model.layout.base[0]
     s = reach(model, lambda s: s[b + LEADER] == 0 and s[b + HW] == 1)
@@ -52,7 +52,7 @@ def test_read_below_high_watermark_rejects_a_read_at_the_hw_or_of_another_record
 
 
 def test_consistent_read_fails_when_the_leader_lacks_a_served_record_or_reads_conflict():
-    model = make_model(consumer_reads="leader", invariants="all")
+    model = classic(consumer_reads="leader", invariants="all")
     prop = props(model)["ConsistentRead"]
     served = model.ext.served
     s = reach(model, lambda s: s[served] != 0)
@@ -64,7 +64,7 @@ def test_consistent_read_fails_when_the_leader_lacks_a_served_record_or_reads_co
 
 
 def test_leader_hw_monotone_flags_a_lowered_hw_in_the_same_epoch_only():
-    model = make_model(consumer_reads="leader", invariants="all")
+    model = classic(consumer_reads="leader", invariants="all")
     prop = props(model)["LeaderHighWatermarkMonotone"]
     b = model.layout.base[0]
     s = reach(model, lambda s: s[b + LEADER] == 0 and s[b + HW] == 1)
@@ -76,7 +76,7 @@ def test_leader_hw_monotone_flags_a_lowered_hw_in_the_same_epoch_only():
 
 @pytest.mark.parametrize("truncation", ["on-become-follower", "on-fetch"])
 def test_k12_holds_with_two_replicas(truncation):
-    model = make_model(consumer_reads="any", truncation=truncation)
+    model = classic(consumer_reads="any", truncation=truncation)
     result = isrcheck.check(model, properties=K12 + ["StrongIsr", "LeaderHighWatermarkMonotone"])
     assert result.complete and result.ok, (result.violations, result.vacuous)
 
@@ -84,14 +84,14 @@ def test_k12_holds_with_two_replicas(truncation):
 @pytest.mark.slow
 @pytest.mark.parametrize(("truncation", "states"), [("on-become-follower", 299_409), ("on-fetch", 386_006)])
 def test_k12_holds_with_three_replicas(truncation, states):
-    model = make_model(replicas=3, consumer_reads="any", truncation=truncation)
+    model = classic(replicas=3, consumer_reads="any", truncation=truncation)
     result = isrcheck.check(model, properties=K12 + ["StrongIsr", "LeaderHighWatermarkMonotone"], symmetry=True)
     assert result.complete and result.ok, (result.violations, result.vacuous)
     assert result.distinct_states == states
 
 
 def test_k13_a_consumer_reads_the_record_the_follower_is_about_to_truncate():
-    model = make_model(truncation="on-fetch-hw-first", **K13)
+    model = classic(truncation="on-fetch-hw-first", **K13)
     result = isrcheck.check(model, properties=["ConsistentRead"])
     [v] = result.violations
     assert len(v.trace) == 12
@@ -108,12 +108,12 @@ def test_k13_a_consumer_reads_the_record_the_follower_is_about_to_truncate():
 
 def test_k13_fixed_order_serves_nothing_uncommitted_at_the_same_and_larger_bounds():
     for bounds in (K13, {"consumer_reads": "any"}):
-        result = isrcheck.check(make_model(truncation="on-fetch", **bounds), properties=K12 + ["StrongIsr"])
+        result = isrcheck.check(classic(truncation="on-fetch", **bounds), properties=K12 + ["StrongIsr"])
         assert result.complete and result.ok, (bounds, result.violations, result.vacuous)
 
 
 def test_k13_needs_follower_reads():
     """Reads from the leader alone never see the follower's window: the hole is KIP-392's."""
-    result = isrcheck.check(make_model(truncation="on-fetch-hw-first", **{**K13, "consumer_reads": "leader"}),
+    result = isrcheck.check(classic(truncation="on-fetch-hw-first", **{**K13, "consumer_reads": "leader"}),
                             properties=["ConsistentRead", "RecordConsumed"])
     assert result.complete and result.ok

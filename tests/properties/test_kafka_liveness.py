@@ -5,28 +5,28 @@ property needs, and that a Kafka lasso replays from its ITF file."""
 from __future__ import annotations
 
 from isrcheck.explorer.cli.main import main
-from isrcheck.explorer.registry import build_model
 
 from isrcheck import check
+from tests.fixtures.classic import classic
 
 BOUNDS = {"generation": "kip320", "replicas": 2, "log_size": 2, "max_records": 2, "max_leader_epoch": 2}
 CRASH = {**BOUNDS, "acks": "all", "max_crashes": 1, "stops": "crash"}
 
 
 def test_liveness_properties_are_opt_in_leads_to():
-    model = build_model("classic", CRASH)
+    model = classic(**CRASH)
     live = {p.name: p for p in model.properties() if p.kind.is_liveness}
     assert set(live) == {"LeaderEventuallyElected", "EventuallyOnline", "FollowerEventuallyInIsr",
                          "AckedWriteEventuallyAnswered"}
     assert not any(p.default for p in live.values())
-    assert check(build_model("classic", BOUNDS)).graph is None  # a default run stays a safety run
+    assert check(classic(**BOUNDS)).graph is None  # a default run stays a safety run
 
 
 def test_unclean_election_trades_records_for_availability():
-    on = build_model("classic", {**CRASH, "unclean_election": "any"})
+    on = classic(**{**CRASH, "unclean_election": "any"})
     result = check(on, properties=["EventuallyOnline", "AckedRecordNotLost"], stop_at_first=False)
     assert {v.property for v in result.violations} == {"AckedRecordNotLost"}  # K8: online, record lost
-    off = build_model("classic", CRASH)
+    off = classic(**CRASH)
     result = check(off, properties=["EventuallyOnline", "AckedRecordNotLost"], stop_at_first=False)
     assert {v.property for v in result.violations} == {"EventuallyOnline"}  # records kept, offline for ever
     lasso = result.violation("EventuallyOnline").trace
@@ -35,7 +35,7 @@ def test_unclean_election_trades_records_for_availability():
 
 
 def test_election_needs_weak_fairness_of_election_and_become_leader():
-    model = build_model("classic", BOUNDS)
+    model = classic(**BOUNDS)
     table = model.fairness()
     assert check(model, properties=["LeaderEventuallyElected"]).ok
     for step in ("ControllerElectLeader", "BecomeLeader"):

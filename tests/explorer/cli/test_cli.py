@@ -11,7 +11,9 @@ import time
 
 import pytest
 from isrcheck.explorer.cli.main import main
+from isrcheck.model.kraft import KRAFT_GENERATIONS
 
+from tests.fixtures.classic import GENERATIONS
 from tests.fixtures.paths import ROOT
 
 RACY = str(ROOT / "tests" / "fixtures" / "racy_lock.py")
@@ -148,7 +150,7 @@ def test_models_command_lists_the_registry(capsys):
     code, out, _ = run(capsys, "models")
     assert code == 0
     assert "classic  (isrcheck.model.factory:make_model)" in out
-    generations = "truncate-to-hw,kip101,kip279,kip320-first-try,kip320,kraft-3.5,kraft-kip966"
+    generations = ",".join([*GENERATIONS, *KRAFT_GENERATIONS])  # the declared lists, in their order
     assert f"--generation {{{generations}}}  default kip320" in out
 
 

@@ -106,13 +106,13 @@ def test_fingerprints_through_pack_tell_every_reachable_state_apart(generation):
     """The one-process fingerprint store keys a model with ``pack`` by ``packed_fingerprint``: one
     fingerprint per reachable state, the same for a state and its unpacked copy, the tuple
     fallback for a state ``pack`` cannot fit; and the search gives the exact store's results."""
-    from isrcheck.explorer.registry import build_model
     from isrcheck.explorer.search.fingerprint import fingerprint, packed_fingerprint
     from isrcheck.explorer.search.local import make_key
 
+    from tests.fixtures.classic import classic
     from tests.fixtures.states import reachable
 
-    model = build_model("classic", {"generation": generation, "replicas": 2})
+    model = classic(generation=generation, replicas=2)
     fp = packed_fingerprint(model.pack)
     states = reachable(model)
     assert len({fp(s) for s in states}) == len(states)

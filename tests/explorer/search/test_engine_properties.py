@@ -15,6 +15,7 @@ from isrcheck.explorer.stateful import find_violation
 from isrcheck.explorer.traces.replay import evaluate, replay_actions
 
 from isrcheck import check
+from tests.fixtures.classic import GENERATIONS, classic
 from tests.fixtures.models import Bits, Counters, TwoStarts
 from tests.fixtures.paths import ROOT
 
@@ -41,8 +42,7 @@ def _walk(model, choices):
 
 
 def _replication_model(generation="kip101", replicas=3):
-    model = pytest.importorskip("model")
-    return model.make_model(generation=generation, replicas=replicas, log_size=3, max_records=3, max_leader_epoch=3)
+    return classic(generation=generation, replicas=replicas, log_size=3, max_records=3, max_leader_epoch=3)
 
 
 @settings(max_examples=30)
@@ -65,7 +65,7 @@ def test_bits_successors_never_mutate_their_input(n, choices):
         assert encode(state) == before
 
 
-@pytest.mark.parametrize("generation", ["truncate-to-hw", "kip101", "kip279", "kip320-first-try", "kip320"])
+@pytest.mark.parametrize("generation", GENERATIONS)
 def test_replication_successors_never_mutate_their_input(generation):
     model = _replication_model(generation)
 

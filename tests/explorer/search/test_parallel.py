@@ -26,6 +26,7 @@ from isrcheck.explorer.search.store_compact import (
 from isrcheck.explorer.selection import select_properties
 
 from isrcheck import check
+from tests.fixtures.classic import GENERATIONS, classic
 from tests.fixtures.models import Bits, Chain, Counters, TwoStarts
 from tests.fixtures.paths import ROOT
 from tests.fixtures.states import reachable
@@ -88,12 +89,9 @@ def test_fixture_results_are_the_hand_counted_ones():
     assert dead.violations[0].property == "deadlock" and dead.violations[0].trace.last == 5
 
 
-GENERATIONS = ["truncate-to-hw", "kip101", "kip279", "kip320-first-try", "kip320"]
-
-
 @pytest.mark.parametrize("generation", GENERATIONS)
 def test_classic_2222_same_results_for_1_2_3_workers(generation):
-    model = build_model("classic", {"generation": generation, "replicas": 2})
+    model = classic(generation=generation, replicas=2)
     full = same_for_every_worker_count(model, stop_at_first=False)
     assert full[3]  # complete
     same_for_every_worker_count(model, counts=(1, 2), store="fingerprint", symmetry=True)
@@ -102,14 +100,14 @@ def test_classic_2222_same_results_for_1_2_3_workers(generation):
 
 @pytest.mark.parametrize("generation", ["kip101", "truncate-to-hw"])
 def test_classic_first_violation_stops_where_one_process_stops(generation):
-    model = build_model("classic", {"generation": generation, "replicas": 2})
+    model = classic(generation=generation, replicas=2)
     result = same_for_every_worker_count(model, properties=["StrongIsr"])
     assert not result[3] and result[9]  # stopped at the violation, mid-level, with the same counts
 
 
 @pytest.mark.slow
 def test_kip320_3222_two_workers_match_one():
-    model = build_model("classic", {"generation": "kip320", "replicas": 3})
+    model = classic(generation="kip320", replicas=3)
     one = check(model, workers=1, properties=["WeakIsr", "StrongIsr"])
     two = check(model, workers=2, properties=["WeakIsr", "StrongIsr"])
     assert outcome(one) == outcome(two)
@@ -322,7 +320,7 @@ def test_trace_keys_cost_five_bytes_a_state():
 
 @pytest.mark.parametrize("generation", GENERATIONS)
 def test_classic_packing_is_exact_on_every_reachable_state(generation):
-    model = build_model("classic", {"generation": generation, "replicas": 2})
+    model = classic(generation=generation, replicas=2)
     states = reachable(model) | {model.canonical(s) for s in reachable(model)}
     packed = {model.pack(s): s for s in states}
     assert len(packed) == len(states)  # no two states pack alike
@@ -330,11 +328,11 @@ def test_classic_packing_is_exact_on_every_reachable_state(generation):
 
 
 def test_classic_packing_keeps_a_state_it_cannot_pack_as_it_is():
-    model = build_model("classic", {"generation": "kip320", "replicas": 2})
+    model = classic(generation="kip320", replicas=2)
     (init,) = model.init_states()
     odd = (200,) + init[1:]  # a value no signed byte holds
     assert model.pack(odd) is odd and model.unpack(odd) is odd and model.pack(init) != odd
-    with_options = build_model("classic", {"generation": "kip320", "replicas": 2, "acks": "all"})
+    with_options = classic(generation="kip320", replicas=2, acks="all")
     assert with_options.pack is None  # option fields: the engine keeps tuples
 
 

@@ -22,12 +22,13 @@ from isrcheck.explorer.symbolic.result import EncodingError
 from isrcheck.explorer.symbolic.symmetry import breaking
 from isrcheck.explorer.traces.itf import read_itf
 from isrcheck.explorer.traces.replay import load_and_replay
-from isrcheck.model.factory import make_model
 from isrcheck.model.symbolic import make_symbolic
+
+from tests.fixtures.classic import classic
 
 
 def shortest(generation, replicas, prop, depth):
-    result = bmc(make_symbolic(make_model(generation=generation, replicas=replicas)), depth=depth, properties=[prop])
+    result = bmc(make_symbolic(classic(generation=generation, replicas=replicas)), depth=depth, properties=[prop])
     assert result.verdict == "violation", result
     violation = result.violations[0]
     assert violation.property == prop
@@ -56,13 +57,13 @@ def test_strong_isr_kip279_3_replicas_11():
 
 
 def test_no_violation_on_kip320_within_depth():
-    result = bmc(make_symbolic(make_model(generation="kip320", replicas=2)), depth=7)
+    result = bmc(make_symbolic(classic(generation="kip320", replicas=2)), depth=7)
     assert result.verdict == "no violation" and result.depth == 7
     assert result.properties == ["WeakIsr", "StrongIsr", "LeaderInIsr"]
 
 
 def test_depth_too_short_finds_nothing():
-    result = bmc(make_symbolic(make_model(generation="truncate-to-hw", replicas=2)), depth=8, properties=["WeakIsr"])
+    result = bmc(make_symbolic(classic(generation="truncate-to-hw", replicas=2)), depth=8, properties=["WeakIsr"])
     assert result.verdict == "no violation" and not result.violations
 
 
@@ -85,7 +86,7 @@ def test_a_trace_that_does_not_replay_is_an_encoding_error():
             nxt = v.copy()
         return o.true, nxt
 
-    sym = _broken(make_symbolic(make_model(generation="kip320", replicas=2)), "LeaderIncHighWatermark", unguarded)
+    sym = _broken(make_symbolic(classic(generation="kip320", replicas=2)), "LeaderIncHighWatermark", unguarded)
     with pytest.raises(EncodingError, match="LeaderIncHighWatermark"):
         bmc(sym, depth=5, properties=["WeakIsr"])
 
@@ -135,13 +136,13 @@ def test_cli_bmc_bad_input(argv, words, capsys):
 
 def test_library_refuses_unknown_property():
     with pytest.raises(UserError):
-        bmc(make_symbolic(make_model()), depth=2, properties=["Nope"])
+        bmc(make_symbolic(classic()), depth=2, properties=["Nope"])
 
 
 @pytest.mark.parametrize("symmetry,incremental", [(True, False), (False, False), (True, True), (False, True)])
 def test_every_solver_strategy_finds_the_same_shortest_length(symmetry, incremental):
     """Symmetry breaking and the per-length fresh solver change the search, never the answer."""
-    sym = make_symbolic(make_model(generation="truncate-to-hw", replicas=3))
+    sym = make_symbolic(classic(generation="truncate-to-hw", replicas=3))
     result = bmc(sym, depth=10, properties=["WeakIsr"], symmetry=symmetry, incremental=incremental)
     assert result.verdict == "violation" and len(result.violations[0].trace) == 9
 
@@ -149,7 +150,7 @@ def test_every_solver_strategy_finds_the_same_shortest_length(symmetry, incremen
 def test_symmetry_breaking_in_the_initial_state_lets_only_replica_1_act():
     """Every replica is alike initially: of the first controller steps only those on replica 1
     (index 0) stay allowed, so the solver sees one of the three renamings of each trace."""
-    model = make_model(generation="kip320", replicas=3)
+    model = classic(generation="kip320", replicas=3)
     sym = make_symbolic(model)
     ops = ConcreteOps()
     v = sym.encode(model.init_states()[0])
@@ -162,7 +163,7 @@ def test_symmetry_breaking_in_the_initial_state_lets_only_replica_1_act():
 
 
 def test_partial_order_reduction_keeps_the_shortest_length():
-    sym = make_symbolic(make_model(generation="truncate-to-hw", replicas=3))
+    sym = make_symbolic(classic(generation="truncate-to-hw", replicas=3))
     with_por = bmc(sym, depth=10, properties=["WeakIsr"], por=True)
     without = bmc(sym, depth=10, properties=["WeakIsr"], por=False, symmetry=False)
     assert len(with_por.violations[0].trace) == len(without.violations[0].trace) == 9
@@ -171,7 +172,7 @@ def test_partial_order_reduction_keeps_the_shortest_length():
 def test_independent_steps_are_found():
     """ControllerElectLeader and a LeaderWrite touch disjoint variables; two writes do not (both
     take the next record id); a follower's fetch reads its leader's log, which a write changes."""
-    sym = make_symbolic(make_model(generation="kip320", replicas=2))
+    sym = make_symbolic(classic(generation="kip320", replicas=2))
     ops = BoundedZ3Ops(width=sym.int_bits)
     params: list = []
     _, labels = transition(sym, ops, sym.variables(ops, "v"), sym.variables(ops, "w"), ops.step_var("a"), params)

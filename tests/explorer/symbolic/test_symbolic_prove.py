@@ -16,10 +16,10 @@ import pytest
 from isrcheck.explorer.cli.main import main
 from isrcheck.explorer.symbolic.induction import prove
 from isrcheck.explorer.symbolic.ops import ConcreteOps
-from isrcheck.model.factory import make_model
 from isrcheck.model.symbolic import make_symbolic
 from isrcheck.model.symbolic.lemmas import ISR_PROOF_LEMMAS, ISR_PROOF_LEMMAS_3
 
+from tests.fixtures.classic import classic
 from tests.fixtures.states import reachable, short_walks
 
 LEMMAS = ["LeaderNamedByItsEpoch", "QuorumIsLastRequest", "TrueLeaderIsrIsQuorumIsr",
@@ -123,7 +123,7 @@ def test_houdini_drops_a_false_user_lemma(capsys):
 
 def test_houdini_drops_a_lemma_stated_too_narrowly():
     """HW <= log end stated for leaders only is not inductive: a follower's HW becomes a leader's."""
-    sym = make_symbolic(make_model(generation="kip320", replicas=2), unbounded=True)
+    sym = make_symbolic(classic(generation="kip320", replicas=2), unbounded=True)
     import importlib.util
 
     spec = importlib.util.spec_from_file_location("example_lemmas", "docs/examples/lemmas.py")
@@ -136,7 +136,7 @@ def test_houdini_drops_a_lemma_stated_too_narrowly():
 
 
 def test_without_lemmas_leader_in_isr_is_not_inductive():
-    sym = make_symbolic(make_model(generation="kip320", replicas=2), unbounded=True)
+    sym = make_symbolic(classic(generation="kip320", replicas=2), unbounded=True)
     result = prove(sym, properties=["LeaderInIsr"])
     assert result.verdict == "counterexample to induction"
     assert result.cti.property == "LeaderInIsr" and len(result.cti.trace) == 2
@@ -144,7 +144,7 @@ def test_without_lemmas_leader_in_isr_is_not_inductive():
 
 @pytest.mark.slow
 def test_two_induction_also_proves_it():
-    sym = make_symbolic(make_model(generation="kip320", replicas=2), unbounded=True)
+    sym = make_symbolic(classic(generation="kip320", replicas=2), unbounded=True)
     lemmas = {name: sym.lemmas()[name] for name in LEMMAS[:4]}
     assert prove(sym, properties=["LeaderInIsr"], lemmas=lemmas, k=2).verdict == "proved"
 
@@ -156,7 +156,7 @@ def test_builtin_lemmas_hold_on_every_reachable_kip320_state_and_some_fail_on_ki
     ops = ConcreteOps()
     for generation, expect_false in (("kip320", set()),
                                      ("kip279", {"RecordsWithinReplicaEpoch", "FollowerEpochAtMostLeader"})):
-        model = make_model(generation=generation, replicas=2)
+        model = classic(generation=generation, replicas=2)
         sym = make_symbolic(model, unbounded=True)
         false = set()
         for s in reachable(model):
@@ -173,7 +173,7 @@ def test_builtin_lemmas_hold_on_sampled_reachable_kip320_states_at_3_replicas():
     """The same at 3/2/2/2 on 3,000 states from seeded random walks (the lemmas relate three
     brokers' ISRs and requests, which two replicas cannot show)."""
     ops = ConcreteOps()
-    model = make_model(generation="kip320", replicas=3)
+    model = classic(generation="kip320", replicas=3)
     sym = make_symbolic(model, unbounded=True)
     for s in short_walks(model, 3000, seed=1):
         v = sym.encode(s)
@@ -190,7 +190,7 @@ def test_third_broker_lemmas_hold_on_every_reachable_2_replica_state_and_sampled
     exists); mutated states break them (the test can fail)."""
     ops = ConcreteOps()
     for replicas in (2, 3):
-        model = make_model(generation="kip320", replicas=replicas)
+        model = classic(generation="kip320", replicas=replicas)
         sym = make_symbolic(model, unbounded=True)
         lemmas = {name: sym.lemmas()[name] for name in THIRD_BROKER_LEMMAS}
         states = reachable(model) if replicas == 2 else short_walks(model, 1000, seed=3)

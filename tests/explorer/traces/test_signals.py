@@ -11,9 +11,9 @@ from isrcheck.explorer.contract import Property
 from isrcheck.explorer.traces.itf import trace_to_itf
 from isrcheck.explorer.traces.replay import replay_states
 from isrcheck.explorer.traces.text import render_trace, signals_line
-from isrcheck.model import make_model
 
 import isrcheck
+from tests.fixtures.classic import classic
 
 
 def violation(model, prop):
@@ -30,7 +30,7 @@ def test_signals_line_is_compact_and_hides_lowered_flags():
 
 
 def test_classic_signals_follow_the_k1_trace():
-    model = make_model(generation="truncate-to-hw")
+    model = classic(generation="truncate-to-hw")
     v = violation(model, "StrongIsr")
     sigs = [model.signals(s) for s in v.trace.states]
     assert sigs[0] == {"leader": None, "taking over": False, "offline": True, "ISR": "2/2",
@@ -49,7 +49,7 @@ def test_classic_signals_follow_the_k1_trace():
 
 
 def test_under_replicated_when_the_isr_shrinks_and_stopped_brokers_shown():
-    model = make_model(acks="all", max_crashes=1, stops="crash", unclean_election="any")
+    model = classic(acks="all", max_crashes=1, stops="crash", unclean_election="any")
     v = violation(model, "AckedRecordNotLost")
     sigs = [model.signals(s) for s in v.trace.states]
     for s, sig in zip(v.trace.states, sigs, strict=True):
@@ -60,7 +60,7 @@ def test_under_replicated_when_the_isr_shrinks_and_stopped_brokers_shown():
 
 
 def test_text_trace_has_one_signals_line_per_state():
-    model = make_model(generation="truncate-to-hw")
+    model = classic(generation="truncate-to-hw")
     v = violation(model, "StrongIsr")
     text = render_trace(model, v.trace)
     lines = [ln for ln in text.splitlines() if ln.startswith("    [signals] ")]
@@ -70,7 +70,7 @@ def test_text_trace_has_one_signals_line_per_state():
 
 
 def test_itf_carries_signals_in_meta_and_replay_ignores_them(tmp_path):
-    model = make_model(generation="truncate-to-hw")
+    model = classic(generation="truncate-to-hw")
     v = violation(model, "StrongIsr")
     data = trace_to_itf(model, v.trace, {"model": "classic", "options": {"generation": "truncate-to-hw"}})
     assert data["states"][0]["#meta"]["signals"] == {

@@ -8,6 +8,7 @@ import pytest
 from isrcheck.explorer.registry import build_model
 
 from tests.explorer.search.spark.helpers import compare
+from tests.fixtures.classic import classic
 
 pytestmark = pytest.mark.spark
 
@@ -25,6 +26,6 @@ def test_kip966_complete_run_matches_local(spark):
 
 
 def test_k11_shortest_trace_matches_local(spark):
-    model = build_model("classic", {"generation": "kraft-3.5", **ANCHOR})
+    model = classic(generation="kraft-3.5", **ANCHOR)
     local, spark_result = compare(model, properties=["LeaderCompleteness"], driver_threshold=500, partitions=2)
     assert len(spark_result.violations[0].trace) == len(local.violations[0].trace) == 8

@@ -7,12 +7,10 @@ from __future__ import annotations
 import pytest
 
 from tests.explorer.search.spark.helpers import compare
-
-model_pkg = pytest.importorskip("model")
+from tests.fixtures.classic import GENERATIONS, classic
 
 pytestmark = pytest.mark.spark
 
-GENERATIONS = list(model_pkg.GENERATIONS)
 # Two generations (one with violations, one without) in the default run; the rest are slow.
 QUICK = {"truncate-to-hw", "kip320"}
 
@@ -20,7 +18,7 @@ QUICK = {"truncate-to-hw", "kip320"}
 @pytest.mark.parametrize("generation", [
     pytest.param(g, marks=() if g in QUICK else pytest.mark.slow) for g in GENERATIONS])
 def test_replication_model_matches_local(spark, generation):
-    model = model_pkg.make_model(generation=generation, replicas=2, log_size=2, max_records=2, max_leader_epoch=2)
+    model = classic(generation=generation, replicas=2, log_size=2, max_records=2, max_leader_epoch=2)
     local, spark_result = compare(model, stop_at_first=False, driver_threshold=1000, partitions=2)
     assert spark_result.stats["levels_on_spark"] > 0
     assert spark_result.complete
