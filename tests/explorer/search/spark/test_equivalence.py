@@ -3,6 +3,9 @@ properties on complete runs, shortest traces of the same length on violations, o
 
 from __future__ import annotations
 
+import importlib
+import sys
+
 import pytest
 from isrcheck.explorer.search.fingerprint import collision_probability, fingerprint
 from isrcheck.explorer.search.spark.level import fp128
@@ -126,9 +129,11 @@ def test_contract_error_on_an_executor_reaches_the_user(spark):
         check(FloatAfterTwoSteps(), engine="spark", driver_threshold=0, partitions=2)
 
 
-class _DefinedInATestModule:
-    """pytest imports this file as a top-level module that executors cannot import."""
-
+# A model in a module the driver imports and executors cannot: a folder on the driver's sys.path only
+# (as a package installed on the driver alone). Not this test module: tests/ is a package, and the
+# repository is on the executors' PYTHONPATH (conftest.py), so they import it.
+ONLY_ON_THE_DRIVER = """
+class OnlyOnTheDriver:
     def init_states(self):
         return [0]
 
@@ -139,9 +144,16 @@ class _DefinedInATestModule:
     def properties(self):
         from isrcheck import Property
         return [Property.always("Small", lambda s: s < 10)]  # a run must check something
+"""
 
 
-def test_model_module_missing_on_executors_is_a_user_error(spark):
+def test_model_module_missing_on_executors_is_a_user_error(spark, tmp_path, monkeypatch):
     from isrcheck import UserError
-    with pytest.raises(UserError, match="executors cannot import"):
-        check(_DefinedInATestModule(), engine="spark", driver_threshold=0, partitions=2)
+    (tmp_path / "isrcheck_test_only_on_the_driver.py").write_text(ONLY_ON_THE_DRIVER)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = importlib.import_module("isrcheck_test_only_on_the_driver")
+    try:
+        with pytest.raises(UserError, match="executors cannot import"):
+            check(module.OnlyOnTheDriver(), engine="spark", driver_threshold=0, partitions=2)
+    finally:
+        del sys.modules[module.__name__]
