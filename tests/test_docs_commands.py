@@ -26,7 +26,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.fixtures.paths import ROOT
+
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 PREFIXES = (".venv/bin/isrcheck ", "isrcheck ")
 EXIT = re.compile(r"#.*?\bexit\s+(\d+)")
@@ -37,7 +38,8 @@ SLOW = (
     "--engine spark",
     "--replicas 3 --symmetry",
     "--invariant StrongIsr --lemma RecordEpochsSorted",  # docs/proofs.md: 5 s CPU, 16 s wall under load
-    "--invariant WeakIsr --lemma RecordEpochsSorted",  # docs/proofs.md: 10 s CPU; tests/test_symbolic_prove.py runs it
+    # docs/proofs.md: 10 s CPU; tests/explorer/symbolic/test_symbolic_prove.py runs it
+    "--invariant WeakIsr --lemma RecordEpochsSorted",
 )
 
 

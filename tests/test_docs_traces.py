@@ -4,11 +4,11 @@ rewrites them after a deliberate change of model or renderer)."""
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import pytest
 
-DOCS = Path(__file__).resolve().parent.parent / "docs"
+from tests.fixtures.paths import DOCS
+
 sys.path.insert(0, str(DOCS))
 import update_traces  # noqa: E402
 

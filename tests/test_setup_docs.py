@@ -10,7 +10,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.fixtures.paths import ROOT
 
 
 def _fake_checkout(tmp_path: Path) -> tuple[Path, Path]:

@@ -3,7 +3,7 @@
 ``properties/`` never imports ``model``; it asks the tables it is handed for a compiled predicate
 (``ModelTables.native_predicate``), which comes from here. The C predicate reads the same common
 prefix memo as the Python one and hands every state it does not expect to the Python predicate,
-so the answers are the same (``tests/test_native.py`` compares them on every reachable state of
+so the answers are the same (``tests/model/test_native.py`` compares them on every reachable state of
 the five generations at 2/2/2/2 and on states sampled at 3 replicas).
 """
 

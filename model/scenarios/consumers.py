@@ -34,7 +34,7 @@ def scenarios() -> list[Scenario]:
                 "Consumers fetch from any replica, each serving only below its own high watermark. Under "
                 "KIP-320 every record a consumer is served stays at its offset in the established leader's "
                 "log, whichever replica served it; followers do serve reads (FollowerCanServe), and a "
-                "follower's HW may lag or go back without harm. tests/test_consumers_k12.py also checks "
+                "follower's HW may lag or go back without harm. tests/properties/test_consumers_k12_k13.py also checks "
                 "3 replicas (slow)."
             ),
         ),
@@ -111,7 +111,7 @@ def scenarios() -> list[Scenario]:
                 "az3): an acknowledged record is on two replicas in two zones, so one zone's power failure "
                 "leaves a copy; with KIP-966's rule the broker that lost it cannot be re-elected and "
                 "truncate the survivor. Without that rule the checker shows the loss anyway "
-                "(tests/test_consumers_racks.py)."
+                "(tests/model/test_consumers_racks.py)."
             ),
             check_options={"symmetry": True},
         ),

@@ -47,7 +47,7 @@ def scenarios() -> list[Scenario]:
             story=(
                 "Two power failures, as in K2. KIP-101 makes a follower truncate by leader epoch instead of "
                 "its stale high watermark, and a broker back from a lossy crash may not be re-elected as the "
-                "last ISR member (KIP-966). Each fix alone still diverges (tests/test_durability_scenarios.py); "
+                "last ISR member (KIP-966). Each fix alone still diverges (tests/model/test_durability_scenarios.py); "
                 "together no reachable state has two replicas disagree below both high watermarks."
             ),
         ),

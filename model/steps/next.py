@@ -16,7 +16,7 @@ states: every replica has seen the newest request), the true leader (``LeaderExp
 ``LeaderShrinkIsr``), the running replicas, and the fetches that diverge (``FollowerTruncate``,
 ``FollowerUpdateHighWatermark``); next states are built by assigning into a list, which costs
 about half of slicing and concatenating tuples. The successors and their order are exactly those
-the per-step closures gave, in every generation and option (``tests/test_successor_digest.py``
+the per-step closures gave, in every generation and option (``tests/model/test_successor_digest.py``
 holds digests recorded before the change).
 """
 

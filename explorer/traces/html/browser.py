@@ -1,6 +1,6 @@
 """Looking at a report as a person does: Debian's chromium, headless, driven by Playwright.
 
-Used by the browser tests (tests/test_html_browser.py) and by docs/update_screenshots.py, so the
+Used by the browser tests (tests/explorer/traces/test_html_browser.py) and by docs/update_screenshots.py, so the
 screenshots in docs/ are made by the same code the tests check. Playwright's own browser download
 is never used (it fetches a build from the network): the system's chromium is launched directly,
 with everything that would reach the network at start-up switched off. Not needed to write a
