@@ -25,7 +25,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.fixtures.paths import ROOT
+
 PY_FOLDERS = ("model", "properties", "explorer", "isrcheck", "bench")
 MARKDOWN = (ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")))
 

@@ -24,7 +24,8 @@ from pathlib import Path
 
 import networkx as nx
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.fixtures.paths import ROOT
+
 NAMESPACE = "isrcheck"
 # Repository folder -> the package it installs as (setup.py's package_dir).
 FOLDERS = {

@@ -24,7 +24,8 @@ from pathlib import Path, PurePosixPath
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.fixtures.paths import ROOT
+
 NAMESPACE = "isrcheck"
 FOLDERS = ("model", "properties", "explorer")  # setup.py's FOLDERS: installed as isrcheck.<folder>
 # Beside the namespace's folders, what holds an __init__.py at the top of the repository and is not shipped.
