@@ -58,7 +58,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> zipfile.ZipFile:
         import setuptools.command.bdist_wheel  # noqa: F401  (setuptools >= 70.1 builds wheels itself)
     except ImportError:
         pytest.fail("this environment's setuptools cannot build a wheel without an index (needs setuptools>=70.1); "
-                    "./dev sets .venv up with it", pytrace=False)
+                    "it is in the test extra: pip install -e '.[test]' (./dev does)", pytrace=False)
     work = tmp_path_factory.mktemp("packaging")
     src, dist = work / "src", work / "dist"
     shutil.copytree(ROOT, src, symlinks=True, ignore=BUILD_OUTPUTS)
