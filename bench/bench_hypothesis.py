@@ -21,8 +21,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from hypothesis import Phase, seed, settings  # noqa: E402
-from isrcheck.explorer import check  # noqa: E402
 from isrcheck.explorer.stateful import find_violation, machine_for  # noqa: E402
+
+from isrcheck import check  # noqa: E402
 
 # generation:replicas/log_size/max_records/max_leader_epoch[:property[:max_steps]]
 DEFAULT_CASES = (

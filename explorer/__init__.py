@@ -15,25 +15,9 @@ The layout is the architecture, one layer on the next (``tests/test_import_graph
 - the front doors a program calls: ``check`` (``isrcheck.check``: options validated, an engine
   chosen), ``stateful`` (a model as a Hypothesis state machine) and this package's ``__init__``,
   which imports ``traces`` so that every result prints its traces and shows in a notebook
-  (``isrcheck.explorer.result.RENDERERS``);
+  (``isrcheck.explorer.result.RENDERERS``). The public names themselves are re-exported once, by
+  the namespace (``import isrcheck``: ``isrcheck.check``, ``isrcheck.Property``, ...);
 - ``cli/``: the ``isrcheck`` command, on everything.
 """
 
 from isrcheck.explorer import traces  # noqa: F401  (installs how results print and show in a notebook)
-from isrcheck.explorer.check import check
-from isrcheck.explorer.contract import Kind, Model, Property
-from isrcheck.explorer.errors import ContractError, UserError
-from isrcheck.explorer.result import CheckResult, Step, Trace, Violation
-
-__all__ = [
-    "CheckResult",
-    "ContractError",
-    "Kind",
-    "Model",
-    "Property",
-    "Step",
-    "Trace",
-    "UserError",
-    "Violation",
-    "check",
-]

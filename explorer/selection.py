@@ -32,7 +32,7 @@ def select_properties(model: Any, names: Sequence[str] | None = None) -> Selecte
     for p in props:
         if not isinstance(p, Property):
             raise ContractError(
-                f"properties() returned {p!r:.80}, which is not an isrcheck.explorer.Property; build properties "
+                f"properties() returned {p!r:.80}, which is not an isrcheck.Property; build properties "
                 "with Property.always(name, predicate), Property.sometimes(...) or Property.transition(...)"
             )
         if p.name in by_name:

@@ -17,18 +17,10 @@ and ``Kind`` declare what must hold, ``Model`` is the contract a model of your o
     print(result)
 """
 
-from isrcheck.explorer import (
-    CheckResult,
-    ContractError,
-    Kind,
-    Model,
-    Property,
-    Step,
-    Trace,
-    UserError,
-    Violation,
-    check,
-)
+from isrcheck.explorer.check import check
+from isrcheck.explorer.contract import Kind, Model, Property
+from isrcheck.explorer.errors import ContractError, UserError
+from isrcheck.explorer.result import CheckResult, Step, Trace, Violation
 
 __all__ = [
     "CheckResult",
