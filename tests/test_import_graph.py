@@ -158,9 +158,22 @@ def test_every_module_is_in_the_graph():
     assert _graph().has_edge(f"{EXPLORER}.traces.text", f"{EXPLORER}.result")
 
 
+def _imports_by_name(node: ast.AST) -> bool:
+    """A call that imports the module its first argument names (a string constant)."""
+    if not (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)):
+        return False
+    func = node.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+    return name in ("importorskip", "import_module", "__import__")
+
+
 def test_nothing_imports_the_bare_folder_names():
     """``import model`` would find the folder only when run from the repository root (and a
-    different module object from ``isrcheck.model`` at that); everything goes through ``isrcheck.``."""
+    different module object from ``isrcheck.model`` at that: a second copy of the model and of its
+    C extension, which Spark executors then could not rebuild); everything goes through
+    ``isrcheck.``. Imports by name count too: ``pytest.importorskip("model")``,
+    ``importlib.import_module("model.x")``, ``__import__("model")``."""
     offenders = []
     for folder in SCANNED:
         for path in sorted((ROOT / folder).rglob("*.py")):
@@ -169,6 +182,8 @@ def test_nothing_imports_the_bare_folder_names():
                     names = [alias.name for alias in node.names]
                 elif isinstance(node, ast.ImportFrom) and not node.level:
                     names = [node.module or ""]
+                elif _imports_by_name(node):
+                    names = [node.args[0].value]
                 else:
                     continue
                 offenders += [
