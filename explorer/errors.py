@@ -9,6 +9,8 @@ Exit statuses (the project-wide table; README.md and docs/cli.md show it to user
     3    a replayed trace diverged from the model
     4    the model itself failed: one of its functions raised, or it broke the contract
     5    stopped at a limit before an answer (the memory ceiling)
+    6    isrcheck itself failed: an internal error, or a worker process or Spark executor was lost
+         (the traceback is printed); never 1, so a crash is never read as a protocol violation
     130  interrupted (what was explored so far is still printed)
 """
 
@@ -20,6 +22,7 @@ EXIT_USAGE = 2
 EXIT_DIVERGED = 3
 EXIT_MODEL = 4
 EXIT_LIMIT = 5
+EXIT_INTERNAL = 6
 EXIT_INTERRUPTED = 130
 
 

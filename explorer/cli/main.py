@@ -32,6 +32,7 @@ import json
 import math
 import os
 import sys
+import traceback
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -40,6 +41,7 @@ from isrcheck.explorer.cli import html as cli_html
 from isrcheck.explorer.cli.graph import add_graph_arguments, graph_check_options, report_graph
 from isrcheck.explorer.errors import (
     EXIT_DIVERGED,
+    EXIT_INTERNAL,
     EXIT_INTERRUPTED,
     EXIT_LIMIT,
     EXIT_MODEL,
@@ -51,8 +53,8 @@ from isrcheck.explorer.errors import (
     UserError,
 )
 
-__all__ = ["COMMANDS", "EXIT_DIVERGED", "EXIT_INTERRUPTED", "EXIT_LIMIT", "EXIT_MODEL", "EXIT_OK", "EXIT_USAGE",
-           "EXIT_VIOLATION", "add_run_options", "main", "positive_float", "positive_int"]
+__all__ = ["COMMANDS", "EXIT_DIVERGED", "EXIT_INTERNAL", "EXIT_INTERRUPTED", "EXIT_LIMIT", "EXIT_MODEL", "EXIT_OK",
+           "EXIT_USAGE", "EXIT_VIOLATION", "add_run_options", "main", "positive_float", "positive_int"]
 
 
 class _Parser(argparse.ArgumentParser):
@@ -563,7 +565,12 @@ def main(argv: list[str] | None = None) -> int:
         # a fault in isrcheck, and its full traceback is the useful report.
         err = as_model_error(exc)
         if err is None:
-            raise
+            # Python's own exit status for an uncaught exception is 1, the status of a violation:
+            # a crash (or a lost worker or executor) must never read as a protocol bug in CI.
+            traceback.print_exc()
+            print(f"isrcheck {command}: isrcheck itself failed ({type(exc).__name__}); the traceback above "
+                  "is the report to file. This is not a verdict on the model (exit status 6).", file=sys.stderr)
+            return EXIT_INTERNAL
         print(f"isrcheck {command}: {format_model_error(err)}", file=sys.stderr)
         return EXIT_MODEL
 

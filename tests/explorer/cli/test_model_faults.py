@@ -61,3 +61,21 @@ def test_a_fault_during_replay_is_a_model_fault(capsys, tmp_path):
 def test_replay_of_a_folder_is_bad_input(capsys, tmp_path):
     code, _, err = run(capsys, "replay", str(tmp_path))
     assert code == 2 and "is a folder" in err and "Traceback" not in err
+
+
+def test_a_crash_of_isrcheck_itself_exits_6_never_1(monkeypatch, capsys):
+    """Python's status for an uncaught exception is 1, the status of a violation; an internal error
+    (or a lost worker or executor surfacing as one) must not be read as a protocol bug."""
+    import isrcheck.explorer.cli.main as cli
+
+    # A function whose frames are isrcheck's own (compiled under the engine's file name), so it is
+    # not taken for the model's code (exit 4) but for a fault of isrcheck.
+    namespace: dict = {}
+    exec(compile("def broken(argv):\n    raise RuntimeError('an executor was lost')\n", cli.__file__, "exec"),
+         namespace)
+    broken = namespace["broken"]
+    monkeypatch.setattr(cli, "_command", lambda name: broken)
+    assert cli.main(["check", "classic"]) == cli.EXIT_INTERNAL == 6
+    err = capsys.readouterr().err
+    assert "RuntimeError: an executor was lost" in err
+    assert "isrcheck itself failed" in err and "exit status 6" in err
