@@ -1,0 +1,340 @@
+"""A proof's solver queries asked elsewhere (Spark executors), with the local proof's result.
+
+``isrcheck.explorer.symbolic.induction.prove`` asks its queries one after the other: for each
+conjunct (lemmas, then targets) initiation, then consecution, one query per top-level part of the
+conjunct and, past a resource budget, one per step. Most of them do not depend on each other's
+answers, so they can be asked at once, on other machines. z3 objects do not pickle, so a query
+travels as its inputs (``Query``: conjunct names, part, step) and the executor rebuilds the solver
+from the model it already has (shipped once per run) and the ``ProofSetup`` (model spec, k,
+timeout, the user's lemma file as text); ``answer_query`` runs there.
+
+The driver (``prove_distributed``) keeps ``prove``'s sequential meaning exactly, so the result
+(verdict, the conjunct that breaks, the lemmas kept and dropped, in the same order) is the local
+proof's:
+
+- A *wave* asks every remaining conjunct of a round at once, assuming none before it is dropped
+  (its query assumes the current set; a target also assumes after the step the conjuncts before it
+  in the round, as ``prove`` does). The answers are then read in ``prove``'s order; they are valid
+  up to the first drop (Houdini, or a lemma false initially). After a drop the rest of the round is
+  asked again in a new wave, against the smaller set. A proof without Houdini is one wave.
+- A lemma's failure stays valid against any smaller set (fewer assumptions prove less), so Houdini
+  does not ask it again; initiation does not depend on the set at all.
+- A part whose query over every step runs out of its budget is split into one query per step, asked
+  in a second round trip; the part's answer is the first step, in order, that is not unsat.
+- A counterexample to induction is found again in the driver by asking the one failing query there
+  (a z3 model cannot travel either), then decoded and replayed as ``prove`` does.
+
+Nothing here imports pyspark or the explicit engines: ``ask_many`` is any function from a list of
+queries to their answers in the same order (Spark's is built by the command line).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import z3
+from isrcheck.explorer.progress import Progress, Silent
+from isrcheck.explorer.symbolic.induction import SPLIT_BUDGET, Prover, _conjuncts
+from isrcheck.explorer.symbolic.ops import UnboundedZ3Ops
+from isrcheck.explorer.symbolic.result import SymbolicResult, select_symbolic
+
+
+@dataclass(frozen=True)
+class ProofSetup:
+    """What an executor needs besides the explicit model to rebuild a proof's solver: the model spec
+    (for ``symbolic_model``), k, the per-call timeout, and the user's lemma file as (path, text)."""
+
+    spec: str
+    k: int = 1
+    timeout: float | None = None
+    lemma_file: tuple[str, str] | None = None
+
+
+@dataclass(frozen=True)
+class Query:
+    """One solver query by its inputs. ``kind`` "init": is ``name`` true in the first k states of
+    every run. "cons": is part ``part`` of ``name`` preserved by k steps from states where every
+    conjunct of ``assumed`` holds (``after``: also assumed on the last state); ``act`` None: over
+    every step within ``SPLIT_BUDGET``, else over step number ``act`` alone. ``targets``: the names
+    that stand for invariants (the others are lemmas)."""
+
+    kind: str
+    name: str
+    assumed: tuple[str, ...] = ()
+    after: tuple[str, ...] = ()
+    part: int = 0
+    act: int | None = None
+    targets: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Answer:
+    """``verdict``: for "init" holds, fails or unknown; for "cons" unsat (preserved), sat (broken),
+    unknown, or split (over budget: ask each of ``acts`` steps). ``seconds``: solver wall time."""
+
+    verdict: str
+    reason: str = ""
+    seconds: float = 0.0
+    acts: int = 0
+
+
+class _Solving:
+    """A rebuilt proof on an executor: the symbolic model, its conjuncts by name, one Prover."""
+
+    def __init__(self, setup: ProofSetup, explicit: Any) -> None:
+        from isrcheck.explorer.symbolic.contract import symbolic_model
+
+        sym = symbolic_model(setup.spec, explicit, unbounded=True)
+        self.lemmas, self.invariants = conjunct_functions(sym, setup.lemma_file)
+        self.prover = Prover(sym, k=setup.k, timeout=setup.timeout)
+
+    def fns(self, query: Query) -> dict[str, Callable]:
+        """The conjuncts by name as ``query`` means them (its targets are invariants)."""
+        return {**self.lemmas, **{n: self.invariants[n] for n in query.targets}}
+
+
+_SOLVING: dict[ProofSetup, tuple[Any, _Solving]] = {}
+
+
+def local_asker(setup: ProofSetup, explicit: Any) -> Callable[[list[Query]], list[Answer]]:
+    """``ask_many`` answering in this process, with a solver rebuilt from ``setup`` as an executor
+    rebuilds it: the distributed proof without Spark (tests, and the one-process baseline)."""
+    solving: list[_Solving] = []
+
+    def ask_many(queries: list[Query]) -> list[Answer]:
+        if not solving:
+            solving.append(_Solving(setup, explicit))
+        return [ask(solving[0].prover, solving[0].fns(q), q) for q in queries]
+
+    return ask_many
+
+
+def conjunct_functions(sym: Any, lemma_file: tuple[str, str] | None) -> tuple[dict[str, Callable], dict[str, Callable]]:
+    """(lemmas, invariants) a query may name: the built-in lemmas with the user's (which win over a
+    built-in of the same name, as on the command line), and the invariants. A name can be both (the
+    classic model's LogMatching): it is the invariant when the query lists it among its targets,
+    as a target wins over a lemma of its name in ``prove``."""
+    lemmas = dict(getattr(sym, "lemmas", dict)())
+    if lemma_file is not None:
+        path, source = lemma_file
+        namespace: dict[str, Any] = {"__name__": "isrcheck_lemmas_shipped", "__file__": path}
+        exec(compile(source, path, "exec"), namespace)  # the file the driver loaded, as text
+        lemmas.update(namespace["LEMMAS"])
+    return lemmas, dict(sym.properties())
+
+
+def answer_query(setup: ProofSetup, ctx: Any, query: Query) -> Answer:
+    """Answer ``query`` on an executor, whose run context ``ctx`` holds the explicit model. The
+    solver is built once per Python worker and setup."""
+    cached = _SOLVING.get(setup)
+    if cached is None or cached[0] is not ctx.model:
+        _SOLVING.clear()
+        cached = _SOLVING[setup] = (ctx.model, _Solving(setup, ctx.model))
+    solving = cached[1]
+    return ask(solving.prover, solving.fns(query), query)
+
+
+def ask(prover: Prover, fns: dict[str, Callable], query: Query) -> Answer:
+    """Answer ``query`` with ``prover``, as ``Prover.initiation`` and ``Prover.consecution`` ask it."""
+    started = time.monotonic()
+    if query.kind == "init":
+        init = prover.initiation(query.name, fns[query.name])
+        verdict, _, reason = init.partition(": ")
+        return Answer(verdict, reason, time.monotonic() - started)
+    assumptions, part = assemble(prover, fns, query)
+    budget = SPLIT_BUDGET if prover.k == 1 and query.act is None else None
+    answer, _ = prover._ask(assumptions, part, True, budget)
+    seconds = time.monotonic() - started
+    if answer == z3.unsat:
+        return Answer("unsat", seconds=seconds)
+    if answer == z3.sat:
+        return Answer("sat", seconds=seconds)
+    if budget is not None:
+        return Answer("split", seconds=seconds, acts=len(prover.labels[0]))
+    return Answer("unknown", str(prover.solver.reason_unknown()), seconds)
+
+
+def assemble(prover: Prover, fns: dict[str, Callable], query: Query) -> tuple[list, Any]:
+    """The assumptions and the goal part of a consecution query (``Prover.consecution``'s)."""
+    ops, states = prover.ops, prover.states
+    assumptions = [fns[n](ops, v) for v in states[:-1] for n in query.assumed]
+    assumptions += [fns[n](ops, states[-1]) for n in query.after]
+    if query.act is not None:
+        assumptions.append(prover.acts[0] == query.act)
+    return assumptions, _conjuncts(fns[query.name](ops, states[-1]))[query.part]
+
+
+def part_counts(sym: Any, fns: dict[str, Callable], names: Sequence[str]) -> dict[str, int]:
+    """How many top-level parts each conjunct's goal has (each part is a query of its own)."""
+    ops = UnboundedZ3Ops()
+    v = sym.variables(ops, "count")
+    return {n: len(_conjuncts(fns[n](ops, v))) for n in names}
+
+
+@dataclass
+class _Outcome:
+    """A conjunct's consecution: ``verdict`` unsat, sat or unknown; where it broke (part, act)."""
+
+    verdict: str
+    reason: str = ""
+    part: int = 0
+    act: int | None = None
+    seconds: float = 0.0
+
+
+def prove_distributed(
+    sym: Any,
+    *,
+    ask_many: Callable[[list[Query]], list[Answer]],
+    properties: Sequence[str] | None = None,
+    lemmas: dict[str, Callable] | None = None,
+    houdini: bool = False,
+    k: int = 1,
+    timeout: float | None = None,
+    progress: Progress | None = None,
+) -> SymbolicResult:
+    """``prove``'s result with its queries answered by ``ask_many`` (see the module docstring).
+    ``lemmas`` must be those the executors rebuild by name (``conjunct_functions``)."""
+    progress = progress or Silent()
+    start = time.monotonic()
+    names, props = select_symbolic(sym, properties)
+    targets = dict(zip(names, props, strict=True))
+    current = {**dict(lemmas or {}), **targets}
+    tnames = tuple(names)
+    parts = part_counts(sym, current, list(current))
+    result = SymbolicResult("prove", "proved", names, depth=k)
+    dropped: list[str] = []
+    inits: dict[str, Answer] = {}
+    failed: dict[str, frozenset[str]] = {}  # lemma -> a set it is not preserved under (nor under any subset)
+    waves = queries = 0
+    while True:
+        changed = False
+        preserved: list[str] = []
+        order = list(current)
+        pos = 0
+        while pos < len(order):
+            assumed = tuple(current)
+            todo = order[pos:]
+            afters = {n: tuple(preserved + order[pos:pos + i]) if n in targets else () for i, n in enumerate(todo)}
+            skip = {n for n in todo if houdini and n not in targets and n in failed and set(assumed) <= failed[n]}
+            init_qs = [Query("init", n, targets=tnames) for n in todo if n not in inits]
+            outcomes, asked = _consecutions(ask_many, init_qs, inits, parts, tnames,
+                                            [(n, assumed, afters[n]) for n in todo if n not in skip])
+            waves, queries = waves + 1, queries + asked
+            for n in skip:
+                outcomes[n] = _Outcome("sat")
+            restart = None
+            for p in range(pos, len(order)):
+                name = order[p]
+                init = inits[name]
+                if init.verdict == "unknown":
+                    return _finish(result, start, waves, queries, verdict="unknown",
+                                   reason=f"initiation of {name}: unknown: {init.reason}")
+                if init.verdict == "fails":
+                    if name in targets:
+                        return _finish(result, start, waves, queries, verdict="counterexample to induction",
+                                       reason=f"{name} fails in an initial state")
+                    progress.message(f"prove: dropped {name} (false initially)")
+                    restart = _drop(name, current, dropped, preserved, p)
+                    changed = True
+                    break
+                out = outcomes[name]
+                if out.verdict == "unknown":
+                    return _finish(result, start, waves, queries, verdict="unknown",
+                                   reason=f"consecution of {name}: {out.reason}")
+                if out.verdict == "unsat":
+                    progress.message(f"prove: {name} is preserved by every step ({out.seconds:.2f} s of solver)")
+                    preserved.append(name)
+                    continue
+                if houdini and name not in targets:
+                    failed[name] = frozenset(assumed)
+                    progress.message(f"prove: dropped {name} (not inductive relative to the rest)")
+                    restart = _drop(name, current, dropped, preserved, p)
+                    changed = True
+                    break
+                query = Query("cons", name, assumed, afters[name], out.part, out.act, tnames)
+                result.cti, result.stats["explicit"] = _cti_here(sym, k, timeout, current, query)
+                result.lemmas = [n for n in current if n not in targets]
+                result.stats["dropped"] = dropped
+                return _finish(result, start, waves, queries, verdict="counterexample to induction")
+            pos = restart if restart is not None else len(order)
+        if not changed:
+            break
+    result.lemmas = [n for n in current if n not in targets]
+    result.stats["dropped"] = dropped
+    return _finish(result, start, waves, queries)
+
+
+def _drop(name: str, current: dict[str, Any], dropped: list[str], preserved: list[str], p: int) -> int:
+    """Drop ``name`` as ``prove`` does (what was shown preserved with it assumed is no longer); the
+    round goes on after it."""
+    dropped.append(name)
+    del current[name]
+    preserved.clear()
+    return p + 1
+
+
+def _consecutions(ask_many: Callable[[list[Query]], list[Answer]], init_qs: list[Query], inits: dict[str, Answer],
+                  parts: dict[str, int], tnames: tuple[str, ...],
+                  goals: list[tuple[str, tuple[str, ...], tuple[str, ...]]]) -> tuple[dict[str, _Outcome], int]:
+    """Ask ``init_qs`` (answers into ``inits``) and every part of every goal (name, assumed, after) at
+    once, then the steps of the parts over budget; each goal's outcome is its first part, in order,
+    that is not unsat (of a split part: its first step that is not unsat)."""
+    whole = [Query("cons", n, assumed, after, part, None, tnames)
+             for n, assumed, after in goals for part in range(parts[n])]
+    answers = ask_many(init_qs + whole)
+    for q, a in zip(init_qs, answers, strict=False):
+        inits[q.name] = a
+    by_query = dict(zip(whole, answers[len(init_qs):], strict=True))
+    split = [Query(q.kind, q.name, q.assumed, q.after, q.part, act, tnames)
+             for q, a in by_query.items() if a.verdict == "split" for act in range(a.acts)]
+    if split:
+        by_query.update(zip(split, ask_many(split), strict=True))
+    outcomes = {}
+    for n, assumed, after in goals:
+        outcome = _Outcome("unsat")
+        for part in range(parts[n]):
+            a = by_query[Query("cons", n, assumed, after, part, None, tnames)]
+            outcome.seconds += a.seconds
+            if a.verdict == "split":
+                for act in range(a.acts):
+                    s = by_query[Query("cons", n, assumed, after, part, act, tnames)]
+                    outcome.seconds += s.seconds
+                    if s.verdict != "unsat":
+                        outcome = _Outcome(s.verdict, s.reason, part, act, outcome.seconds)
+                        break
+            elif a.verdict != "unsat":
+                outcome = _Outcome(a.verdict, a.reason, part, None, outcome.seconds)
+            if outcome.verdict != "unsat":
+                break
+        outcomes[n] = outcome
+    return outcomes, len(init_qs) + len(whole) + len(split)
+
+
+def _cti_here(sym: Any, k: int, timeout: float | None, current: dict[str, Callable], query: Query) -> tuple:
+    """The counterexample to induction of a query an executor answered sat: asked again in this
+    process (a z3 model does not travel), decoded and replayed as ``prove`` does."""
+    from isrcheck.explorer.symbolic.result import EncodingError
+
+    prover = Prover(sym, k=k, timeout=timeout)
+    fns = {**current}
+    assumptions, part = assemble(prover, fns, query)
+    answer, model = prover._ask(assumptions, part, True, None)
+    if answer != z3.sat:
+        raise EncodingError(f"an executor found {query.name} broken by a step, but the same query here answers "
+                            f"{answer}; the executors and the driver must run the same isrcheck and z3")
+    return prover.cti(model, query.name, list(current))
+
+
+def _finish(result: SymbolicResult, start: float, waves: int, queries: int, *, verdict: str | None = None,
+            reason: str = "") -> SymbolicResult:
+    if verdict is not None:
+        result.verdict = verdict
+        result.reason = reason
+    result.stats["waves"] = waves
+    result.stats["queries"] = queries
+    result.elapsed = time.monotonic() - start
+    return result
