@@ -209,109 +209,151 @@ def prove_distributed(
     dropped: list[str] = []
     inits: dict[str, Answer] = {}
     failed: dict[str, frozenset[str]] = {}  # lemma -> a set it is not preserved under (nor under any subset)
-    waves = queries = 0
+    asked = _Queries(ask_many, parts, tnames)
+    waves = 0
     while True:
         changed = False
         preserved: list[str] = []
         order = list(current)
         pos = 0
         while pos < len(order):
-            assumed = tuple(current)
-            todo = order[pos:]
-            afters = {n: tuple(preserved + order[pos:pos + i]) if n in targets else () for i, n in enumerate(todo)}
-            skip = {n for n in todo if houdini and n not in targets and n in failed and set(assumed) <= failed[n]}
-            init_qs = [Query("init", n, targets=tnames) for n in todo if n not in inits]
-            outcomes, asked = _consecutions(ask_many, init_qs, inits, parts, tnames,
-                                            [(n, assumed, afters[n]) for n in todo if n not in skip])
-            waves, queries = waves + 1, queries + asked
-            for n in skip:
-                outcomes[n] = _Outcome("sat")
-            restart = None
+            # The wave's plan: walking on from ``pos``, which conjuncts will be dropped as far as
+            # is known (false initially, or not preserved under a superset of the set they will be
+            # checked against), and so which set each of the others is checked against.
+            plan = _plan(order[pos:], list(current), list(preserved), targets, inits, failed if houdini else {})
+            goals = [(n, *plan[n]) for n in order[pos:] if plan[n] is not None]
+            asked.wave([n for n in order[pos:] if n not in inits], goals)
+            waves += 1
+            for n in order[pos:]:
+                inits.setdefault(n, asked.init(n))
+            for n, assumed, after in goals:  # every failure is a fact, whether or not this walk reaches it
+                out = asked.outcome(n, assumed, after, resolve=False)
+                if houdini and n not in targets and out is not None and out.verdict == "sat":
+                    failed.setdefault(n, frozenset(assumed))
+            surprise = None  # the position after a drop the plan did not foresee: the next wave starts there
             for p in range(pos, len(order)):
                 name = order[p]
                 init = inits[name]
                 if init.verdict == "unknown":
-                    return _finish(result, start, waves, queries, verdict="unknown",
+                    return _finish(result, start, waves, asked.asked, verdict="unknown",
                                    reason=f"initiation of {name}: unknown: {init.reason}")
                 if init.verdict == "fails":
                     if name in targets:
-                        return _finish(result, start, waves, queries, verdict="counterexample to induction",
+                        return _finish(result, start, waves, asked.asked, verdict="counterexample to induction",
                                        reason=f"{name} fails in an initial state")
                     progress.message(f"prove: dropped {name} (false initially)")
-                    restart = _drop(name, current, dropped, preserved, p)
+                    _drop(name, current, dropped, preserved)
                     changed = True
+                    if plan[name] is None:
+                        continue
+                    surprise = p + 1
                     break
-                out = outcomes[name]
+                if plan[name] is None:  # not preserved under a superset of the current set: nor under it
+                    progress.message(f"prove: dropped {name} (not inductive relative to the rest)")
+                    _drop(name, current, dropped, preserved)
+                    changed = True
+                    continue
+                out = asked.outcome(name, *plan[name])
                 if out.verdict == "unknown":
-                    return _finish(result, start, waves, queries, verdict="unknown",
+                    return _finish(result, start, waves, asked.asked, verdict="unknown",
                                    reason=f"consecution of {name}: {out.reason}")
                 if out.verdict == "unsat":
                     progress.message(f"prove: {name} is preserved by every step ({out.seconds:.2f} s of solver)")
                     preserved.append(name)
                     continue
                 if houdini and name not in targets:
-                    failed[name] = frozenset(assumed)
                     progress.message(f"prove: dropped {name} (not inductive relative to the rest)")
-                    restart = _drop(name, current, dropped, preserved, p)
+                    _drop(name, current, dropped, preserved)
                     changed = True
+                    surprise = p + 1
                     break
-                query = Query("cons", name, assumed, afters[name], out.part, out.act, tnames)
+                query = Query("cons", name, *plan[name], out.part, out.act, tnames)
                 result.cti, result.stats["explicit"] = _cti_here(sym, k, timeout, current, query)
                 result.lemmas = [n for n in current if n not in targets]
                 result.stats["dropped"] = dropped
-                return _finish(result, start, waves, queries, verdict="counterexample to induction")
-            pos = restart if restart is not None else len(order)
+                return _finish(result, start, waves, asked.asked, verdict="counterexample to induction")
+            pos = surprise if surprise is not None else len(order)
         if not changed:
             break
     result.lemmas = [n for n in current if n not in targets]
     result.stats["dropped"] = dropped
-    return _finish(result, start, waves, queries)
+    return _finish(result, start, waves, asked.asked)
 
 
-def _drop(name: str, current: dict[str, Any], dropped: list[str], preserved: list[str], p: int) -> int:
-    """Drop ``name`` as ``prove`` does (what was shown preserved with it assumed is no longer); the
-    round goes on after it."""
+def _drop(name: str, current: dict[str, Any], dropped: list[str], preserved: list[str]) -> None:
+    """Drop ``name`` as ``prove`` does (what was shown preserved with it assumed is no longer)."""
     dropped.append(name)
     del current[name]
     preserved.clear()
-    return p + 1
 
 
-def _consecutions(ask_many: Callable[[list[Query]], list[Answer]], init_qs: list[Query], inits: dict[str, Answer],
-                  parts: dict[str, int], tnames: tuple[str, ...],
-                  goals: list[tuple[str, tuple[str, ...], tuple[str, ...]]]) -> tuple[dict[str, _Outcome], int]:
-    """Ask ``init_qs`` (answers into ``inits``) and every part of every goal (name, assumed, after) at
-    once, then the steps of the parts over budget; each goal's outcome is its first part, in order,
-    that is not unsat (of a split part: its first step that is not unsat)."""
-    whole = [Query("cons", n, assumed, after, part, None, tnames)
-             for n, assumed, after in goals for part in range(parts[n])]
-    answers = ask_many(init_qs + whole)
-    for q, a in zip(init_qs, answers, strict=False):
-        inits[q.name] = a
-    by_query = dict(zip(whole, answers[len(init_qs):], strict=True))
-    split = [Query(q.kind, q.name, q.assumed, q.after, q.part, act, tnames)
-             for q, a in by_query.items() if a.verdict == "split" for act in range(a.acts)]
-    if split:
-        by_query.update(zip(split, ask_many(split), strict=True))
-    outcomes = {}
-    for n, assumed, after in goals:
+def _plan(names: Sequence[str], current: list[str], preserved: list[str], targets: dict[str, Any],
+          inits: dict[str, Answer], failed: dict[str, frozenset[str]],
+          ) -> dict[str, tuple[tuple[str, ...], tuple[str, ...]] | None]:
+    """For each of ``names`` in order: None if it will be dropped as far as is known (a lemma false
+    initially, or not preserved under a superset of the set it will meet: fewer assumptions prove
+    less), else the (assumed, after) its consecution query is asked with, assuming every other
+    conjunct passes. Exactly the queries ``prove`` asks, as long as nothing unforeseen is dropped."""
+    plan: dict[str, tuple[tuple[str, ...], tuple[str, ...]] | None] = {}
+    for name in names:
+        init = inits.get(name)
+        if name not in targets and ((init is not None and init.verdict == "fails")
+                                    or (name in failed and set(current) <= failed[name])):
+            plan[name] = None
+            current.remove(name)
+            preserved.clear()
+            continue
+        plan[name] = (tuple(current), tuple(preserved) if name in targets else ())
+        preserved.append(name)
+    return plan
+
+
+class _Queries:
+    """The answers of a proof's queries so far, asked in batches through ``ask_many``."""
+
+    def __init__(self, ask_many: Callable[[list[Query]], list[Answer]], parts: dict[str, int],
+                 tnames: tuple[str, ...]) -> None:
+        self.ask_many, self.parts, self.tnames = ask_many, parts, tnames
+        self.answers: dict[Query, Answer] = {}
+        self.asked = 0
+
+    def ask(self, queries: list[Query]) -> None:
+        queries = [q for q in queries if q not in self.answers]
+        if queries:
+            self.answers.update(zip(queries, self.ask_many(queries), strict=True))
+            self.asked += len(queries)
+
+    def wave(self, inits: list[str], goals: list[tuple[str, tuple[str, ...], tuple[str, ...]]]) -> None:
+        """Initiation of ``inits`` and every part of every goal (name, assumed, after), at once."""
+        self.ask([Query("init", n, targets=self.tnames) for n in inits]
+                 + [Query("cons", n, assumed, after, part, None, self.tnames)
+                    for n, assumed, after in goals for part in range(self.parts[n])])
+
+    def init(self, name: str) -> Answer:
+        return self.answers[Query("init", name, targets=self.tnames)]
+
+    def outcome(self, name: str, assumed: tuple[str, ...], after: tuple[str, ...], *,
+                resolve: bool = True) -> _Outcome | None:
+        """The goal's first part, in order, that is not unsat (of a part over budget: its first
+        step that is not unsat, the steps asked now, at once). ``resolve`` False: None instead of
+        asking the steps (a speculative query ``prove`` may never ask: not worth splitting)."""
         outcome = _Outcome("unsat")
-        for part in range(parts[n]):
-            a = by_query[Query("cons", n, assumed, after, part, None, tnames)]
-            outcome.seconds += a.seconds
-            if a.verdict == "split":
-                for act in range(a.acts):
-                    s = by_query[Query("cons", n, assumed, after, part, act, tnames)]
-                    outcome.seconds += s.seconds
-                    if s.verdict != "unsat":
-                        outcome = _Outcome(s.verdict, s.reason, part, act, outcome.seconds)
-                        break
-            elif a.verdict != "unsat":
-                outcome = _Outcome(a.verdict, a.reason, part, None, outcome.seconds)
-            if outcome.verdict != "unsat":
-                break
-        outcomes[n] = outcome
-    return outcomes, len(init_qs) + len(whole) + len(split)
+        for part in range(self.parts[name]):
+            whole = self.answers[Query("cons", name, assumed, after, part, None, self.tnames)]
+            outcome.seconds += whole.seconds
+            if whole.verdict == "split":
+                if not resolve:
+                    return None
+                steps = [Query("cons", name, assumed, after, part, act, self.tnames) for act in range(whole.acts)]
+                self.ask(steps)
+                for act, q in enumerate(steps):
+                    answer = self.answers[q]
+                    outcome.seconds += answer.seconds
+                    if answer.verdict != "unsat":
+                        return _Outcome(answer.verdict, answer.reason, part, act, outcome.seconds)
+            elif whole.verdict != "unsat":
+                return _Outcome(whole.verdict, whole.reason, part, None, outcome.seconds)
+        return outcome
 
 
 def _cti_here(sym: Any, k: int, timeout: float | None, current: dict[str, Callable], query: Query) -> tuple:
