@@ -20,6 +20,10 @@ from isrcheck.explorer.errors import UserError
 from isrcheck.explorer.outputs import check_output_path, write_atomically
 
 EXIT_OK, EXIT_VIOLATION, EXIT_ENCODING, EXIT_UNKNOWN, EXIT_INTERRUPTED = 0, 1, 4, 5, 130
+# Spark tasks per executor core for a batch of proof queries: one task per query cost about 20 ms
+# of scheduling each (most queries take 10-150 ms); a few tasks per core keep the cores busy when
+# one query is much longer than the rest.
+SLICES_PER_CORE = 4
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -221,7 +225,7 @@ def spark_asker(master: str | None, model: Any, setup: Any) -> Any:
             started.append((spark.sparkContext, make_payload(spark.sparkContext, model, None, False, False)))
         sc, payload = started[0]
         try:
-            return map_on_executors(sc, payload, fn, queries)
+            return map_on_executors(sc, payload, fn, queries, slices=SLICES_PER_CORE * sc.defaultParallelism)
         except Exception as exc:
             mapped = executor_error(exc)
             if mapped is None:

@@ -32,13 +32,19 @@ def run_items(payload: tuple, fn: Callable[[Context, Any], Any]) -> Callable[[It
 
 def map_on_executors(sc: Any, payload: tuple, fn: Callable[[Context, Any], Any], items: Sequence[Any],
                      *, slices: int | None = None) -> list[Any]:
-    """``[fn(context, item) for item in items]``, computed on the executors. ``slices``: how many
-    tasks (default one per item, so that Spark hands the next item to whichever core is free:
-    items may differ a lot in cost, as solver queries do)."""
+    """``[fn(context, item) for item in items]``, computed on the executors in ``slices`` tasks
+    (default one per item). Items are dealt to the tasks round-robin, so neighbours, which often
+    cost alike (the parts of one conjunct), are spread over the cores; results come back in the
+    items' order."""
     if not items:
         return []
     count = min(len(items), slices or len(items))
-    return sc.parallelize(list(items), count).mapPartitions(run_items(payload, fn)).collect()
+    dealt = [i for start in range(count) for i in range(start, len(items), count)]
+    results = sc.parallelize([items[i] for i in dealt], count).mapPartitions(run_items(payload, fn)).collect()
+    ordered: list[Any] = [None] * len(items)
+    for i, result in zip(dealt, results, strict=True):
+        ordered[i] = result
+    return ordered
 
 
 def executor_error(exc: Exception) -> Exception | None:
