@@ -86,3 +86,17 @@ def test_cli_bad_input_is_exit_2_with_the_fix(argv, words, capsys):
 def test_api_refuses_bad_partitions():
     with pytest.raises(UserError, match="partitions must be an integer >= 1"):
         simulate_spark(Counters(), depth=3, behaviours=3, partitions=0)
+
+
+@pytest.mark.slow
+def test_local_cluster_executors_give_the_one_process_result(spark_cluster):
+    """Executors in JVMs and Python workers of their own: a user's model file is shipped, and the
+    swarm and a proof come back as in one process."""
+    from isrcheck.explorer.registry import load_factory
+    from isrcheck.explorer.search.swarm import swarm as one_process
+
+    model = load_factory(f"{RACY}:make_model")()
+    kwargs = {"depth": 12, "behaviours": 3000, "seed": 4}
+    assert outcome(simulate_spark(model, partitions=3, **kwargs)) == outcome(one_process(model, **kwargs))
+    kwargs = {"depth": 4, "behaviours": 900, "seed": 11, "properties": ["NeverClearBit0", "AllSet"]}
+    assert outcome(simulate_spark(Bits(5), partitions=5, **kwargs)) == outcome(swarm(Bits(5), **kwargs))
