@@ -89,3 +89,13 @@ def test_a_name_that_is_both_a_lemma_and_an_invariant_means_the_lemma_unless_it_
     # LogMatching is a built-in lemma and an invariant of the classic model, with different formulas.
     local, dist = both({"generation": "kip320", "replicas": 2}, ["LeaderInIsr"], LEMMAS[:4] + ["LogMatching"])
     assert verdicts(dist) == verdicts(local)
+
+
+def test_k_induction_breaks_the_same_conjunct_with_a_three_state_cti():
+    model = classic(generation="kip320", replicas=2)
+    sym = make_symbolic(model, unbounded=True)
+    lemmas = {n: sym.lemmas()[n] for n in LEMMAS[:2]}
+    local = prove(sym, properties=["LeaderInIsr"], lemmas=lemmas, k=2)
+    dist = prove_distributed(sym, ask_many=local_asker(ProofSetup("classic", k=2), model), properties=["LeaderInIsr"],
+                             lemmas=lemmas, k=2)
+    assert verdicts(dist) == verdicts(local) and len(dist.cti.trace) == 3
