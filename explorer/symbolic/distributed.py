@@ -21,8 +21,8 @@ proof's:
   does not ask it again; initiation does not depend on the set at all.
 - A part whose query over every step runs out of its budget is split into one query per step, asked
   in a second round trip; the part's answer is the first step, in order, that is not unsat.
-- A counterexample to induction is found again in the driver by asking the one failing query there
-  (a z3 model cannot travel either), then decoded and replayed as ``prove`` does.
+- A counterexample to induction is decoded and replayed where it was found, as ``prove`` does (a z3
+  model cannot travel), and comes back as explicit states.
 
 Nothing here imports pyspark or the explicit engines: ``ask_many`` is any function from a list of
 queries to their answers in the same order (Spark's is built by the command line).
@@ -39,7 +39,7 @@ import z3
 from isrcheck.explorer.progress import Progress, Silent
 from isrcheck.explorer.symbolic.induction import SPLIT_BUDGET, Prover, _conjuncts
 from isrcheck.explorer.symbolic.ops import UnboundedZ3Ops
-from isrcheck.explorer.symbolic.result import SymbolicResult, select_symbolic
+from isrcheck.explorer.symbolic.result import EncodingError, SymbolicResult, select_symbolic
 
 
 @dataclass(frozen=True)
@@ -59,7 +59,9 @@ class Query:
     every run. "cons": is part ``part`` of ``name`` preserved by k steps from states where every
     conjunct of ``assumed`` holds (``after``: also assumed on the last state); ``act`` None: over
     every step within ``SPLIT_BUDGET``, else over step number ``act`` alone. ``targets``: the names
-    that stand for invariants (the others are lemmas)."""
+    that stand for invariants (the others are lemmas). ``cti``: if the answer is sat, decode the
+    counterexample to induction where it was found (a z3 model does not travel, and asking again
+    elsewhere may answer unknown: quantifier instantiation depends on the process's history)."""
 
     kind: str
     name: str
@@ -68,17 +70,22 @@ class Query:
     part: int = 0
     act: int | None = None
     targets: tuple[str, ...] = ()
+    cti: bool = False
 
 
 @dataclass(frozen=True)
 class Answer:
     """``verdict``: for "init" holds, fails or unknown; for "cons" unsat (preserved), sat (broken),
-    unknown, or split (over budget: ask each of ``acts`` steps). ``seconds``: solver wall time."""
+    unknown, or split (over budget: ask each of ``acts`` steps). ``seconds``: solver wall time.
+    ``cti``: (the decoded counterexample, the explicit model that holds it) when asked for;
+    ``error``: why it did not decode or replay (an encoding error)."""
 
     verdict: str
     reason: str = ""
     seconds: float = 0.0
     acts: int = 0
+    cti: Any = None
+    error: str = ""
 
 
 class _Solving:
@@ -146,12 +153,17 @@ def ask(prover: Prover, fns: dict[str, Callable], query: Query) -> Answer:
         return Answer(verdict, reason, time.monotonic() - started)
     assumptions, part = assemble(prover, fns, query)
     budget = SPLIT_BUDGET if prover.k == 1 and query.act is None else None
-    answer, _ = prover._ask(assumptions, part, True, budget)
+    answer, model = prover._ask(assumptions, part, True, budget)
     seconds = time.monotonic() - started
     if answer == z3.unsat:
         return Answer("unsat", seconds=seconds)
     if answer == z3.sat:
-        return Answer("sat", seconds=seconds)
+        if not query.cti:
+            return Answer("sat", seconds=seconds)
+        try:
+            return Answer("sat", seconds=seconds, cti=prover.cti(model, query.name, list(query.assumed)))
+        except EncodingError as exc:
+            return Answer("sat", seconds=seconds, error=str(exc))
     if budget is not None:
         return Answer("split", seconds=seconds, acts=len(prover.labels[0]))
     return Answer("unknown", str(prover.solver.reason_unknown()), seconds)
@@ -183,6 +195,7 @@ class _Outcome:
     part: int = 0
     act: int | None = None
     seconds: float = 0.0
+    answer: Answer | None = None
 
 
 def prove_distributed(
@@ -197,7 +210,8 @@ def prove_distributed(
     progress: Progress | None = None,
 ) -> SymbolicResult:
     """``prove``'s result with its queries answered by ``ask_many`` (see the module docstring).
-    ``lemmas`` must be those the executors rebuild by name (``conjunct_functions``)."""
+    ``lemmas`` must be those the executors rebuild by name (``conjunct_functions``); ``k`` and
+    ``timeout`` those of their ``ProofSetup`` (the solver is theirs: here ``k`` is the result's depth)."""
     progress = progress or Silent()
     start = time.monotonic()
     names, props = select_symbolic(sym, properties)
@@ -209,7 +223,7 @@ def prove_distributed(
     dropped: list[str] = []
     inits: dict[str, Answer] = {}
     failed: dict[str, frozenset[str]] = {}  # lemma -> a set it is not preserved under (nor under any subset)
-    asked = _Queries(ask_many, parts, tnames)
+    asked = _Queries(ask_many, parts, tnames, houdini)
     waves = 0
     while True:
         changed = False
@@ -267,8 +281,9 @@ def prove_distributed(
                     changed = True
                     surprise = p + 1
                     break
-                query = Query("cons", name, *plan[name], out.part, out.act, tnames)
-                result.cti, result.stats["explicit"] = _cti_here(sym, k, timeout, current, query)
+                if out.answer.error:
+                    raise EncodingError(out.answer.error)
+                result.cti, result.stats["explicit"] = out.answer.cti
                 result.lemmas = [n for n in current if n not in targets]
                 result.stats["dropped"] = dropped
                 return _finish(result, start, waves, asked.asked, verdict="counterexample to induction")
@@ -312,8 +327,9 @@ class _Queries:
     """The answers of a proof's queries so far, asked in batches through ``ask_many``."""
 
     def __init__(self, ask_many: Callable[[list[Query]], list[Answer]], parts: dict[str, int],
-                 tnames: tuple[str, ...]) -> None:
+                 tnames: tuple[str, ...], houdini: bool) -> None:
         self.ask_many, self.parts, self.tnames = ask_many, parts, tnames
+        self.houdini = houdini
         self.answers: dict[Query, Answer] = {}
         self.asked = 0
 
@@ -326,8 +342,14 @@ class _Queries:
     def wave(self, inits: list[str], goals: list[tuple[str, tuple[str, ...], tuple[str, ...]]]) -> None:
         """Initiation of ``inits`` and every part of every goal (name, assumed, after), at once."""
         self.ask([Query("init", n, targets=self.tnames) for n in inits]
-                 + [Query("cons", n, assumed, after, part, None, self.tnames)
-                    for n, assumed, after in goals for part in range(self.parts[n])])
+                 + [self.cons(n, assumed, after, part) for n, assumed, after in goals for part in range(self.parts[n])])
+
+    def cons(self, name: str, assumed: tuple[str, ...], after: tuple[str, ...], part: int,
+             act: int | None = None) -> Query:
+        """A consecution query; a sat answer is decoded where it is found when it would be a CTI
+        (a target's, or any conjunct's without Houdini, which drops lemmas instead)."""
+        cti = name in self.tnames or not self.houdini
+        return Query("cons", name, assumed, after, part, act, self.tnames, cti)
 
     def init(self, name: str) -> Answer:
         return self.answers[Query("init", name, targets=self.tnames)]
@@ -339,36 +361,21 @@ class _Queries:
         asking the steps (a speculative query ``prove`` may never ask: not worth splitting)."""
         outcome = _Outcome("unsat")
         for part in range(self.parts[name]):
-            whole = self.answers[Query("cons", name, assumed, after, part, None, self.tnames)]
+            whole = self.answers[self.cons(name, assumed, after, part)]
             outcome.seconds += whole.seconds
             if whole.verdict == "split":
                 if not resolve:
                     return None
-                steps = [Query("cons", name, assumed, after, part, act, self.tnames) for act in range(whole.acts)]
+                steps = [self.cons(name, assumed, after, part, act) for act in range(whole.acts)]
                 self.ask(steps)
                 for act, q in enumerate(steps):
                     answer = self.answers[q]
                     outcome.seconds += answer.seconds
                     if answer.verdict != "unsat":
-                        return _Outcome(answer.verdict, answer.reason, part, act, outcome.seconds)
+                        return _Outcome(answer.verdict, answer.reason, part, act, outcome.seconds, answer)
             elif whole.verdict != "unsat":
-                return _Outcome(whole.verdict, whole.reason, part, None, outcome.seconds)
+                return _Outcome(whole.verdict, whole.reason, part, None, outcome.seconds, whole)
         return outcome
-
-
-def _cti_here(sym: Any, k: int, timeout: float | None, current: dict[str, Callable], query: Query) -> tuple:
-    """The counterexample to induction of a query an executor answered sat: asked again in this
-    process (a z3 model does not travel), decoded and replayed as ``prove`` does."""
-    from isrcheck.explorer.symbolic.result import EncodingError
-
-    prover = Prover(sym, k=k, timeout=timeout)
-    fns = {**current}
-    assumptions, part = assemble(prover, fns, query)
-    answer, model = prover._ask(assumptions, part, True, None)
-    if answer != z3.sat:
-        raise EncodingError(f"an executor found {query.name} broken by a step, but the same query here answers "
-                            f"{answer}; the executors and the driver must run the same isrcheck and z3")
-    return prover.cti(model, query.name, list(current))
 
 
 def _finish(result: SymbolicResult, start: float, waves: int, queries: int, *, verdict: str | None = None,
