@@ -65,28 +65,37 @@ class ChunkReport:
     longest: int = 0
     violation: tuple[int, Violation] | None = None
     reached: dict[str, tuple[int, int]] = field(default_factory=dict)
+    fault: dict[str, Any] | None = None  # the model raised (``catch_faults``): see ``model_fault``
 
 
 def walk_chunk(model: Any, props: Selected, inits: Sequence[Any], *, depth: int, seed: int,
-               start: int, stop: int) -> ChunkReport:
+               start: int, stop: int, catch_faults: bool = False) -> ChunkReport:
     """Walk behaviours ``start`` .. ``stop - 1`` (each under ``behaviour_seed(seed, i)``), checking
     as ``simulate`` checks: invariants and ``sometimes`` on every state, transition properties on
-    every step; stop at the first violation."""
+    every step; stop at the first violation. ``catch_faults``: an exception the model raises ends
+    the chunk as ``report.fault`` instead of propagating (on an executor, where its traceback would
+    reach the driver only as text inside a Spark error)."""
     report = ChunkReport(start, stop)
     for index in range(start, stop):
         rng = random.Random(behaviour_seed(seed, index))
         steps = [Step(None, rng.choice(inits))]
-        violation = _check_state(props, report, index, steps)
-        while violation is None and len(steps) < depth:
-            state = steps[-1].state
-            if not within_bounds(model, state):
-                break
-            succ = list(model.successors(state))
-            if not succ:
-                break
-            action, nxt = succ[rng.randrange(len(succ))]
-            steps.append(Step(action, nxt))
-            violation = _check_step(props, steps) or _check_state(props, report, index, steps)
+        try:
+            violation = _check_state(props, report, index, steps)
+            while violation is None and len(steps) < depth:
+                state = steps[-1].state
+                if not within_bounds(model, state):
+                    break
+                succ = list(model.successors(state))
+                if not succ:
+                    break
+                action, nxt = succ[rng.randrange(len(succ))]
+                steps.append(Step(action, nxt))
+                violation = _check_step(props, steps) or _check_state(props, report, index, steps)
+        except Exception as exc:
+            if not catch_faults:
+                raise
+            report.fault = model_fault(exc, index, steps)
+            break
         report.tried += 1
         report.states += len(steps)
         report.longest = max(report.longest, len(steps))
@@ -115,6 +124,36 @@ def _check_step(props: Selected, steps: list[Step]) -> Violation | None:
         if not prop.predicate(state, action, nxt):
             return Violation(prop.name, "transition", Trace(tuple(steps)), describe_failure(prop, state, action, nxt))
     return None
+
+
+def model_fault(exc: Exception, index: int, steps: list[Step]) -> dict[str, Any]:
+    """What the driver needs to report a model's exception as ``ModelError`` (exit 4): the
+    exception itself (or its text, if it does not pickle), the model's own frames as text (those
+    outside isrcheck), the behaviour and the path to the state being expanded."""
+    import pickle
+    import traceback
+    from pathlib import Path
+
+    package = str(Path(__file__).resolve().parents[1])  # isrcheck.explorer: the checker's frames
+    frames = [f for f in traceback.extract_tb(exc.__traceback__)
+              if not str(Path(f.filename).resolve()).startswith(package)]
+    try:
+        cause: Exception = pickle.loads(pickle.dumps(exc))
+    except Exception:
+        cause = RuntimeError(f"{type(exc).__name__}: {exc}")
+    return {"index": index, "cause": cause, "what": f"the model's {frames[0].name}()" if frames else "the model",
+            "frames": "".join(traceback.format_list(frames)).rstrip("\n"), "steps": tuple(steps)}
+
+
+def first_fault(reports: Iterable[ChunkReport]) -> dict[str, Any] | None:
+    """The model fault of the smallest behaviour index, if it comes before every violation: a
+    sequential walk would have stopped there."""
+    faults = [r.fault for r in reports if r.fault is not None]
+    if not faults:
+        return None
+    fault = min(faults, key=lambda f: f["index"])
+    last = first_violation(reports)
+    return fault if last is None or fault["index"] < last else None
 
 
 def first_violation(reports: Iterable[ChunkReport]) -> int | None:

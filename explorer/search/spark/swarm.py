@@ -19,13 +19,21 @@ from collections.abc import Sequence
 from functools import partial
 from typing import Any
 
-from isrcheck.explorer.errors import UserError
+from isrcheck.explorer.errors import ModelError, UserError
+from isrcheck.explorer.result import Trace
 from isrcheck.explorer.search.simulate import SimulationResult
 from isrcheck.explorer.search.spark.interrupt import Interrupts
 from isrcheck.explorer.search.spark.level import Context, model_modules, rehack, unhack_namedtuples
 from isrcheck.explorer.search.spark.session import get_session, helper_modules, make_payload
 from isrcheck.explorer.search.spark.tasks import executor_error, map_on_executors
-from isrcheck.explorer.search.swarm import ChunkReport, check_bounds, initial_states, merge_chunks, walk_chunk
+from isrcheck.explorer.search.swarm import (
+    ChunkReport,
+    check_bounds,
+    first_fault,
+    initial_states,
+    merge_chunks,
+    walk_chunk,
+)
 from isrcheck.explorer.selection import select_properties
 
 # Behaviours per task in the first wave; each later wave is GROWTH times larger. Small enough that
@@ -38,7 +46,7 @@ def walk_item(depth: int, seed: int, ctx: Context, item: tuple[int, int]) -> Chu
     """One task: behaviours ``item[0]`` .. ``item[1] - 1`` on an executor."""
     start, stop = item
     return walk_chunk(ctx.model, ctx.props, initial_states(ctx.model), depth=depth, seed=seed,
-                      start=start, stop=stop)
+                      start=start, stop=stop, catch_faults=True)
 
 
 def waves(behaviours: int, slices: int) -> list[list[tuple[int, int]]]:
@@ -88,10 +96,15 @@ def _run(model: Any, props: Any, depth: int, behaviours: int, seed: int, master:
             if interrupts.requested:
                 raise KeyboardInterrupt
             reports += map_on_executors(sc, payload, fn, wave)
-            if any(r.violation is not None for r in reports):
+            fault = first_fault(reports)
+            if fault is not None:
+                raise _model_error(model, fault)
+            if any(r.violation is not None or r.fault is not None for r in reports):
                 break
     except KeyboardInterrupt:
         interrupted = True
+    except ModelError:
+        raise
     except Exception as exc:
         if not interrupts.requested:  # a Ctrl-C cancels the wave: its collect fails with "job cancelled"
             mapped = executor_error(exc)
@@ -104,3 +117,13 @@ def _run(model: Any, props: Any, depth: int, behaviours: int, seed: int, master:
         sc.cancelAllJobs()
     return merge_chunks(reports, props, depth=depth, seed=seed, elapsed=time.monotonic() - started,
                         interrupted=interrupted)
+
+
+def _model_error(model: Any, fault: dict[str, Any]) -> ModelError:
+    """The exit-4 report of a model's exception on an executor, as one process gives it."""
+    steps = fault["steps"]
+    note = f"(behaviour {fault['index']} of the swarm, on an executor)"
+    if fault["frames"]:
+        note = f"The model's frames on the executor (most recent call last):\n{fault['frames']}\n{note}"
+    return ModelError(fault["what"], fault["cause"], model=model, state=steps[-1].state,
+                      trace=Trace(tuple(steps)), note=note)

@@ -73,3 +73,12 @@ def test_bad_bounds_are_refused(bad):
 def test_unknown_property_names_the_known_ones():
     with pytest.raises(UserError, match="unknown property 'Nope'; this model has: NeverClearBit0"):
         swarm(Bits(3), depth=5, behaviours=5, properties=["Nope"])
+
+
+def test_a_model_fault_counts_only_before_the_first_violation():
+    from isrcheck.explorer.search.swarm import ChunkReport, first_fault
+
+    violation = ChunkReport(0, 10, violation=(4, None))
+    assert first_fault([violation, ChunkReport(10, 20, fault={"index": 12})]) is None
+    assert first_fault([violation, ChunkReport(0, 3, fault={"index": 2})]) == {"index": 2}
+    assert first_fault([ChunkReport(5, 9, fault={"index": 7}), ChunkReport(0, 5, fault={"index": 3})]) == {"index": 3}

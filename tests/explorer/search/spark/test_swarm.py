@@ -100,3 +100,13 @@ def test_local_cluster_executors_give_the_one_process_result(spark_cluster):
     assert outcome(simulate_spark(model, partitions=3, **kwargs)) == outcome(one_process(model, **kwargs))
     kwargs = {"depth": 4, "behaviours": 900, "seed": 11, "properties": ["NeverClearBit0", "AllSet"]}
     assert outcome(simulate_spark(Bits(5), partitions=5, **kwargs)) == outcome(swarm(Bits(5), **kwargs))
+
+
+def test_a_model_that_raises_on_an_executor_is_exit_4_with_its_frames(spark, capsys):
+    faulty = str(ROOT / "tests" / "fixtures" / "faulty.py")
+    code = main(["simulate", faulty, "--where", "successors", "--depth", "10", "--behaviours", "50",
+                 "--engine", "spark"])
+    err = capsys.readouterr().err
+    assert code == 4 and "Traceback" not in err
+    assert "the model's successors() raised RuntimeError: planted fault in successors at height 3" in err
+    assert "(behaviour 0 of the swarm, on an executor)" in err and "State being expanded: (3,)" in err
