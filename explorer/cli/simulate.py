@@ -2,6 +2,10 @@
 
 TLC's ``-simulate`` for bounds that exhaustive search cannot finish: each behaviour is a random
 walk of at most D states from an initial state, checked as it goes (see ``isrcheck.explorer.search.simulate``).
+``--engine spark`` walks the behaviours as a swarm over Spark executors
+(``isrcheck.explorer.search.spark.swarm``): behaviour i under a seed of its own, derived from S and i,
+so the run is the same on any number of executors and partitions (and different behaviours from the
+one-process run of the same seed, which draws every behaviour from one generator).
 Exit status: 0 no violation found (which proves nothing), 1 a violation, 2 bad input, 130
 interrupted (the figures printed are what ran before the interrupt).
 """
@@ -12,7 +16,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from isrcheck.explorer.errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_VIOLATION
+from isrcheck.explorer.errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_VIOLATION, UserError
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -31,6 +35,13 @@ def _parser() -> argparse.ArgumentParser:
                    help="check only this property (repeatable; default: the model's default ones)")
     p.add_argument("--full", action="store_true", help="print whole states in the trace, not only what changed")
     p.add_argument("--trace-json", metavar="PATH", help="write the counterexample as an ITF JSON trace")
+    p.add_argument("--engine", choices=["local", "spark"], default="local",
+                   help="local: one process, one random generator (default); spark: a swarm over Spark "
+                        "executors, each behaviour under a seed derived from --seed and its index")
+    spark = p.add_argument_group("spark engine")
+    spark.add_argument("--master", help="Spark master URL (default local[*])")
+    spark.add_argument("--partitions", type=positive_int, metavar="N",
+                       help="tasks per wave of behaviours (default 2 x default parallelism); the same result for any N")
     return p
 
 
@@ -48,10 +59,19 @@ def cmd_simulate(argv: list[str]) -> int:
     from isrcheck.explorer.traces.text import render_violation
 
     args, options, model = _parse(argv)
+    spark_options = {k: getattr(args, k) for k in ("master", "partitions") if getattr(args, k) is not None}
+    if spark_options and args.engine != "spark":
+        raise UserError(f"--{next(iter(spark_options))} applies to --engine spark only")
     if args.trace_json:
         check_output_path(args.trace_json, "--trace-json")  # before the run: a found trace must not be lost
-    result = simulate(model, depth=args.depth, behaviours=args.behaviours, seed=args.seed,
-                      properties=args.properties)
+    if args.engine == "spark":
+        from isrcheck.explorer.search.spark.swarm import simulate_spark
+
+        result = simulate_spark(model, depth=args.depth, behaviours=args.behaviours, seed=args.seed,
+                                properties=args.properties, **spark_options)
+    else:
+        result = simulate(model, depth=args.depth, behaviours=args.behaviours, seed=args.seed,
+                          properties=args.properties)
     for violation in result.violations:
         print(render_violation(model, violation, full=args.full))
         print()
@@ -59,8 +79,12 @@ def cmd_simulate(argv: list[str]) -> int:
             write_json(Path(args.trace_json), trace_to_itf(model, violation.trace, {
                 "model": args.model, "options": options, "property": violation.property,
                 "kind": violation.kind, "detail": violation.detail,
-                "simulation": {"seed": args.seed, "depth": args.depth, "behaviour": result.behaviours}}))
+                "simulation": {"seed": args.seed, "depth": args.depth, "behaviour": result.behaviours,
+                               "engine": args.engine}}))
     print(render_simulation(result))
+    if args.engine == "spark":
+        print("Swarm on Spark: behaviour i walked under a seed derived from the run's seed and i; the first "
+              "violation is the one of the smallest i, the same for any executor or partition count.")
     if args.trace_json and result.violations:
         print(f"Wrote {args.trace_json}")
     if result.violations:

@@ -20,6 +20,10 @@ from isrcheck.explorer.errors import UserError
 from isrcheck.explorer.outputs import check_output_path, write_atomically
 
 EXIT_OK, EXIT_VIOLATION, EXIT_ENCODING, EXIT_UNKNOWN, EXIT_INTERRUPTED = 0, 1, 4, 5, 130
+# Spark tasks per executor core for a batch of proof queries: one task per query cost about 20 ms
+# of scheduling each (most queries take 10-150 ms); a few tasks per core keep the cores busy when
+# one query is much longer than the rest.
+SLICES_PER_CORE = 4
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -144,9 +148,15 @@ def cmd_prove(argv: list[str]) -> int:
                         "from every built-in lemma (and yours) unless --lemma names some")
     p.add_argument("--k", type=int, default=1, metavar="N", help="k-induction: assume the invariant on N steps")
     p.add_argument("--list-lemmas", action="store_true", help="list the model's built-in lemmas and exit")
+    p.add_argument("--engine", choices=["local", "spark"], default="local",
+                   help="local: every solver query in this process (default); spark: the independent queries "
+                        "(each conjunct, part and step; Houdini's rounds) on Spark executors, with the same result")
+    p.add_argument("--master", help="Spark master URL for --engine spark (default local[*])")
     args, options, model = parse_model_command(p, argv)
     if args.k < 1:
         raise UserError(f"--k must be at least 1 (plain induction), not {args.k}")
+    if args.master is not None and args.engine != "spark":
+        raise UserError("--master applies to --engine spark only")
     sym = symbolic_model(args.model, model, unbounded=True)
     builtin = dict(getattr(sym, "lemmas", dict)())
     if args.list_lemmas:
@@ -164,8 +174,17 @@ def cmd_prove(argv: list[str]) -> int:
     if args.houdini and not args.lemma_names:
         lemmas = {**builtin, **lemmas}  # Houdini starts from every built-in template unless told which
     try:
-        result = prove(sym, properties=args.properties, lemmas=lemmas, houdini=args.houdini, k=args.k,
-                       timeout=args.timeout, progress=_progress(args))
+        if args.engine == "spark":
+            from isrcheck.explorer.symbolic.distributed import ProofSetup, prove_distributed
+
+            lemma_file = (args.lemmas, Path(args.lemmas).read_text()) if args.lemmas else None
+            ask_many = spark_asker(args.master, model, ProofSetup(args.model, args.k, args.timeout, lemma_file))
+            result = prove_distributed(sym, ask_many=ask_many, properties=args.properties, lemmas=lemmas,
+                                       houdini=args.houdini, k=args.k, timeout=args.timeout,
+                                       progress=_progress(args))
+        else:
+            result = prove(sym, properties=args.properties, lemmas=lemmas, houdini=args.houdini, k=args.k,
+                           timeout=args.timeout, progress=_progress(args))
     except EncodingError as exc:
         print(f"isrcheck prove: the symbolic encoding disagrees with the explicit model: {exc}")
         return EXIT_ENCODING
@@ -185,6 +204,35 @@ def cmd_prove(argv: list[str]) -> int:
     else:
         print(_prove_report(result, args))
     return _status(result.verdict)
+
+
+def spark_asker(master: str | None, model: Any, setup: Any) -> Any:
+    """``ask_many`` for ``prove_distributed``: each query a Spark task, answered on an executor by
+    ``isrcheck.explorer.symbolic.distributed.answer_query`` with the model shipped as the
+    breadth-first engine ships it (a user's model file included)."""
+    from functools import partial
+
+    from isrcheck.explorer.search.spark.session import get_session, make_payload
+    from isrcheck.explorer.search.spark.tasks import executor_error, map_on_executors
+    from isrcheck.explorer.symbolic.distributed import answer_query
+
+    fn = partial(answer_query, setup)
+    started: list[tuple[Any, tuple]] = []  # Spark starts at the first query: bad input is refused before
+
+    def ask_many(queries: list[Any]) -> list[Any]:
+        if not started:
+            spark, _ = get_session(master)
+            started.append((spark.sparkContext, make_payload(spark.sparkContext, model, None, False, False)))
+        sc, payload = started[0]
+        try:
+            return map_on_executors(sc, payload, fn, queries, slices=SLICES_PER_CORE * sc.defaultParallelism)
+        except Exception as exc:
+            mapped = executor_error(exc)
+            if mapped is None:
+                raise
+            raise mapped from None
+
+    return ask_many
 
 
 def _prove_report(result: Any, args: argparse.Namespace) -> str:
