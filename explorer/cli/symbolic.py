@@ -212,8 +212,8 @@ def spark_asker(master: str | None, model: Any, setup: Any) -> Any:
     breadth-first engine ships it (a user's model file included)."""
     from functools import partial
 
+    from isrcheck.explorer.search.spark.items import executor_error, map_on_executors
     from isrcheck.explorer.search.spark.session import get_session, make_payload
-    from isrcheck.explorer.search.spark.tasks import executor_error, map_on_executors
     from isrcheck.explorer.symbolic.distributed import answer_query
 
     fn = partial(answer_query, setup)

@@ -23,9 +23,9 @@ from isrcheck.explorer.errors import ModelError, UserError
 from isrcheck.explorer.result import Trace
 from isrcheck.explorer.search.simulate import SimulationResult
 from isrcheck.explorer.search.spark.interrupt import Interrupts
+from isrcheck.explorer.search.spark.items import executor_error, map_on_executors
 from isrcheck.explorer.search.spark.level import Context, model_modules, rehack, unhack_namedtuples
 from isrcheck.explorer.search.spark.session import get_session, helper_modules, make_payload
-from isrcheck.explorer.search.spark.tasks import executor_error, map_on_executors
 from isrcheck.explorer.search.swarm import (
     ChunkReport,
     check_bounds,
