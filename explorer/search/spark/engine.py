@@ -32,8 +32,6 @@ from isrcheck.explorer.search.spark.level import (
     DRIVER_AUDIT,
     PARTITION_AUDIT,
     Context,
-    expand,
-    initial_candidates,
     merge_reports,
     model_modules,
     partition_of,
@@ -41,6 +39,7 @@ from isrcheck.explorer.search.spark.level import (
     unhack_namedtuples,
 )
 from isrcheck.explorer.search.spark.session import get_session, make_payload
+from isrcheck.explorer.search.spark.steps import expand, initial_candidates
 from isrcheck.explorer.search.spark.store import Store
 from isrcheck.explorer.selection import Selected, describe_failure
 
@@ -243,7 +242,8 @@ class _Run:
             # audited against the model contract, as the local engine does
             audit = max(PARTITION_AUDIT, DRIVER_AUDIT - self.audited)
             self.audited += min(audit, len(self.frontier))
-            cands, rep = expand(self.ctx, self.frontier, transition, audit=audit)
+            cands, rep = expand(self.ctx, [fp for fp, _ in self.frontier], [p for _, p in self.frontier],
+                                transition, audit=audit)
         else:
             cands, rep = None, None
         if store.on_driver:
@@ -259,7 +259,7 @@ class _Run:
             save = self.checkpoint.begin_spark_level(level) if self.checkpoint is not None else None
             if cands is not None:
                 where = "driver+spark"
-                rep = store.level_from_driver(level, cands, rep, always, sometimes, save)
+                rep = store.level_from_driver(level, cands, rep, always, sometimes, save)  # rep: both steps
             else:
                 where = "spark"
                 rep = store.level_from_rdd(level, self.frontier, transition, always, sometimes, save)
@@ -267,7 +267,7 @@ class _Run:
                 self.checkpoint.commit_spark_level(level, store.partitions)
             self.frontier = store.frontier_list() if rep["new"] <= self.threshold else store.frontier_rdd()
         if isinstance(self.frontier, list) and len(self.frontier) > self.threshold and not store.on_driver:
-            self.frontier = self.sc.parallelize(self.frontier, store.partitions)
+            self.frontier = store.parallelize(self.frontier)
         self.frontier_size = rep["new"]
         self.record(level, rep, frontier_in, where, time.monotonic() - t0)
         if self.checkpoint is not None:
@@ -346,7 +346,7 @@ class _Run:
         self.frontier = restore_store(self.store, self.checkpoint, self.levels, on_driver=on_driver,
                                       threshold=self.threshold)
         if isinstance(self.frontier, list) and len(self.frontier) > self.threshold and not on_driver:
-            self.frontier = self.sc.parallelize(self.frontier, self.store.partitions)
+            self.frontier = self.store.parallelize(self.frontier)
         self.progress.message(f"resumed from level {self.level} ({self.distinct:,} states) in {self.checkpoint.dir}")
 
     # -- the result -----------------------------------------------------------------------------------

@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from isrcheck.explorer.search.spark.checkpoint import Checkpoint
-from isrcheck.explorer.search.spark.level import partition_of, read_blocks, read_frontier
+from isrcheck.explorer.search.spark.level import PARENTS, partition_of
 from isrcheck.explorer.search.spark.store import Store, driver_blocks
+from isrcheck.explorer.search.spark.tasks import read_blocks, read_frontier_part, state_pairs
 
 
 def restore_store(store: Store, checkpoint: Checkpoint, levels: list[dict[str, Any]], *, on_driver: bool,
@@ -32,10 +33,10 @@ def restore_store(store: Store, checkpoint: Checkpoint, levels: list[dict[str, A
         return []
     sc, p = store.sc, store.partitions
     directory = checkpoint.spark_level_dir(last, p, frontier=True)
-    frontier = sc.parallelize(range(p), p).mapPartitionsWithIndex(read_frontier(directory))
+    frontier = sc.parallelize(range(p), p).mapPartitionsWithIndex(read_frontier_part(directory))
     if levels[-1]["new"] <= threshold:
         try:
-            return frontier.collect()
+            return frontier.mapPartitions(state_pairs).collect()
         except Exception as exc:
             raise checkpoint.corrupt(last, exc) from None
     return frontier
@@ -47,7 +48,8 @@ def _restore_on_executors(store: Store, checkpoint: Checkpoint, driver_levels: d
 
     sc, p = store.sc, store.partitions
     store.seen = None
-    blocks = dict(driver_blocks({lv: d["parents"] for lv, d in driver_levels.items()}, p))
+    blocks = {i: [(rec[1][1], rec[1][2]) for rec in recs if rec[1][0] == PARENTS]
+              for i, recs in driver_blocks({lv: d["parents"] for lv, d in driver_levels.items()}, p).items()}
     dirs = {level: checkpoint.spark_level_dir(level, p, frontier=False) for level in spark_levels}
     visited = sc.parallelize(range(p), p).mapPartitionsWithIndex(read_blocks(dirs, blocks)).partitionBy(
         p, partition_of)

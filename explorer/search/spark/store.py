@@ -13,40 +13,39 @@ executors for good, as one block per partition of a fixed partitioning by finger
 
 This is the co-partitioned "union + per-partition merge" (docs/spark.md has the measurements) instead of
 ``subtractByKey``/``join``, which PySpark runs as a Python ``groupByKey`` over everything. Each
-level's output is persisted and local-checkpointed so lineage stays one level long. Parent
-records stay on executors (one pickled dict per partition and level) and are looked up with
-single-partition jobs when a trace is walked back.
+level's output is persisted and local-checkpointed so lineage stays one level long. Every record
+is a block of a partition's states (``tasks`` lists them): the visited set is one sorted array of
+16-byte fingerprints per partition, merged with each level's new ones, never rebuilt. Parent
+records stay on executors (one block per partition and level, 36 bytes a state) and are looked up
+with single-partition jobs when a trace is walked back.
 """
 
 from __future__ import annotations
 
-import pickle
 from typing import Any
 
-from isrcheck.explorer.search.spark.level import (
-    EXPANDED,
-    STATE,
-    VISITED,
-    ReportParam,
-    dedup,
-    dedup_partition,
-    expand_partition,
-    lookup_parents,
-    new_report,
-    partition_of,
-)
+from isrcheck.explorer.search.spark.blocks import NO_PARENT, encode_states
+from isrcheck.explorer.search.spark.level import STATE, ReportParam, merge_reports, new_report, partition_of
+from isrcheck.explorer.search.spark.steps import block, dedup, split
+from isrcheck.explorer.search.spark.tasks import expand_partition, lookup_parents, merge_partition, state_pairs
+
+
+def part_of(fp: bytes, partitions: int) -> int:
+    """The partition of a fingerprint (``level.partition_of`` places records by it)."""
+    return int.from_bytes(fp, "big") % partitions
 
 
 class Store:
     def __init__(self, ctx: Any, partitions: int):
         self.ctx = ctx
         self.partitions = partitions
-        self.seen: set[int] | None = set()  # the driver's visited set, None once on executors
-        self.parents: dict[int, dict | None] = {}  # level -> {fp: (parent, action)} or None (on executors)
+        self.seen: set[bytes] | None = set()  # the driver's visited set, None once on executors
+        # level -> {fp: (parent, action)} in the driver, or None (on executors)
+        self.parents: dict[int, dict | None] = {}
         self.sc: Any = None
         self.payload: Any = None
-        # Once on executors: an RDD whose partition i holds the visited block of partition i
-        # (the last level's output, which also holds that level's new states).
+        # Once on executors: an RDD whose partition i holds partition i's visited set, parent
+        # records and the last level's new states (the last level's output).
         self.visited: Any = None
         self.size = 0
 
@@ -56,9 +55,9 @@ class Store:
 
     # -- driver levels ------------------------------------------------------------------------
 
-    def add_on_driver(self, level: int, cands: dict[int, tuple], always: frozenset[str],
-                      sometimes: frozenset[str]) -> tuple[dict[int, tuple], dict[str, Any]]:
-        best, rep = dedup(self.ctx, self.seen, cands.items(), always, sometimes)
+    def add_on_driver(self, level: int, cands: dict[bytes, tuple], always: frozenset[str],
+                      sometimes: frozenset[str]) -> tuple[dict[bytes, tuple], dict[str, Any]]:
+        best, rep = dedup(self.ctx, self.seen, cands, always, sometimes)
         self.seen.update(best)
         self.parents[level] = {fp: v[:2] for fp, v in best.items()}
         self.size += len(best)
@@ -66,11 +65,11 @@ class Store:
 
     def move_to_executors(self, sc: Any, payload: Any) -> None:
         """Hand the driver's visited set to executors, one block per partition. The parent
-        records of the driver's levels stay in the driver (they are few)."""
+        records of the driver's levels stay in the driver too (they are few)."""
         self.attach(sc, payload)
         tables = {lv: t for lv, t in self.parents.items() if t is not None}
-        self.visited = sc.parallelize(driver_blocks(tables, self.partitions), self.partitions).partitionBy(
-            self.partitions, partition_of)
+        records = [rec for i, recs in driver_blocks(tables, self.partitions).items() for rec in recs]
+        self.visited = sc.parallelize(records, self.partitions).partitionBy(self.partitions, partition_of)
         self.seen = None
 
     def attach(self, sc: Any, payload: Any) -> None:
@@ -80,35 +79,32 @@ class Store:
 
     def level_from_rdd(self, level: int, frontier: Any, transition: frozenset[str], always: frozenset[str],
                        sometimes: frozenset[str], save_dir: str | None = None) -> dict[str, Any]:
-        """Expand an RDD frontier on executors, shuffle by fingerprint, merge with the visited set."""
-        cands = frontier.mapPartitions(expand_partition(self.payload, transition)).partitionBy(
-            self.partitions, partition_of)
-        merged = co_union(self.sc, self.visited, cands)
+        """Expand an RDD frontier on executors, shuffle its blocks by partition, merge with the
+        visited set."""
         reports = self.sc.accumulator(new_report(), ReportParam())
+        cands = frontier.mapPartitions(expand_partition(self.payload, transition, self.partitions, reports)
+                                       ).partitionBy(self.partitions, partition_of)
+        merged = co_union(self.sc, self.visited, cands)
         out = merged.mapPartitionsWithIndex(
-            dedup_partition(self.payload, level, always, sometimes, reports, save_dir=save_dir),
+            merge_partition(self.payload, level, always, sometimes, reports, save_dir=save_dir),
             preservesPartitioning=True)
         return self._materialize(level, out, reports)
 
-    def level_from_driver(self, level: int, cands: dict[int, tuple], report: dict[str, Any],
+    def level_from_driver(self, level: int, cands: dict[bytes, tuple], report: dict[str, Any],
                           always: frozenset[str], sometimes: frozenset[str], save_dir: str | None = None
                           ) -> dict[str, Any]:
         """Merge candidates computed in the driver (a small frontier) with the visited set: a
         broadcast instead of a shuffle, one narrow job."""
-        p = self.partitions
-        grouped: dict[int, list] = {}
-        for fp, value in cands.items():
-            grouped.setdefault(fp % p, []).append((fp, value))
-        grouped.setdefault(0, []).append((0, (EXPANDED, report)))
-        extra = self.sc.broadcast(grouped)
+        extra = self.sc.broadcast({j: [blk] for j, blk in split(cands, self.partitions).items()})
         reports = self.sc.accumulator(new_report(), ReportParam())
         out = self.visited.mapPartitionsWithIndex(
-            dedup_partition(self.payload, level, always, sometimes, reports, extra, save_dir),
+            merge_partition(self.payload, level, always, sometimes, reports, extra, save_dir),
             preservesPartitioning=True)
         try:
-            return self._materialize(level, out, reports)
+            rep = self._materialize(level, out, reports)
         finally:
             extra.unpersist()
+        return merge_reports([report, rep])
 
     def _materialize(self, level: int, out: Any, reports: Any) -> dict[str, Any]:
         from pyspark import StorageLevel
@@ -126,26 +122,37 @@ class Store:
         return rep
 
     def frontier_rdd(self) -> Any:
-        return self.visited.filter(_is_state).map(_state_pair)
+        """The last level's new states: the level's output itself (the expansion reads only its
+        STATE blocks)."""
+        return self.visited
 
-    def frontier_list(self) -> list[tuple[int, Any]]:
-        return self.frontier_rdd().collect()
+    def frontier_list(self) -> list[tuple[bytes, Any]]:
+        return self.visited.mapPartitions(state_pairs).collect()
+
+    def parallelize(self, frontier: list[tuple[bytes, Any]]) -> Any:
+        """A frontier held in the driver as an RDD of STATE blocks, one per partition."""
+        groups: dict[int, list] = {}
+        for fp, packed in sorted(frontier, key=lambda item: item[0]):
+            groups.setdefault(part_of(fp, self.partitions), []).append((fp, packed))
+        records = [(j, (STATE, b"".join(fp for fp, _ in items), encode_states([p for _, p in items])))
+                   for j, items in sorted(groups.items())]
+        return self.sc.parallelize(records, self.partitions)
 
     # -- walking back ---------------------------------------------------------------------------
 
-    def parents_at(self, level: int, keys: set[int]) -> dict[int, tuple]:
+    def parents_at(self, level: int, keys: set[bytes]) -> dict[bytes, tuple]:
         table = self.parents[level]
         if table is not None:
             return {k: table[k] for k in keys}
-        wanted = sorted({k % self.partitions for k in keys})
+        wanted = sorted({part_of(k, self.partitions) for k in keys})
         found = self.sc.runJob(self.visited, lookup_parents(level, frozenset(keys)), wanted)
         return dict(found)
 
-    def paths(self, targets: dict[Any, tuple[int, int]]) -> dict[Any, list[int]]:
-        """Fingerprints from an initial state to each target (level, fingerprint), walking back
-        all targets together, one lookup per level."""
-        paths = {name: [fp] for name, (_, fp) in targets.items()}
-        at = dict(targets)
+    def paths(self, targets: dict[Any, tuple[int, int]]) -> dict[Any, list[bytes]]:
+        """Fingerprints from an initial state to each target (level, fingerprint as an int),
+        walking back all targets together, one lookup per level."""
+        at = {name: (lv, fp.to_bytes(16, "big")) for name, (lv, fp) in targets.items()}
+        paths = {name: [fp] for name, (_, fp) in at.items()}
         for level in range(max((lv for lv, _ in at.values()), default=0), 1, -1):
             here = {name: fp for name, (lv, fp) in at.items() if lv == level}
             if not here:
@@ -162,18 +169,30 @@ class Store:
             self.visited.unpersist()
 
 
-def driver_blocks(tables: dict[int, dict[int, tuple]], partitions: int) -> list[tuple[int, tuple]]:
-    """Visited blocks, one per partition, of parent tables held in the driver."""
-    fp_blobs: list[list[bytes]] = [[] for _ in range(partitions)]
-    parent_blobs: list[list[tuple[int, bytes]]] = [[] for _ in range(partitions)]
+def parents_block(table: dict[bytes, tuple]) -> tuple[bytes, bytes, bytes]:
+    """A driver level's parent records of one partition as a block (fingerprints sorted)."""
+    fps, parents, actions, _ = block([(fp, (*table[fp], None)) for fp in sorted(table)])
+    return fps, parents, actions
+
+
+def driver_blocks(tables: dict[int, dict[bytes, tuple]], partitions: int) -> dict[int, list[tuple]]:
+    """{partition: its records} (the visited set, one parent block per level) of parent tables
+    held in the driver."""
+    from isrcheck.explorer.search.spark.level import PARENTS, VISITED
+
+    split_tables: dict[int, list[dict]] = {i: [] for i in range(partitions)}
     for level in sorted(tables):
-        split: list[dict[int, tuple]] = [{} for _ in range(partitions)]
+        parts: list[dict] = [{} for _ in range(partitions)]
         for fp, parent in tables[level].items():
-            split[fp % partitions][fp] = parent
+            parts[part_of(fp, partitions)][fp] = parent if parent[0] is not None else (NO_PARENT, parent[1])
         for i in range(partitions):
-            fp_blobs[i].append(pickle.dumps(list(split[i]), protocol=5))
-            parent_blobs[i].append((level, pickle.dumps(split[i], protocol=5)))
-    return [(i, (VISITED, fp_blobs[i], parent_blobs[i])) for i in range(partitions)]
+            split_tables[i].append((level, parents_block(parts[i])))
+    out = {}
+    for i in range(partitions):
+        fps = b"".join(sorted(fp for level, (block_fps, _, _) in split_tables[i]
+                              for fp in (block_fps[k:k + 16] for k in range(0, len(block_fps), 16))))
+        out[i] = [(i, (VISITED, fps)), *((i, (PARENTS, level, blk)) for level, blk in split_tables[i])]
+    return out
 
 
 def co_union(sc: Any, visited: Any, cands: Any) -> Any:
@@ -191,11 +210,3 @@ def co_union(sc: Any, visited: Any, cands: Any) -> Any:
     merged = RDD(visited._jrdd.union(cands._jrdd), sc, sc.serializer)
     merged.partitioner = visited.partitioner
     return merged
-
-
-def _is_state(record: tuple) -> bool:
-    return record[1][0] == STATE
-
-
-def _state_pair(record: tuple) -> tuple[int, Any]:
-    return record[0], record[1][1]
