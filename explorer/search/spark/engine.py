@@ -395,6 +395,7 @@ class _Run:
                 "checkpoint": str(self.checkpoint.dir) if self.checkpoint else None,
                 "spark_ui": self.sc.uiWebUrl,
                 "level_stats": self.levels,
+                "stored_bytes": self.store.stored_bytes(),
             },
         )
 

@@ -164,6 +164,19 @@ class Store:
                 at[name] = (level - 1, parent)
         return {name: path[::-1] for name, path in paths.items()}
 
+    def stored_bytes(self) -> int | None:
+        """Bytes (memory and disk) of the cached blocks that hold the visited set, the parent
+        records and the last frontier; None in the driver or when Spark does not say."""
+        if self.visited is None:
+            return None
+        try:
+            for info in self.sc._jsc.sc().getRDDStorageInfo():
+                if info.id() == self.visited.id():
+                    return int(info.memSize()) + int(info.diskSize())
+        except Exception:  # a figure for the statistics only
+            return None
+        return None
+
     def release(self) -> None:
         if self.visited is not None and self.visited.is_cached:
             self.visited.unpersist()
