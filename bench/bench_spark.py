@@ -46,8 +46,8 @@ def driver_peak_mb() -> float:
 
 def cpu_s() -> float:
     """CPU seconds of this process and its finished children (the local engine's share)."""
-    own = resource.getrusage(resource.RUSAGE_SELF)
-    return own.ru_utime + own.ru_stime
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def wide(levels: list[dict]) -> tuple[int, float]:
@@ -86,6 +86,7 @@ def run(label, make, args, sc, cores):
         assert (spark.distinct_states, spark.generated_states, spark.depth) == (
             local.distinct_states, local.generated_states, local.depth), "engines disagree"
         local_rate = local.distinct_states / t_local
+        print(f"    local engine: {t_local:.2f} s wall, {c_local:.2f} s CPU", flush=True)
     print(f"{label:<22} {spark.distinct_states:>10,} states {len(levels):>3} levels | local {t_local:7.2f} s "
           f"{local_rate:>9,.0f}/s | spark {t_spark:7.2f} s (driver CPU {c_spark:6.1f} s) x{t_spark / t_local:5.2f}",
           flush=True)

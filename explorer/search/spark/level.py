@@ -45,6 +45,11 @@ def fp128(state: Any) -> int:
     return int.from_bytes(fingerprint_bytes(state), "big")
 
 
+_PACKED = b"isrcheck-packed"
+_dumps, _blake2b = marshal.dumps, blake2b
+_TEMPLATE = blake2b(digest_size=16, person=_PACKED)
+
+
 def packed_key(packed: Any, _dumps=marshal.dumps, _blake2b=blake2b) -> bytes:
     """The 128-bit fingerprint of a state through the model's ``pack``: where ``pack`` gives an int
     (the classic model), BLAKE2b of its ``marshal`` bytes, all in C, with its own personalization
@@ -52,7 +57,7 @@ def packed_key(packed: Any, _dumps=marshal.dumps, _blake2b=blake2b) -> bytes:
     ``fingerprint_bytes``. ``pack`` is exact, so this identifies states as well as the state's own
     fingerprint does."""
     if type(packed) is int:
-        return _blake2b(_dumps(packed, 2), digest_size=16, person=b"isrcheck-packed").digest()
+        return _blake2b(_dumps(packed, 2), digest_size=16, person=_PACKED).digest()
     return fingerprint_bytes(packed)
 
 
@@ -77,16 +82,36 @@ class Context:
         self.bounded = hasattr(model, "within_bounds")
         canon = getattr(model, "canonical", None) if symmetry else None
         pack, unpack = packing(model)
+        self.packs = pack is not None
         # States travel and are stored packed (the classic model's one int) where the model packs.
         self.pack, self.unpack = (pack, unpack) if pack is not None else (_same, _same)
-        if pack is not None:
-            self.key_of = ((lambda s: packed_key(pack(canon(s)))) if canon is not None
-                           else (lambda s: packed_key(pack(s))))
+        # A state's identity within a batch (equal exactly for equal states, hashable): its packed
+        # form, or with symmetry its canonical state's; ``ident_of`` None means the packed state
+        # itself. Batches are deduplicated on it, and only what is left is fingerprinted.
+        if canon is None:
+            self.ident_of = None
+        elif pack is not None:
+            self.ident_of = lambda s: pack(canon(s))
         else:
-            self.key_of = (lambda s: fingerprint_bytes(canon(s))) if canon is not None else fingerprint_bytes
-        # the key from the packed state, without packing again (not with symmetry: the key is the
-        # canonical state's)
-        self.key_of_packed = None if canon is not None else (packed_key if pack is not None else fingerprint_bytes)
+            self.ident_of = canon
+        self.key_of_ident = packed_key if pack is not None else fingerprint_bytes
+
+    def key_of(self, state: Any) -> bytes:
+        """The fingerprint of a state (16 bytes): what the visited set holds and traces are walked by."""
+        return self.key_of_ident(self.pack(state) if self.ident_of is None else self.ident_of(state))
+
+    def keys(self, idents: list[Any]) -> bytes:
+        """The fingerprints of many identities, concatenated; the classic model's packed ints in
+        one comprehension (no Python call per state)."""
+        if self.packs and set(map(type, idents)) == {int}:
+            out = []
+            add = out.append
+            for i in idents:  # copying a keyed hasher costs half of building one from keywords
+                h = _TEMPLATE.copy()
+                h.update(_dumps(i, 2))
+                add(h.digest())
+            return b"".join(out)
+        return b"".join(map(self.key_of_ident, idents))
 
 
 _CONTEXTS: dict[str, Context] = {}

@@ -24,25 +24,28 @@ from isrcheck.explorer.search.spark.blocks import FP, NO_PARENT, decode_states, 
 from isrcheck.explorer.search.spark.level import Context, new_report
 
 
-def initial_candidates(ctx: Context) -> tuple[dict[bytes, tuple], dict[str, Any]]:
+def initial_candidates(ctx: Context) -> tuple[dict[Any, tuple], dict[str, Any]]:
     """Level 1's candidates: the initial states, parent ``NO_PARENT``, ordered by their index."""
     rep = new_report()
-    cands: dict[bytes, tuple] = {}
+    cands: dict[Any, tuple] = {}
     for index, state in enumerate(ctx.model.init_states()):
         rep["generated"] += 1
-        key = ctx.key_of(state)
-        if key not in cands:  # the first index is the smallest
-            cands[key] = (NO_PARENT, index, ctx.pack(state))
+        q = ctx.pack(state)
+        ident = q if ctx.ident_of is None else ctx.ident_of(state)
+        if ident not in cands:  # the first index is the smallest
+            cands[ident] = (NO_PARENT, index, q)
     return cands, rep
 
 
 def expand(ctx: Context, fps: Iterable[bytes], packed: Iterable[Any], transition: frozenset[str],
-           cands: dict[bytes, tuple] | None = None, audit: int = 0) -> tuple[dict[bytes, tuple], dict[str, Any]]:
-    """Successors of the states ``packed`` (fingerprints ``fps``) as {fingerprint: (parent,
-    action index, packed state)}, keeping the smallest (parent, action index) per fingerprint; and
-    the batch's report. ``transition`` names the transition properties still to check. The first
-    ``audit`` states are expanded twice more and checked against the model contract."""
-    model, unpack, pack, key_of, key_of_packed = ctx.model, ctx.unpack, ctx.pack, ctx.key_of, ctx.key_of_packed
+           cands: dict[Any, tuple] | None = None, audit: int = 0) -> tuple[dict[Any, tuple], dict[str, Any]]:
+    """Successors of the states ``packed`` (fingerprints ``fps``) as {identity (``Context.ident_of``):
+    (parent, action index, packed state)}, keeping the smallest (parent, action index) per state;
+    and the batch's report. ``transition`` names the transition properties still to check. The
+    first ``audit`` states are expanded twice more and checked against the model contract.
+    Nothing is fingerprinted here: ``split`` fingerprints what is left after deduplication."""
+    model, unpack, ident_of = ctx.model, ctx.unpack, ctx.ident_of
+    pack = ctx.pack if ctx.packs else None
     successors = model.successors
     bounded, deadlock = ctx.bounded, ctx.check_deadlock
     checks = [p for p in ctx.props.transition if p.name in transition]
@@ -61,16 +64,18 @@ def expand(ctx: Context, fps: Iterable[bytes], packed: Iterable[Any], transition
             audit_successors(model, state)
         aidx = -1
         for aidx, (action, nxt) in enumerate(successors(state)):
-            for prop in checks:
-                if not prop.predicate(state, action, nxt):
-                    step = (int.from_bytes(fp, "big"), aidx)
-                    if prop.name not in found or step < found[prop.name]:
-                        found[prop.name] = step
-            q = pack(nxt)
-            key = key_of_packed(q) if key_of_packed is not None else key_of(nxt)
-            old = get(key)
+            if checks:
+                for prop in checks:
+                    if not prop.predicate(state, action, nxt):
+                        step = (int.from_bytes(fp, "big"), aidx)
+                        if prop.name not in found or step < found[prop.name]:
+                            found[prop.name] = step
+            q = nxt if pack is None else pack(nxt)
+            ident = q if ident_of is None else ident_of(nxt)
+            old = get(ident)
+            # the frontier comes in fingerprint order, so the first parent is nearly always the best
             if old is None or fp < old[0] or (fp == old[0] and aidx < old[1]):
-                cands[key] = (fp, aidx, q)
+                cands[ident] = (fp, aidx, q)
         generated += aidx + 1
         if deadlock and aidx < 0:
             fpi = int.from_bytes(fp, "big")
@@ -80,13 +85,40 @@ def expand(ctx: Context, fps: Iterable[bytes], packed: Iterable[Any], transition
     return cands, rep
 
 
-def split(cands: dict[bytes, tuple], partitions: int) -> dict[int, tuple[bytes, bytes, bytes, bytes]]:
+def part_of(fp: bytes, partitions: int) -> int:
+    """The partition of a fingerprint: its low 64 bits modulo the partition count (what ``split``
+    computes on whole arrays)."""
+    return int.from_bytes(fp[8:], "big") % partitions
+
+
+def by_fingerprint(ctx: Context, cands: dict[Any, tuple]) -> dict[bytes, tuple]:
+    """``cands`` keyed by fingerprint instead of identity."""
+    keys = ctx.keys(list(cands))
+    return {keys[i * FP:(i + 1) * FP]: v for i, v in enumerate(cands.values())}
+
+
+def split(ctx: Context, cands: dict[Any, tuple], partitions: int) -> dict[int, tuple[bytes, bytes, bytes, bytes]]:
     """Candidates as one block per destination partition: (fingerprints, parents, action indices
-    as uint32, states' block)."""
-    groups: dict[int, list] = {}
-    for key, value in cands.items():
-        groups.setdefault(int.from_bytes(key, "big") % partitions, []).append((key, value))
-    return {j: block(items) for j, items in groups.items()}
+    as uint32, states' block). Fingerprinted here, once per distinct candidate of the batch."""
+    import numpy as np
+
+    if not cands:
+        return {}
+    values = list(cands.values())
+    keys = ctx.keys(list(cands))
+    fps = np.frombuffer(keys, dtype="S16")
+    dest = np.frombuffer(keys, dtype=">u8")[1::2] % np.uint64(partitions)
+    parents = np.frombuffer(b"".join([v[0] for v in values]), dtype="S16")
+    actions = np.fromiter((v[1] for v in values), dtype="<u4", count=len(values))
+    order = np.argsort(dest, kind="stable")
+    bounds = np.searchsorted(dest[order], np.arange(partitions + 1, dtype=np.uint64))
+    out = {}
+    for j in range(partitions):
+        idx = order[bounds[j]:bounds[j + 1]]
+        if len(idx):
+            out[j] = (fps[idx].tobytes(), parents[idx].tobytes(), actions[idx].tobytes(),
+                      encode_states([values[i][2] for i in idx.tolist()]))
+    return out
 
 
 def block(items: list[tuple[bytes, tuple]]) -> tuple[bytes, bytes, bytes, bytes]:
@@ -117,11 +149,13 @@ def check_new(ctx: Context, fps: bytes, packed: list[Any], always: frozenset[str
                     hit[prop.name] = fp
 
 
-def dedup(ctx: Context, seen: Any, cands: dict[bytes, tuple], always: frozenset[str],
+def dedup(ctx: Context, seen: Any, cands: dict[Any, tuple], always: frozenset[str],
           sometimes: frozenset[str]) -> tuple[dict[bytes, tuple], dict[str, Any]]:
-    """The driver's merge: the candidates not in ``seen`` (a set of fingerprints), in fingerprint
-    order, and the report of the properties on them. ``seen`` is not modified."""
-    best = {fp: cands[fp] for fp in sorted(cands) if fp not in seen}
+    """The driver's merge: the candidates (``expand``'s) not in ``seen`` (a set of fingerprints),
+    keyed by fingerprint in fingerprint order, and the report of the properties on them. ``seen``
+    is not modified."""
+    keyed = by_fingerprint(ctx, cands)
+    best = {fp: keyed[fp] for fp in sorted(keyed) if fp not in seen}
     rep = new_report()
     rep["new"] = len(best)
     check_new(ctx, b"".join(best), [v[2] for v in best.values()], always, sometimes, rep)

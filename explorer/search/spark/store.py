@@ -26,13 +26,8 @@ from typing import Any
 
 from isrcheck.explorer.search.spark.blocks import NO_PARENT, encode_states
 from isrcheck.explorer.search.spark.level import STATE, ReportParam, merge_reports, new_report, partition_of
-from isrcheck.explorer.search.spark.steps import block, dedup, split
+from isrcheck.explorer.search.spark.steps import block, dedup, part_of, split
 from isrcheck.explorer.search.spark.tasks import expand_partition, lookup_parents, merge_partition, state_pairs
-
-
-def part_of(fp: bytes, partitions: int) -> int:
-    """The partition of a fingerprint (``level.partition_of`` places records by it)."""
-    return int.from_bytes(fp, "big") % partitions
 
 
 class Store:
@@ -95,7 +90,7 @@ class Store:
                           ) -> dict[str, Any]:
         """Merge candidates computed in the driver (a small frontier) with the visited set: a
         broadcast instead of a shuffle, one narrow job."""
-        extra = self.sc.broadcast({j: [blk] for j, blk in split(cands, self.partitions).items()})
+        extra = self.sc.broadcast({j: [blk] for j, blk in split(self.ctx, cands, self.partitions).items()})
         reports = self.sc.accumulator(new_report(), ReportParam())
         out = self.visited.mapPartitionsWithIndex(
             merge_partition(self.payload, level, always, sometimes, reports, extra, save_dir),

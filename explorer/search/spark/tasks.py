@@ -65,7 +65,7 @@ def expand_partition(payload: tuple, transition: frozenset[str], partitions: int
             audit = 0
             found.append(rep)
         reports.add(merge_reports(found))
-        for j, blk in sorted(split(cands, partitions).items()):
+        for j, blk in sorted(split(ctx, cands, partitions).items()):
             yield j, (CANDS, *blk)
 
     return run
