@@ -50,6 +50,30 @@ def cpu_s() -> float:
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
+def spark_cpu_s(sc) -> float:
+    """CPU seconds of Spark's JVM and every process under it (Python workers, finished ones
+    included), read from /proc: in local mode the executors' work."""
+    try:
+        jvm = sc._jvm.java.lang.ProcessHandle.current().pid()
+        tick = os.sysconf("SC_CLK_TCK")
+        stats = {}
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                try:
+                    fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                except OSError:
+                    continue
+                stats[int(entry.name)] = (int(fields[1]), sum(int(x) for x in fields[11:15]))
+        total, todo = 0, [jvm]
+        while todo:
+            pid = todo.pop()
+            total += stats.get(pid, (0, 0))[1]
+            todo.extend(p for p, (ppid, _) in stats.items() if ppid == pid)
+        return total / tick
+    except Exception:
+        return float("nan")
+
+
 def wide(levels: list[dict]) -> tuple[int, float]:
     """(new states, seconds) over the widest levels: those with at least half the widest's new states."""
     on_spark = [lv for lv in levels if lv["where"] != "driver"]
@@ -64,10 +88,10 @@ def run(label, make, args, sc, cores):
     from isrcheck import check
 
     model = make()
-    t, c = time.monotonic(), cpu_s()
+    t, c, j = time.monotonic(), cpu_s(), spark_cpu_s(sc)
     spark = check(model, engine="spark", stop_at_first=False, driver_threshold=args.driver_threshold,
                   partitions=args.partitions)
-    t_spark, c_spark = time.monotonic() - t, cpu_s() - c
+    t_spark, c_spark, j_spark = time.monotonic() - t, cpu_s() - c, spark_cpu_s(sc) - j
     driver = driver_peak_mb()
     levels = spark.stats["level_stats"]
     on_spark = [lv for lv in levels if lv["where"] != "driver"]
@@ -88,7 +112,8 @@ def run(label, make, args, sc, cores):
         local_rate = local.distinct_states / t_local
         print(f"    local engine: {t_local:.2f} s wall, {c_local:.2f} s CPU", flush=True)
     print(f"{label:<22} {spark.distinct_states:>10,} states {len(levels):>3} levels | local {t_local:7.2f} s "
-          f"{local_rate:>9,.0f}/s | spark {t_spark:7.2f} s (driver CPU {c_spark:6.1f} s) x{t_spark / t_local:5.2f}",
+          f"{local_rate:>9,.0f}/s | spark {t_spark:7.2f} s x{t_spark / t_local:5.2f} (CPU: driver {c_spark:.1f} s, "
+          f"JVM and workers {j_spark:.1f} s)",
           flush=True)
     print(f"    widest levels (>= half the widest): {new:,} states in {secs:.2f} s = {wide_rate:,.0f}/s, "
           f"{wide_rate / cores:,.0f}/s per core = {wide_rate / cores / local_rate:.0%} of the local engine's per core",

@@ -259,13 +259,15 @@ class _Run:
             save = self.checkpoint.begin_spark_level(level) if self.checkpoint is not None else None
             if cands is not None:
                 where = "driver+spark"
-                rep = store.level_from_driver(level, cands, rep, always, sometimes, save)  # rep: both steps
+                rep = store.level_from_driver(level, cands, rep, always, sometimes, save, send=self.threshold)
             else:
                 where = "spark"
-                rep = store.level_from_rdd(level, self.frontier, transition, always, sometimes, save)
+                rep = store.level_from_rdd(level, self.frontier, transition, always, sometimes, save,
+                                           send=self.threshold // store.partitions)
             if self.checkpoint is not None:
                 self.checkpoint.commit_spark_level(level, store.partitions)
-            self.frontier = store.frontier_list() if rep["new"] <= self.threshold else store.frontier_rdd()
+            self.frontier = store.frontier_list(rep) if rep["new"] <= self.threshold else store.frontier_rdd()
+            rep["blocks"] = []
         if isinstance(self.frontier, list) and len(self.frontier) > self.threshold and not store.on_driver:
             self.frontier = store.parallelize(self.frontier)
         self.frontier_size = rep["new"]

@@ -241,15 +241,18 @@ def alias_main(classes: dict[str, type]) -> None:
 
 
 def new_report() -> dict[str, Any]:
+    # blocks: the new states of partitions with few of them, (index, fingerprints, states), so the
+    # driver gets a small level's frontier without a second job; unsent: partitions that did not send
     return {"generated": 0, "expanded": 0, "new": 0, "always": {}, "sometimes": {}, "transition": {},
-            "deadlock": None}
+            "deadlock": None, "blocks": [], "unsent": 0}
 
 
 def merge_reports(reports: Iterable[dict[str, Any]]) -> dict[str, Any]:
     total = new_report()
     for rep in reports:
-        for field in ("generated", "expanded", "new"):
+        for field in ("generated", "expanded", "new", "unsent"):
             total[field] += rep[field]
+        total["blocks"].extend(rep["blocks"])
         for field in ("always", "sometimes", "transition"):
             mine = total[field]
             for name, value in rep[field].items():

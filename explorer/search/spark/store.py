@@ -24,10 +24,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from isrcheck.explorer.search.spark.blocks import NO_PARENT, encode_states
+from isrcheck.explorer.search.spark.blocks import NO_PARENT, decode_states, encode_states
 from isrcheck.explorer.search.spark.level import STATE, ReportParam, merge_reports, new_report, partition_of
 from isrcheck.explorer.search.spark.steps import block, dedup, part_of, split
-from isrcheck.explorer.search.spark.tasks import expand_partition, lookup_parents, merge_partition, state_pairs
+from isrcheck.explorer.search.spark.tasks import (
+    expand_partition,
+    lookup_parents,
+    merge_partition,
+    split_fps,
+    state_pairs,
+)
 
 
 class Store:
@@ -73,7 +79,7 @@ class Store:
     # -- distributed levels -------------------------------------------------------------------
 
     def level_from_rdd(self, level: int, frontier: Any, transition: frozenset[str], always: frozenset[str],
-                       sometimes: frozenset[str], save_dir: str | None = None) -> dict[str, Any]:
+                       sometimes: frozenset[str], save_dir: str | None = None, send: int = 0) -> dict[str, Any]:
         """Expand an RDD frontier on executors, shuffle its blocks by partition, merge with the
         visited set."""
         reports = self.sc.accumulator(new_report(), ReportParam())
@@ -81,19 +87,19 @@ class Store:
                                        ).partitionBy(self.partitions, partition_of)
         merged = co_union(self.sc, self.visited, cands)
         out = merged.mapPartitionsWithIndex(
-            merge_partition(self.payload, level, always, sometimes, reports, save_dir=save_dir),
+            merge_partition(self.payload, level, always, sometimes, reports, save_dir=save_dir, send=send),
             preservesPartitioning=True)
         return self._materialize(level, out, reports)
 
     def level_from_driver(self, level: int, cands: dict[bytes, tuple], report: dict[str, Any],
-                          always: frozenset[str], sometimes: frozenset[str], save_dir: str | None = None
-                          ) -> dict[str, Any]:
+                          always: frozenset[str], sometimes: frozenset[str], save_dir: str | None = None,
+                          send: int = 0) -> dict[str, Any]:
         """Merge candidates computed in the driver (a small frontier) with the visited set: a
         broadcast instead of a shuffle, one narrow job."""
         extra = self.sc.broadcast({j: [blk] for j, blk in split(self.ctx, cands, self.partitions).items()})
         reports = self.sc.accumulator(new_report(), ReportParam())
         out = self.visited.mapPartitionsWithIndex(
-            merge_partition(self.payload, level, always, sometimes, reports, extra, save_dir),
+            merge_partition(self.payload, level, always, sometimes, reports, extra, save_dir, send),
             preservesPartitioning=True)
         try:
             rep = self._materialize(level, out, reports)
@@ -121,7 +127,12 @@ class Store:
         STATE blocks)."""
         return self.visited
 
-    def frontier_list(self) -> list[tuple[bytes, Any]]:
+    def frontier_list(self, rep: dict[str, Any] | None = None) -> list[tuple[bytes, Any]]:
+        """The last level's new states in the driver: from the level's report when every partition
+        sent them there (``merge_partition``'s ``send``), else by a job."""
+        if rep is not None and rep["unsent"] == 0:
+            return [pair for _, fps, states in sorted(rep["blocks"], key=lambda b: b[0])
+                    for pair in zip(split_fps(fps), decode_states(states), strict=True)]
         return self.visited.mapPartitions(state_pairs).collect()
 
     def parallelize(self, frontier: list[tuple[bytes, Any]]) -> Any:

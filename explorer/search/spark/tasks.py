@@ -72,12 +72,13 @@ def expand_partition(payload: tuple, transition: frozenset[str], partitions: int
 
 
 def merge_partition(payload: tuple, level: int, always: frozenset[str], sometimes: frozenset[str],
-                    reports: Any, extra: Any = None, save_dir: str | None = None):
+                    reports: Any, extra: Any = None, save_dir: str | None = None, send: int = 0):
     """mapPartitionsWithIndex function over one partition of (the previous level's output, this
     level's CANDS blocks). ``extra``: a broadcast of {partition: [CANDS block]} when the candidates
     come from the driver (a small level expanded in process). ``save_dir``: the checkpoint's
     folder for this level, where each partition writes its parent records and new states itself
-    (so a checkpoint costs no extra job)."""
+    (so a checkpoint costs no extra job). ``send``: a partition with at most this many new states
+    sends them to the driver with its report (a small level's frontier, without another job)."""
 
     def run(index: int, items: Iterator[tuple[int, tuple]]) -> Iterator[tuple[int, tuple]]:
         ctx = load_context(payload)
@@ -97,8 +98,12 @@ def merge_partition(payload: tuple, level: int, always: frozenset[str], sometime
             # STATE: the previous level's states, read by the expansion, not here
         visited, parents, states, rep = merge(ctx, visited, blocks, always, sometimes)
         del blocks
-        reports.add(rep)
         states_blob = encode_states(states)
+        if len(states) <= send:
+            rep["blocks"] = [(index, parents[0], states_blob)]
+        else:
+            rep["unsent"] = 1
+        reports.add(rep)
         if save_dir is not None:
             write_part(save_dir, index, parents_bytes(*parents), frontier_bytes(parents[0], states_blob))
         yield index, (VISITED, visited)
