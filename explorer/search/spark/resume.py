@@ -53,7 +53,7 @@ def _restore_on_executors(store: Store, checkpoint: Checkpoint, driver_levels: d
     dirs = {level: checkpoint.spark_level_dir(level, p, frontier=False) for level in spark_levels}
     visited = sc.parallelize(range(p), p).mapPartitionsWithIndex(read_blocks(dirs, blocks)).partitionBy(
         p, partition_of)
-    visited.persist(StorageLevel.MEMORY_AND_DISK)
+    visited.persist(StorageLevel.DISK_ONLY)  # as every level (store._materialize)
     try:
         visited._jrdd.count()
     except Exception as exc:

@@ -33,6 +33,7 @@ from isrcheck.explorer.search.spark.tasks import (
     merge_partition,
     split_fps,
     state_pairs,
+    visited_records,
 )
 
 
@@ -110,7 +111,9 @@ class Store:
     def _materialize(self, level: int, out: Any, reports: Any) -> dict[str, Any]:
         from pyspark import StorageLevel
 
-        out.persist(StorageLevel.MEMORY_AND_DISK)
+        # On disk, not in the JVM's heap: in local mode that heap is the driver's (1 GB by default),
+        # and the blocks of a 10^7-state run filled it (the page cache keeps recent levels in memory).
+        out.persist(StorageLevel.DISK_ONLY)
         out.localCheckpoint()
         # A JVM-side count: computing (and caching) the level is the only Python pass.
         out._jrdd.count()
@@ -197,7 +200,7 @@ def parents_block(table: dict[bytes, tuple]) -> tuple[bytes, bytes, bytes]:
 def driver_blocks(tables: dict[int, dict[bytes, tuple]], partitions: int) -> dict[int, list[tuple]]:
     """{partition: its records} (the visited set, one parent block per level) of parent tables
     held in the driver."""
-    from isrcheck.explorer.search.spark.level import PARENTS, VISITED
+    from isrcheck.explorer.search.spark.level import PARENTS
 
     split_tables: dict[int, list[dict]] = {i: [] for i in range(partitions)}
     for level in sorted(tables):
@@ -210,7 +213,7 @@ def driver_blocks(tables: dict[int, dict[bytes, tuple]], partitions: int) -> dic
     for i in range(partitions):
         fps = b"".join(sorted(fp for level, (block_fps, _, _) in split_tables[i]
                               for fp in (block_fps[k:k + 16] for k in range(0, len(block_fps), 16))))
-        out[i] = [(i, (VISITED, fps)), *((i, (PARENTS, level, blk)) for level, blk in split_tables[i])]
+        out[i] = [*visited_records(i, fps), *((i, (PARENTS, level, blk)) for level, blk in split_tables[i])]
     return out
 
 

@@ -2,7 +2,9 @@
 
 A partition of a level's output holds a handful of records, each one block (``blocks``):
 
-- ``(i, (VISITED, fingerprints))``: the partition's visited set, sorted (``S16``);
+- ``(i, (VISITED, offset, fingerprints))``: the partition's visited set, sorted (``S16``), in
+  chunks of at most ``CHUNK`` bytes (a JVM task holds a record whole: big records ran a 1 GB
+  driver out of heap in local mode);
 - ``(i, (PARENTS, level, (fingerprints, parents, actions)))``: one record per level, carried
   as opaque bytes (never decoded again, except to walk a trace back);
 - ``(i, (STATE, fingerprints, states))``: the level's new states, packed, in fingerprint order.
@@ -45,6 +47,13 @@ from isrcheck.explorer.search.spark.level import (
 )
 from isrcheck.explorer.search.spark.steps import expand, merge, split
 
+CHUNK = 4 << 20
+
+
+def visited_records(index: int, fps: bytes) -> Iterator[tuple[int, tuple]]:
+    for offset in range(0, max(len(fps), 1), CHUNK):
+        yield index, (VISITED, offset, fps[offset:offset + CHUNK])
+
 
 def split_fps(data: bytes) -> list[bytes]:
     return [data[i:i + FP] for i in range(0, len(data), FP)]
@@ -82,7 +91,7 @@ def merge_partition(payload: tuple, level: int, always: frozenset[str], sometime
 
     def run(index: int, items: Iterator[tuple[int, tuple]]) -> Iterator[tuple[int, tuple]]:
         ctx = load_context(payload)
-        visited = b""
+        chunks: list[tuple[int, bytes]] = []
         carried: list[tuple] = []
         blocks: list[tuple] = []
         if extra is not None:
@@ -90,12 +99,14 @@ def merge_partition(payload: tuple, level: int, always: frozenset[str], sometime
         for _, value in items:
             tag = value[0]
             if tag == VISITED:
-                visited = value[1]
+                chunks.append(value[1:])
             elif tag == PARENTS:
                 carried.append(value)
             elif tag == CANDS:
                 blocks.append(value[1:])
             # STATE: the previous level's states, read by the expansion, not here
+        visited = b"".join(chunk for _, chunk in sorted(chunks))
+        del chunks
         visited, parents, states, rep = merge(ctx, visited, blocks, always, sometimes)
         del blocks
         states_blob = encode_states(states)
@@ -106,7 +117,7 @@ def merge_partition(payload: tuple, level: int, always: frozenset[str], sometime
         reports.add(rep)
         if save_dir is not None:
             write_part(save_dir, index, parents_bytes(*parents), frontier_bytes(parents[0], states_blob))
-        yield index, (VISITED, visited)
+        yield from visited_records(index, visited)
         for value in carried:
             yield index, value
         yield index, (PARENTS, level, parents)
@@ -151,7 +162,7 @@ def read_blocks(level_dirs: dict[int, str], driver: dict[int, list]):
             with open(os.path.join(level_dirs[level], part_name("parents", index)), "rb") as fh:
                 levels.append((level, read_parents(fh.read())))
         fps = np.sort(np.frombuffer(b"".join(p[0] for _, p in levels), dtype="S16"))
-        yield index, (VISITED, fps.tobytes())
+        yield from visited_records(index, fps.tobytes())
         for level, parents in levels:
             yield index, (PARENTS, level, parents)
 
