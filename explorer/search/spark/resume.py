@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from isrcheck.explorer.search.spark.checkpoint import Checkpoint
-from isrcheck.explorer.search.spark.level import PARENTS, partition_of
-from isrcheck.explorer.search.spark.store import Store, driver_blocks
+from isrcheck.explorer.search.spark.level import partition_of
+from isrcheck.explorer.search.spark.store import Store, driver_fps
 from isrcheck.explorer.search.spark.tasks import read_blocks, read_frontier_part, state_pairs
 
 
@@ -48,8 +48,7 @@ def _restore_on_executors(store: Store, checkpoint: Checkpoint, driver_levels: d
 
     sc, p = store.sc, store.partitions
     store.seen = None
-    blocks = {i: [(rec[1][1], rec[1][2]) for rec in recs if rec[1][0] == PARENTS]
-              for i, recs in driver_blocks({lv: d["parents"] for lv, d in driver_levels.items()}, p).items()}
+    blocks = driver_fps([d["parents"] for d in driver_levels.values()], p)
     dirs = {level: checkpoint.spark_level_dir(level, p, frontier=False) for level in spark_levels}
     visited = sc.parallelize(range(p), p).mapPartitionsWithIndex(read_blocks(dirs, blocks)).partitionBy(
         p, partition_of)
@@ -60,5 +59,6 @@ def _restore_on_executors(store: Store, checkpoint: Checkpoint, driver_levels: d
         raise checkpoint.corrupt(None, exc) from None
     for level in spark_levels:
         store.parents[level] = None
+        store.parent_dirs[level] = dirs[level]
     store.visited = visited
     store.size = sum(len(d["parents"]) for d in driver_levels.values())

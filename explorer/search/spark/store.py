@@ -22,15 +22,18 @@ with single-partition jobs when a trace is walked back.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
-from isrcheck.explorer.search.spark.blocks import NO_PARENT, decode_states, encode_states
+from isrcheck.explorer.search.spark.blocks import decode_states, encode_states, lookup, read_parents
 from isrcheck.explorer.search.spark.level import STATE, ReportParam, merge_reports, new_report, partition_of
 from isrcheck.explorer.search.spark.steps import block, dedup, part_of, split
 from isrcheck.explorer.search.spark.tasks import (
     expand_partition,
     lookup_parents,
     merge_partition,
+    only_parents,
+    part_name,
     split_fps,
     state_pairs,
     visited_records,
@@ -46,9 +49,14 @@ class Store:
         self.parents: dict[int, dict | None] = {}
         self.sc: Any = None
         self.payload: Any = None
-        # Once on executors: an RDD whose partition i holds partition i's visited set, parent
-        # records and the last level's new states (the last level's output).
+        # Once on executors: an RDD whose partition i holds partition i's visited set, and the
+        # last level's parent records and new states (the last level's output).
         self.visited: Any = None
+        # level -> an RDD of that level's parent records (on disk); the last one is computed by
+        # the next level's job, which reads it as a third side of its union
+        self.parent_rdds: dict[int, Any] = {}
+        self.parent_dirs: dict[int, str] = {}  # level -> checkpoint folder (levels resumed from it)
+        self.pending: Any = None
         self.size = 0
 
     @property
@@ -69,8 +77,8 @@ class Store:
         """Hand the driver's visited set to executors, one block per partition. The parent
         records of the driver's levels stay in the driver too (they are few)."""
         self.attach(sc, payload)
-        tables = {lv: t for lv, t in self.parents.items() if t is not None}
-        records = [rec for i, recs in driver_blocks(tables, self.partitions).items() for rec in recs]
+        tables = [t for t in self.parents.values() if t is not None]
+        records = [rec for i, fps in driver_fps(tables, self.partitions).items() for rec in visited_records(i, fps)]
         self.visited = sc.parallelize(records, self.partitions).partitionBy(self.partitions, partition_of)
         self.seen = None
 
@@ -86,7 +94,7 @@ class Store:
         reports = self.sc.accumulator(new_report(), ReportParam())
         cands = frontier.mapPartitions(expand_partition(self.payload, transition, self.partitions, reports)
                                        ).partitionBy(self.partitions, partition_of)
-        merged = co_union(self.sc, self.visited, cands)
+        merged = co_union(self.sc, self.visited, cands, *self._pending())
         out = merged.mapPartitionsWithIndex(
             merge_partition(self.payload, level, always, sometimes, reports, save_dir=save_dir, send=send),
             preservesPartitioning=True)
@@ -99,7 +107,7 @@ class Store:
         broadcast instead of a shuffle, one narrow job."""
         extra = self.sc.broadcast({j: [blk] for j, blk in split(self.ctx, cands, self.partitions).items()})
         reports = self.sc.accumulator(new_report(), ReportParam())
-        out = self.visited.mapPartitionsWithIndex(
+        out = co_union(self.sc, self.visited, *self._pending()).mapPartitionsWithIndex(
             merge_partition(self.payload, level, always, sometimes, reports, extra, save_dir, send),
             preservesPartitioning=True)
         try:
@@ -107,6 +115,11 @@ class Store:
         finally:
             extra.unpersist()
         return merge_reports([report, rep])
+
+    def _pending(self) -> list[Any]:
+        """The previous level's parent records, when this level's job is to compute them."""
+        pending, self.pending = self.pending, None
+        return [pending] if pending is not None else []
 
     def _materialize(self, level: int, out: Any, reports: Any) -> dict[str, Any]:
         from pyspark import StorageLevel
@@ -121,6 +134,9 @@ class Store:
         if previous is not None and previous.is_cached:
             previous.unpersist()
         self.parents[level] = None
+        parents = out.mapPartitions(only_parents, preservesPartitioning=True)
+        parents.persist(StorageLevel.DISK_ONLY)
+        self.parent_rdds[level] = self.pending = parents
         rep = reports.value
         self.size += rep["new"]
         return rep
@@ -154,7 +170,14 @@ class Store:
         if table is not None:
             return {k: table[k] for k in keys}
         wanted = sorted({part_of(k, self.partitions) for k in keys})
-        found = self.sc.runJob(self.visited, lookup_parents(level, frozenset(keys)), wanted)
+        if level in self.parent_dirs:  # a level resumed from the checkpoint: its files
+            found = {}
+            for i in wanted:
+                path = os.path.join(self.parent_dirs[level], part_name("parents", i))
+                with open(path, "rb") as fh:
+                    found.update(lookup(*read_parents(fh.read()), keys))
+            return found
+        found = self.sc.runJob(self.parent_rdds[level], lookup_parents(level, frozenset(keys)), wanted)
         return dict(found)
 
     def paths(self, targets: dict[Any, tuple[int, int]]) -> dict[Any, list[bytes]]:
@@ -178,17 +201,17 @@ class Store:
         records and the last frontier; None in the driver or when Spark does not say."""
         if self.visited is None:
             return None
+        ids = {self.visited.id(), *(rdd.id() for rdd in self.parent_rdds.values())}
         try:
-            for info in self.sc._jsc.sc().getRDDStorageInfo():
-                if info.id() == self.visited.id():
-                    return int(info.memSize()) + int(info.diskSize())
+            return sum(int(info.memSize()) + int(info.diskSize())
+                       for info in self.sc._jsc.sc().getRDDStorageInfo() if info.id() in ids)
         except Exception:  # a figure for the statistics only
             return None
-        return None
 
     def release(self) -> None:
-        if self.visited is not None and self.visited.is_cached:
-            self.visited.unpersist()
+        for rdd in [self.visited, *self.parent_rdds.values()]:
+            if rdd is not None and rdd.is_cached:
+                rdd.unpersist()
 
 
 def parents_block(table: dict[bytes, tuple]) -> tuple[bytes, bytes, bytes]:
@@ -197,28 +220,17 @@ def parents_block(table: dict[bytes, tuple]) -> tuple[bytes, bytes, bytes]:
     return fps, parents, actions
 
 
-def driver_blocks(tables: dict[int, dict[bytes, tuple]], partitions: int) -> dict[int, list[tuple]]:
-    """{partition: its records} (the visited set, one parent block per level) of parent tables
-    held in the driver."""
-    from isrcheck.explorer.search.spark.level import PARENTS
-
-    split_tables: dict[int, list[dict]] = {i: [] for i in range(partitions)}
-    for level in sorted(tables):
-        parts: list[dict] = [{} for _ in range(partitions)]
-        for fp, parent in tables[level].items():
-            parts[part_of(fp, partitions)][fp] = parent if parent[0] is not None else (NO_PARENT, parent[1])
-        for i in range(partitions):
-            split_tables[i].append((level, parents_block(parts[i])))
-    out = {}
-    for i in range(partitions):
-        fps = b"".join(sorted(fp for level, (block_fps, _, _) in split_tables[i]
-                              for fp in (block_fps[k:k + 16] for k in range(0, len(block_fps), 16))))
-        out[i] = [*visited_records(i, fps), *((i, (PARENTS, level, blk)) for level, blk in split_tables[i])]
-    return out
+def driver_fps(tables: list[dict[bytes, tuple]], partitions: int) -> dict[int, bytes]:
+    """{partition: its sorted fingerprints} of parent tables held in the driver."""
+    parts: list[list[bytes]] = [[] for _ in range(partitions)]
+    for table in tables:
+        for fp in table:
+            parts[part_of(fp, partitions)].append(fp)
+    return {i: b"".join(sorted(fps)) for i, fps in enumerate(parts)}
 
 
-def co_union(sc: Any, visited: Any, cands: Any) -> Any:
-    """The union of two RDDs with the same partitioner, partition by partition.
+def co_union(sc: Any, visited: Any, *others: Any) -> Any:
+    """The union of RDDs with the same partitioner, partition by partition.
 
     ``RDD.union`` would add a Python pass to re-serialize one side when the two were written by
     different serializers; both sides hold batches of pickled lists, which the context's default
@@ -227,8 +239,11 @@ def co_union(sc: Any, visited: Any, cands: Any) -> Any:
     """
     from pyspark import RDD
 
-    if visited.partitioner != cands.partitioner:
-        raise AssertionError("the visited set and the candidates must be co-partitioned")
-    merged = RDD(visited._jrdd.union(cands._jrdd), sc, sc.serializer)
+    jrdd = visited._jrdd
+    for other in others:
+        if visited.partitioner != other.partitioner:
+            raise AssertionError("the visited set and the candidates must be co-partitioned")
+        jrdd = jrdd.union(other._jrdd)
+    merged = RDD(jrdd, sc, sc.serializer)
     merged.partitioner = visited.partitioner
     return merged

@@ -5,8 +5,9 @@ A partition of a level's output holds a handful of records, each one block (``bl
 - ``(i, (VISITED, offset, fingerprints))``: the partition's visited set, sorted (``S16``), in
   chunks of at most ``CHUNK`` bytes (a JVM task holds a record whole: big records ran a 1 GB
   driver out of heap in local mode);
-- ``(i, (PARENTS, level, (fingerprints, parents, actions)))``: one record per level, carried
-  as opaque bytes (never decoded again, except to walk a trace back);
+- ``(i, (PARENTS, level, (fingerprints, parents, actions)))``: the level's parent records,
+  which ``only_parents`` copies into an RDD of their own (kept on disk, read again only to walk
+  a trace back), so that no later level reads or writes them again;
 - ``(i, (STATE, fingerprints, states))``: the level's new states, packed, in fingerprint order.
 
 ``expand_partition`` reads the STATE block and sends one ``(j, (CANDS, ...))`` block to every
@@ -92,7 +93,6 @@ def merge_partition(payload: tuple, level: int, always: frozenset[str], sometime
     def run(index: int, items: Iterator[tuple[int, tuple]]) -> Iterator[tuple[int, tuple]]:
         ctx = load_context(payload)
         chunks: list[tuple[int, bytes]] = []
-        carried: list[tuple] = []
         blocks: list[tuple] = []
         if extra is not None:
             items = itertools.chain(items, ((index, (CANDS, *b)) for b in extra.value.get(index, ())))
@@ -100,11 +100,10 @@ def merge_partition(payload: tuple, level: int, always: frozenset[str], sometime
             tag = value[0]
             if tag == VISITED:
                 chunks.append(value[1:])
-            elif tag == PARENTS:
-                carried.append(value)
             elif tag == CANDS:
                 blocks.append(value[1:])
-            # STATE: the previous level's states, read by the expansion, not here
+            # STATE: the previous level's states, read by the expansion; PARENTS: the previous
+            # level's, copied out by ``only_parents`` in this same job
         visited = b"".join(chunk for _, chunk in sorted(chunks))
         del chunks
         visited, parents, states, rep = merge(ctx, visited, blocks, always, sometimes)
@@ -118,12 +117,17 @@ def merge_partition(payload: tuple, level: int, always: frozenset[str], sometime
         if save_dir is not None:
             write_part(save_dir, index, parents_bytes(*parents), frontier_bytes(parents[0], states_blob))
         yield from visited_records(index, visited)
-        for value in carried:
-            yield index, value
         yield index, (PARENTS, level, parents)
         yield index, (STATE, parents[0], states_blob)
 
     return run
+
+
+def only_parents(items: Iterator[tuple[int, tuple]]) -> Iterator[tuple[int, tuple]]:
+    """mapPartitions function: a level output's parent records, for the RDD that keeps them."""
+    for record in items:
+        if record[1][0] == PARENTS:
+            yield record
 
 
 def part_name(kind: str, index: int) -> str:
@@ -149,22 +153,20 @@ def write_part(directory: str, index: int, parents: bytes, frontier: bytes) -> N
         write_file(os.path.join(directory, part_name(kind, index)), data)
 
 
-def read_blocks(level_dirs: dict[int, str], driver: dict[int, list]):
-    """mapPartitionsWithIndex function (over ``range(partitions)``): partition i's visited set and
-    parent records rebuilt from the parent files of the checkpointed levels ``level_dirs``
-    ({level: folder}) and the driver's levels (``driver``: {partition: [(level, parents)]})."""
+def read_blocks(level_dirs: dict[int, str], driver: dict[int, bytes]):
+    """mapPartitionsWithIndex function (over ``range(partitions)``): partition i's visited set
+    rebuilt from the parent files of the checkpointed levels ``level_dirs`` ({level: folder}) and
+    the fingerprints of the driver's levels (``driver``: {partition: fingerprints})."""
 
     def run(index: int, _: Any) -> Iterator[tuple[int, tuple]]:
         import numpy as np
 
-        levels = list(driver.get(index, ()))
+        parts = [driver.get(index, b"")]
         for level in sorted(level_dirs):
             with open(os.path.join(level_dirs[level], part_name("parents", index)), "rb") as fh:
-                levels.append((level, read_parents(fh.read())))
-        fps = np.sort(np.frombuffer(b"".join(p[0] for _, p in levels), dtype="S16"))
+                parts.append(read_parents(fh.read())[0])
+        fps = np.sort(np.frombuffer(b"".join(parts), dtype="S16"))
         yield from visited_records(index, fps.tobytes())
-        for level, parents in levels:
-            yield index, (PARENTS, level, parents)
 
     return run
 
