@@ -50,8 +50,8 @@ def cpu_s() -> float:
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
-def spark_cpu_s(sc) -> float:
-    """CPU seconds of Spark's JVM and every process under it (Python workers, finished ones
+def spark_cpu_s(sc) -> tuple[float, float]:
+    """CPU seconds of Spark's JVM, and of every process under it (Python workers, finished ones
     included), read from /proc: in local mode the executors' work."""
     try:
         jvm = sc._jvm.java.lang.ProcessHandle.current().pid()
@@ -64,14 +64,14 @@ def spark_cpu_s(sc) -> float:
                 except OSError:
                     continue
                 stats[int(entry.name)] = (int(fields[1]), sum(int(x) for x in fields[11:15]))
-        total, todo = 0, [jvm]
+        total, todo = 0, [p for p, (ppid, _) in stats.items() if ppid == jvm]
         while todo:
             pid = todo.pop()
             total += stats.get(pid, (0, 0))[1]
             todo.extend(p for p, (ppid, _) in stats.items() if ppid == pid)
-        return total / tick
+        return stats[jvm][1] / tick, total / tick
     except Exception:
-        return float("nan")
+        return float("nan"), float("nan")
 
 
 def wide(levels: list[dict]) -> tuple[int, float]:
@@ -91,7 +91,8 @@ def run(label, make, args, sc, cores):
     t, c, j = time.monotonic(), cpu_s(), spark_cpu_s(sc)
     spark = check(model, engine="spark", stop_at_first=False, driver_threshold=args.driver_threshold,
                   partitions=args.partitions)
-    t_spark, c_spark, j_spark = time.monotonic() - t, cpu_s() - c, spark_cpu_s(sc) - j
+    after = spark_cpu_s(sc)
+    t_spark, c_spark, j_spark, w_spark = time.monotonic() - t, cpu_s() - c, after[0] - j[0], after[1] - j[1]
     driver = driver_peak_mb()
     levels = spark.stats["level_stats"]
     on_spark = [lv for lv in levels if lv["where"] != "driver"]
@@ -113,7 +114,7 @@ def run(label, make, args, sc, cores):
         print(f"    local engine: {t_local:.2f} s wall, {c_local:.2f} s CPU", flush=True)
     print(f"{label:<22} {spark.distinct_states:>10,} states {len(levels):>3} levels | local {t_local:7.2f} s "
           f"{local_rate:>9,.0f}/s | spark {t_spark:7.2f} s x{t_spark / t_local:5.2f} (CPU: driver {c_spark:.1f} s, "
-          f"JVM and workers {j_spark:.1f} s)",
+          f"JVM {j_spark:.1f} s, Python workers {w_spark:.1f} s)",
           flush=True)
     print(f"    widest levels (>= half the widest): {new:,} states in {secs:.2f} s = {wide_rate:,.0f}/s, "
           f"{wide_rate / cores:,.0f}/s per core = {wide_rate / cores / local_rate:.0%} of the local engine's per core",
@@ -161,7 +162,7 @@ def main() -> None:
     sc.parallelize(range(4), 2).count()
     cores = sc.defaultParallelism
     print(f"session {args.master}: {started:.1f} s to a session, {time.monotonic() - t:.1f} s to the first job "
-          f"(not in the times below); {cores} cores, partitions {args.partitions or max(2, 2 * cores)}, "
+          f"(not in the times below); {cores} cores, partitions {args.partitions or max(2, cores)}, "
           f"driver threshold {args.driver_threshold}", flush=True)
     from tests.fixtures.models import Counters
 
