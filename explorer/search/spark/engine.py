@@ -69,8 +69,8 @@ def run_spark(
     driver_threshold: levels are computed in the driver while the run has stored at most this many
         states, and a frontier of at most this many states is expanded in the driver (default 5000;
         0 sends every level to the executors).
-    driver_memory: ``spark.driver.memory`` for a session this call creates (local mode keeps the
-        cached visited set in the driver JVM).
+    driver_memory: ``spark.driver.memory`` for a session this call creates (local mode runs the
+        executors in the driver's JVM; Spark's default suffices, since level blocks are kept on disk).
     interrupt_after_level: a test hook that interrupts the run (as Ctrl-C would) after that level.
     """
     unknown = sorted(set(engine_options) - set(OPTIONS))
