@@ -32,7 +32,7 @@ from isrcheck.explorer.search.fingerprint import fingerprint_bytes
 # Tags of the records a distributed level produces (the second element of each (key, value)).
 # Each is one block of a partition: its visited set, one level's parent records, one level's new
 # states, one expansion task's candidates for it.
-VISITED, PARENTS, STATE, CANDS = "V", "P", "S", "C"
+VISITED, PARENTS, STATE, CANDS, RUN = "V", "P", "S", "C", "R"
 # States of each partition's batch expanded twice more against the model contract
 # (``isrcheck.explorer.search.audit``); the driver audits the first levels' states itself (``DRIVER_AUDIT``).
 PARTITION_AUDIT = 2

@@ -162,16 +162,34 @@ def dedup(ctx: Context, seen: Any, cands: dict[Any, tuple], always: frozenset[st
     return best, rep
 
 
+def _member(sorted_fps: Any, keys: Any) -> Any:
+    """Which of ``keys`` the sorted array holds."""
+    import numpy as np
+
+    pos = np.searchsorted(sorted_fps, keys)
+    known = np.zeros(len(keys), dtype=bool)
+    inside = pos < len(sorted_fps)
+    known[inside] = sorted_fps[pos[inside]] == keys[inside]
+    return known
+
+
 def merge(ctx: Context, visited: bytes, blocks: list[tuple[bytes, bytes, bytes, bytes]], always: frozenset[str],
-          sometimes: frozenset[str]) -> tuple[bytes, tuple[bytes, bytes, bytes], list[Any], dict[str, Any]]:
+          sometimes: frozenset[str], runs: bytes = b"", full: bool = True
+          ) -> tuple[bytes, tuple[bytes, bytes, bytes], list[Any], dict[str, Any]]:
     """One partition's merge: (the visited set with the new fingerprints, the new states' parent
-    records (fingerprints sorted, parents, actions), their packed states in that order, the report)."""
+    records (fingerprints sorted, parents, actions), their packed states in that order, the report).
+    The visited set is ``visited`` (sorted) and ``runs`` (the fingerprints of the small levels
+    since, unsorted); ``full``: merge both and the new fingerprints into one sorted array (else the
+    visited set returned is ``visited`` as it was: the caller keeps the new ones as a run)."""
     import numpy as np
 
     rep = new_report()
-    if not blocks:
-        return visited, (b"", b"", b""), [], rep
     seen = np.frombuffer(visited, dtype="S16")
+    ran = np.sort(np.frombuffer(runs, dtype="S16"))
+    if not blocks:
+        if full and len(ran):
+            visited = np.insert(seen, np.searchsorted(seen, ran), ran).tobytes()
+        return visited, (b"", b"", b""), [], rep
     fps = np.frombuffer(b"".join(b[0] for b in blocks), dtype="S16")
     parents = np.frombuffer(b"".join(b[1] for b in blocks), dtype="S16")
     actions = np.frombuffer(b"".join(b[2] for b in blocks), dtype="<u4")
@@ -182,14 +200,15 @@ def merge(ctx: Context, visited: bytes, blocks: list[tuple[bytes, bytes, bytes, 
     first = np.ones(len(ordered), dtype=bool)
     first[1:] = ordered[1:] != ordered[:-1]
     unique, index = ordered[first], order[first]
-    pos = np.searchsorted(seen, unique)
-    known = np.zeros(len(unique), dtype=bool)
-    inside = pos < len(seen)
-    known[inside] = seen[pos[inside]] == unique[inside]
+    known = _member(seen, unique)
+    if len(ran):
+        known |= _member(ran, unique)
     fresh = ~known
     new_fps, new_index = unique[fresh], index[fresh]
-    if len(new_fps):
-        visited = np.insert(seen, pos[fresh], new_fps).tobytes()
+    if full:
+        add = np.sort(np.concatenate([ran, new_fps])) if len(ran) else new_fps  # disjoint, both new to seen
+        if len(add):
+            visited = np.insert(seen, np.searchsorted(seen, add), add).tobytes()
     fps_bytes = new_fps.tobytes()
     new_states = [states[i] for i in new_index.tolist()]
     rep["new"] = len(new_states)

@@ -58,6 +58,8 @@ class Store:
         # the next level's job, which reads it as a third side of its union
         self.parent_rdds: dict[int, Any] = {}
         self.parent_dirs: dict[int, str] = {}  # level -> checkpoint folder (levels resumed from it)
+        # the outputs of the small levels since ``visited`` (``tasks``: RUN), read with it
+        self.deltas: list[Any] = []
         self.pending: Any = None
         self.size = 0
 
@@ -96,11 +98,11 @@ class Store:
         reports = self.sc.accumulator(new_report(), ReportParam())
         cands = frontier.mapPartitions(expand_partition(self.payload, transition, self.partitions, reports)
                                        ).partitionBy(self.partitions, partition_of)
-        merged = co_union(self.sc, self.visited, cands, *self._pending())
+        merged = co_union(self.sc, self.visited, *self.deltas, cands, *self._pending())
         out = merged.mapPartitionsWithIndex(
             merge_partition(self.payload, level, always, sometimes, reports, save_dir=save_dir, send=send),
             preservesPartitioning=True)
-        return self._materialize(level, out, reports)
+        return self._materialize(level, out, reports, full=True)
 
     def level_from_driver(self, level: int, cands: dict[bytes, tuple], report: dict[str, Any],
                           always: frozenset[str], sometimes: frozenset[str], save_dir: str | None = None,
@@ -109,11 +111,11 @@ class Store:
         broadcast instead of a shuffle, one narrow job."""
         extra = self.sc.broadcast({j: [blk] for j, blk in split(self.ctx, cands, self.partitions).items()})
         reports = self.sc.accumulator(new_report(), ReportParam())
-        out = co_union(self.sc, self.visited, *self._pending()).mapPartitionsWithIndex(
-            merge_partition(self.payload, level, always, sometimes, reports, extra, save_dir, send),
+        out = co_union(self.sc, self.visited, *self.deltas, *self._pending()).mapPartitionsWithIndex(
+            merge_partition(self.payload, level, always, sometimes, reports, extra, save_dir, send, full=False),
             preservesPartitioning=True)
         try:
-            rep = self._materialize(level, out, reports)
+            rep = self._materialize(level, out, reports, full=False)
         finally:
             extra.unpersist()
         return merge_reports([report, rep])
@@ -123,7 +125,7 @@ class Store:
         pending, self.pending = self.pending, None
         return [pending] if pending is not None else []
 
-    def _materialize(self, level: int, out: Any, reports: Any) -> dict[str, Any]:
+    def _materialize(self, level: int, out: Any, reports: Any, full: bool) -> dict[str, Any]:
         from pyspark import StorageLevel
 
         # On disk, not in the JVM's heap: in local mode that heap is the driver's (1 GB by default),
@@ -132,13 +134,17 @@ class Store:
         out.localCheckpoint()
         # A JVM-side count: computing (and caching) the level is the only Python pass.
         out._jrdd.count()
-        previous, self.visited = self.visited, out
-        if previous is not None and previous.is_cached:
-            previous.unpersist()
         self.parents[level] = None
-        parents = out.mapPartitions(only_parents, preservesPartitioning=True)
-        parents.persist(StorageLevel.DISK_ONLY)
-        self.parent_rdds[level] = self.pending = parents
+        if full:
+            previous, self.visited, self.deltas = self.visited, out, []
+            if previous is not None and previous.is_cached:  # its parent records were copied out
+                previous.unpersist()
+            parents = out.mapPartitions(only_parents, preservesPartitioning=True)
+            parents.persist(StorageLevel.DISK_ONLY)
+            self.parent_rdds[level] = self.pending = parents
+        else:  # a small level's output is its parent records (and a run), kept as it is
+            self.deltas.append(out)
+            self.parent_rdds[level] = out
         rep = reports.value
         self.size += rep["new"]
         return rep
@@ -146,7 +152,7 @@ class Store:
     def frontier_rdd(self) -> Any:
         """The last level's new states: the level's output itself (the expansion reads only its
         STATE blocks)."""
-        return self.visited
+        return self.deltas[-1] if self.deltas else self.visited
 
     def frontier_list(self, rep: dict[str, Any] | None = None) -> list[tuple[bytes, Any]]:
         """The last level's new states in the driver: from the level's report when every partition
@@ -154,7 +160,7 @@ class Store:
         if rep is not None and rep["unsent"] == 0:
             return [pair for _, fps, states in sorted(rep["blocks"], key=lambda b: b[0])
                     for pair in zip(split_fps(fps), decode_states(states), strict=True)]
-        return self.visited.mapPartitions(state_pairs).collect()
+        return self.frontier_rdd().mapPartitions(state_pairs).collect()
 
     def parallelize(self, frontier: list[tuple[bytes, Any]]) -> Any:
         """A frontier held in the driver as an RDD of STATE blocks, one per partition."""

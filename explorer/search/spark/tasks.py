@@ -8,7 +8,11 @@ A partition of a level's output holds a handful of records, each one block (``bl
 - ``(i, (PARENTS, level, (fingerprints, parents, actions)))``: the level's parent records,
   which ``only_parents`` copies into an RDD of their own (kept on disk, read again only to walk
   a trace back), so that no later level reads or writes them again;
-- ``(i, (STATE, fingerprints, states))``: the level's new states, packed, in fingerprint order.
+- ``(i, (STATE, fingerprints, states))``: the level's new states, packed, in fingerprint order;
+- ``(i, (RUN, fingerprints))``: instead of the visited set, in the output of a small level (one
+  whose frontier was expanded in the driver): its new fingerprints only. The next levels read the
+  last full output and these runs together, so a small level reads the visited set once and
+  writes only what it adds; the next large level merges them all into one array again.
 
 ``expand_partition`` reads the STATE block and sends one ``(j, (CANDS, ...))`` block to every
 partition j its successors fall in; ``merge_partition`` meets those with partition j's previous
@@ -41,6 +45,7 @@ from isrcheck.explorer.search.spark.level import (
     CANDS,
     PARENTS,
     PARTITION_AUDIT,
+    RUN,
     STATE,
     VISITED,
     load_context,
@@ -82,17 +87,20 @@ def expand_partition(payload: tuple, transition: frozenset[str], partitions: int
 
 
 def merge_partition(payload: tuple, level: int, always: frozenset[str], sometimes: frozenset[str],
-                    reports: Any, extra: Any = None, save_dir: str | None = None, send: int = 0):
+                    reports: Any, extra: Any = None, save_dir: str | None = None, send: int = 0,
+                    full: bool = True):
     """mapPartitionsWithIndex function over one partition of (the previous level's output, this
     level's CANDS blocks). ``extra``: a broadcast of {partition: [CANDS block]} when the candidates
     come from the driver (a small level expanded in process). ``save_dir``: the checkpoint's
     folder for this level, where each partition writes its parent records and new states itself
     (so a checkpoint costs no extra job). ``send``: a partition with at most this many new states
-    sends them to the driver with its report (a small level's frontier, without another job)."""
+    sends them to the driver with its report (a small level's frontier, without another job).
+    ``full``: write the whole visited set (else a RUN of the new fingerprints)."""
 
     def run(index: int, items: Iterator[tuple[int, tuple]]) -> Iterator[tuple[int, tuple]]:
         ctx = load_context(payload)
         chunks: list[tuple[int, bytes]] = []
+        runs: list[bytes] = []
         blocks: list[tuple] = []
         if extra is not None:
             items = itertools.chain(items, ((index, (CANDS, *b)) for b in extra.value.get(index, ())))
@@ -100,13 +108,15 @@ def merge_partition(payload: tuple, level: int, always: frozenset[str], sometime
             tag = value[0]
             if tag == VISITED:
                 chunks.append(value[1:])
+            elif tag == RUN:
+                runs.append(value[1])
             elif tag == CANDS:
                 blocks.append(value[1:])
             # STATE: the previous level's states, read by the expansion; PARENTS: the previous
             # level's, copied out by ``only_parents`` in this same job
         visited = b"".join(chunk for _, chunk in sorted(chunks))
         del chunks
-        visited, parents, states, rep = merge(ctx, visited, blocks, always, sometimes)
+        visited, parents, states, rep = merge(ctx, visited, blocks, always, sometimes, b"".join(runs), full)
         del blocks
         states_blob = encode_states(states)
         if len(states) <= send:
@@ -116,7 +126,10 @@ def merge_partition(payload: tuple, level: int, always: frozenset[str], sometime
         reports.add(rep)
         if save_dir is not None:
             write_part(save_dir, index, parents_bytes(*parents), frontier_bytes(parents[0], states_blob))
-        yield from visited_records(index, visited)
+        if full:
+            yield from visited_records(index, visited)
+        else:
+            yield index, (RUN, parents[0])
         yield index, (PARENTS, level, parents)
         yield index, (STATE, parents[0], states_blob)
 
