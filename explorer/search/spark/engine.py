@@ -264,7 +264,7 @@ class _Run:
             else:
                 where = "spark"
                 rep = store.level_from_rdd(level, self.frontier, transition, always, sometimes, save,
-                                           send=self.threshold // store.partitions)
+                                           send=self.threshold // store.partitions, frontier_size=frontier_in)
             if self.checkpoint is not None:
                 self.checkpoint.commit_spark_level(level, store.partitions)
             self.frontier = store.frontier_list(rep) if rep["new"] <= self.threshold else store.frontier_rdd()

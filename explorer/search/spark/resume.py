@@ -20,13 +20,13 @@ def restore_store(store: Store, checkpoint: Checkpoint, levels: list[dict[str, A
     spark_levels = [lv["level"] for lv in levels if lv["where"] != "driver"]
     for level, data in driver_levels.items():
         store.parents[level] = data["parents"]
-        store.size += len(data["parents"])
     if on_driver:
         store.seen = set()
         for data in driver_levels.values():
             store.seen.update(data["parents"])
     else:
         _restore_on_executors(store, checkpoint, driver_levels, spark_levels)
+    store.size = sum(lv["new"] for lv in levels)  # every level's, on executors too
     if last in driver_levels:
         return driver_levels[last]["frontier"]
     if last == 0:
@@ -61,4 +61,3 @@ def _restore_on_executors(store: Store, checkpoint: Checkpoint, driver_levels: d
         store.parents[level] = None
         store.parent_dirs[level] = dirs[level]
     store.visited = visited
-    store.size = sum(len(d["parents"]) for d in driver_levels.values())

@@ -60,6 +60,7 @@ class Store:
         self.parent_dirs: dict[int, str] = {}  # level -> checkpoint folder (levels resumed from it)
         # the outputs of the small levels since ``visited`` (``tasks``: RUN), read with it
         self.deltas: list[Any] = []
+        self.run_size = 0  # states in those runs
         self.pending: Any = None
         self.size = 0
 
@@ -92,17 +93,20 @@ class Store:
     # -- distributed levels -------------------------------------------------------------------
 
     def level_from_rdd(self, level: int, frontier: Any, transition: frozenset[str], always: frozenset[str],
-                       sometimes: frozenset[str], save_dir: str | None = None, send: int = 0) -> dict[str, Any]:
+                       sometimes: frozenset[str], save_dir: str | None = None, send: int = 0,
+                       frontier_size: int = 0) -> dict[str, Any]:
         """Expand an RDD frontier on executors, shuffle its blocks by partition, merge with the
-        visited set."""
+        visited set. A level whose frontier is small against the visited set writes a run of its
+        new fingerprints instead of the whole set, until the runs hold an eighth of it."""
+        full = frontier_size * 16 > self.size or self.run_size * 8 > self.size
         reports = self.sc.accumulator(new_report(), ReportParam())
         cands = frontier.mapPartitions(expand_partition(self.payload, transition, self.partitions, reports)
                                        ).partitionBy(self.partitions, partition_of)
         merged = co_union(self.sc, self.visited, *self.deltas, cands, *self._pending())
         out = merged.mapPartitionsWithIndex(
-            merge_partition(self.payload, level, always, sometimes, reports, save_dir=save_dir, send=send),
+            merge_partition(self.payload, level, always, sometimes, reports, save_dir=save_dir, send=send, full=full),
             preservesPartitioning=True)
-        return self._materialize(level, out, reports, full=True)
+        return self._materialize(level, out, reports, full=full)
 
     def level_from_driver(self, level: int, cands: dict[bytes, tuple], report: dict[str, Any],
                           always: frozenset[str], sometimes: frozenset[str], save_dir: str | None = None,
@@ -136,7 +140,7 @@ class Store:
         out._jrdd.count()
         self.parents[level] = None
         if full:
-            previous, self.visited, self.deltas = self.visited, out, []
+            previous, self.visited, self.deltas, self.run_size = self.visited, out, [], 0
             if previous is not None and previous.is_cached:  # its parent records were copied out
                 previous.unpersist()
             parents = out.mapPartitions(only_parents, preservesPartitioning=True)
@@ -145,6 +149,7 @@ class Store:
         else:  # a small level's output is its parent records (and a run), kept as it is
             self.deltas.append(out)
             self.parent_rdds[level] = out
+            self.run_size += reports.value["new"]
         rep = reports.value
         self.size += rep["new"]
         return rep
