@@ -1,13 +1,18 @@
-"""Local engine vs Spark engine: states per second across state-space sizes, per-level overhead and
-peak memory. Prints figures; asserts nothing about time.
+"""Local engine vs Spark engine, side by side in one process: wall time, Spark's session start apart
+from the search, per-level times, the widest levels' states/s per core against the local engine's,
+the bytes a state costs on executors, and peak memory. Prints figures; asserts only that both
+engines give the same counts (never anything about time).
 
     python bench/bench_spark.py                       # Counters at 10^3 .. 10^5 states, local[2]
-    python bench/bench_spark.py --sizes 3,4,5,6       # up to 10^6
-    python bench/bench_spark.py --replication kip320:2:2:2:2 --master local[2]
+    python bench/bench_spark.py --sizes 6 --replication kip320:3:2:2:2 --levels
+    python bench/bench_spark.py --sizes "" --replication kip320:3:2:2:3 --levels   # the scale goal
+    python bench/bench_spark.py --sizes "" --replication kip320:3:2:2:3 --master "local-cluster[2,1,2048]" --no-local
 
-Counters(n, 10) has 10**n states and 9n+1 levels; the replication model is built with
-``isrcheck.model.make_model(generation=..., replicas=..., log_size=..., max_records=...,
-max_leader_epoch=...)``.
+Counters(n, 10) has 10**n states and 9n+1 levels (a model without ``pack``: the generic path); the
+replication model is ``isrcheck.model.make_model(generation=..., replicas=..., log_size=...,
+max_records=..., max_leader_epoch=...)``. The session is created with the settings a user gets
+(no ``spark.driver.memory`` unless ``--driver-memory``). Spark runs first, so the driver's peak
+Python memory printed is the Spark run's (the local engine's run comes after, in the same process).
 """
 
 from __future__ import annotations
@@ -39,27 +44,93 @@ def driver_peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def run(label, make, args, sc):
+def cpu_s() -> float:
+    """CPU seconds of this process and its finished children (the local engine's share)."""
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def spark_cpu_s(sc) -> tuple[float, float]:
+    """CPU seconds of Spark's JVM, and of every process under it (Python workers, finished ones
+    included), read from /proc: in local mode the executors' work."""
+    try:
+        jvm = sc._jvm.java.lang.ProcessHandle.current().pid()
+        tick = os.sysconf("SC_CLK_TCK")
+        stats = {}
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                try:
+                    fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                except OSError:
+                    continue
+                stats[int(entry.name)] = (int(fields[1]), sum(int(x) for x in fields[11:15]))
+        total, todo = 0, [p for p, (ppid, _) in stats.items() if ppid == jvm]
+        while todo:
+            pid = todo.pop()
+            total += stats.get(pid, (0, 0))[1]
+            todo.extend(p for p, (ppid, _) in stats.items() if ppid == pid)
+        return stats[jvm][1] / tick, total / tick
+    except Exception:
+        return float("nan"), float("nan")
+
+
+def wide(levels: list[dict]) -> tuple[int, float]:
+    """(new states, seconds) over the widest levels: those with at least half the widest's new states."""
+    on_spark = [lv for lv in levels if lv["where"] != "driver"]
+    if not on_spark:
+        return 0, 0.0
+    top = max(lv["new"] for lv in on_spark)
+    chosen = [lv for lv in on_spark if lv["new"] >= top / 2]
+    return sum(lv["new"] for lv in chosen), sum(lv["seconds"] for lv in chosen)
+
+
+def run(label, make, args, sc, cores):
     from isrcheck import check
+
     model = make()
-    t = time.monotonic()
-    local = check(model, stop_at_first=False)
-    t_local = time.monotonic() - t
-    t = time.monotonic()
+    t, c, j = time.monotonic(), cpu_s(), spark_cpu_s(sc)
     spark = check(model, engine="spark", stop_at_first=False, driver_threshold=args.driver_threshold,
                   partitions=args.partitions)
-    t_spark = time.monotonic() - t
-    assert (spark.distinct_states, spark.generated_states, spark.depth) == (
-        local.distinct_states, local.generated_states, local.depth), "engines disagree"
+    after = spark_cpu_s(sc)
+    t_spark, c_spark, j_spark, w_spark = time.monotonic() - t, cpu_s() - c, after[0] - j[0], after[1] - j[1]
+    driver = driver_peak_mb()
     levels = spark.stats["level_stats"]
     on_spark = [lv for lv in levels if lv["where"] != "driver"]
-    small = [lv["seconds"] for lv in on_spark if lv["frontier"] < 1000]
-    overhead = sorted(small)[len(small) // 2] if small else float("nan")
-    print(f"{label:<28} {local.distinct_states:>10,} {len(levels):>6} | local {t_local:7.2f} s "
-          f"{local.distinct_states / t_local:>9,.0f}/s | spark {t_spark:7.2f} s "
-          f"{spark.distinct_states / t_spark:>9,.0f}/s | x{t_spark / t_local:5.1f} | "
-          f"small-level median {overhead:5.2f} s | driver {driver_peak_mb():6.0f} MB jvm {jvm_peak_mb(sc):6.0f} MB",
+    tail = [lv["seconds"] for lv in on_spark if lv["new"] < 10_000]
+    fixed = sorted(tail)[len(tail) // 2] if tail else float("nan")
+    new, secs = wide(levels)
+    wide_rate = new / secs if secs else float("nan")
+    stored = spark.stats.get("stored_bytes") or 0
+    if args.no_local:
+        t_local = float("nan")
+        local_rate = float("nan")
+    else:
+        t, c = time.monotonic(), cpu_s()
+        local = check(model, stop_at_first=False)
+        t_local, c_local = time.monotonic() - t, cpu_s() - c
+        assert (spark.distinct_states, spark.generated_states, spark.depth) == (
+            local.distinct_states, local.generated_states, local.depth), "engines disagree"
+        local_rate = local.distinct_states / t_local
+        print(f"    local engine: {t_local:.2f} s wall, {c_local:.2f} s CPU", flush=True)
+    print(f"{label:<22} {spark.distinct_states:>10,} states {len(levels):>3} levels | local {t_local:7.2f} s "
+          f"{local_rate:>9,.0f}/s | spark {t_spark:7.2f} s x{t_spark / t_local:5.2f} (CPU: driver {c_spark:.1f} s, "
+          f"JVM {j_spark:.1f} s, Python workers {w_spark:.1f} s)",
           flush=True)
+    print(f"    widest levels (>= half the widest): {new:,} states in {secs:.2f} s = {wide_rate:,.0f}/s, "
+          f"{wide_rate / cores:,.0f}/s per core = {wide_rate / cores / local_rate:.0%} of the local engine's per core",
+          flush=True)
+    print(f"    levels under 10,000 new states: median {fixed:.3f} s, max {max(tail, default=float('nan')):.3f} s "
+          f"({len(tail)} levels)", flush=True)
+    print(f"    on executors: visited set {16:.0f} B/state (sorted fingerprints); all cached blocks at the end "
+          f"{stored / max(spark.distinct_states, 1):.1f} B/state ({stored / 2**20:.0f} MiB: visited set, parent "
+          f"records, last frontier); driver Python peak {driver:.0f} MB, driver JVM peak {jvm_peak_mb(sc):.0f} MB",
+          flush=True)
+    if args.levels:
+        print("    level   where         frontier        new   seconds   states/s", flush=True)
+        for lv in levels:
+            rate = lv["new"] / lv["seconds"] if lv["seconds"] else 0
+            print(f"    {lv['level']:>5}   {lv['where']:<12} {lv['frontier']:>9,} {lv['new']:>10,} "
+                  f"{lv['seconds']:>9.3f} {rate:>10,.0f}", flush=True)
 
 
 def main() -> None:
@@ -70,7 +141,9 @@ def main() -> None:
     p.add_argument("--master", default="local[2]")
     p.add_argument("--partitions", type=int, default=None)
     p.add_argument("--driver-threshold", type=int, default=5000)
-    p.add_argument("--driver-memory", default="4g")
+    p.add_argument("--driver-memory", default=None, help="spark.driver.memory (default: Spark's own, as a user gets)")
+    p.add_argument("--levels", action="store_true", help="print every level's time")
+    p.add_argument("--no-local", action="store_true", help="skip the local engine (scaling runs)")
     args = p.parse_args()
 
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
@@ -78,26 +151,30 @@ def main() -> None:
     from pyspark.sql import SparkSession
 
     t = time.monotonic()
-    spark = (SparkSession.builder.master(args.master).config("spark.ui.enabled", "false")
-             .config("spark.ui.showConsoleProgress", "false").config("spark.driver.memory", args.driver_memory)
-             .getOrCreate())
+    builder = (SparkSession.builder.master(args.master).config("spark.ui.enabled", "false")
+               .config("spark.ui.showConsoleProgress", "false")
+               .config("spark.executorEnv.PYTHONPATH", os.environ["PYTHONPATH"]))
+    if args.driver_memory:
+        builder = builder.config("spark.driver.memory", args.driver_memory)
+    spark = builder.getOrCreate()
     sc = spark.sparkContext
+    started = time.monotonic() - t
     sc.parallelize(range(4), 2).count()
-    print(f"session {args.master}: {time.monotonic() - t:.1f} s to the first job; "
-          f"partitions {args.partitions or max(2, 2 * sc.defaultParallelism)}, "
+    cores = sc.defaultParallelism
+    print(f"session {args.master}: {started:.1f} s to a session, {time.monotonic() - t:.1f} s to the first job "
+          f"(not in the times below); {cores} cores, partitions {args.partitions or max(2, cores)}, "
           f"driver threshold {args.driver_threshold}", flush=True)
-    print(f"{'model':<28} {'states':>10} {'levels':>6}", flush=True)
     from tests.fixtures.models import Counters
 
     for n in (int(x) for x in args.sizes.split(",") if x):
-        run(f"Counters({n}, 10)", lambda n=n: Counters(n, 10), args, sc)
+        run(f"Counters({n}, 10)", lambda n=n: Counters(n, 10), args, sc, cores)
     for spec in args.replication:
         from isrcheck.model import make_model
 
         g, r, ls, mr, me = spec.split(":")
         run(f"{g} {r}/{ls}/{mr}/{me}", lambda g=g, r=r, ls=ls, mr=mr, me=me: make_model(
             generation=g, replicas=int(r), log_size=int(ls), max_records=int(mr), max_leader_epoch=int(me)),
-            args, sc)
+            args, sc, cores)
     spark.stop()
 
 

@@ -26,51 +26,11 @@ from __future__ import annotations
 
 import marshal
 import pickle
-import re
 from array import array
 from typing import Any
 
-from isrcheck.explorer.search.fingerprint import encode
-
-# Marshal type codes whose bytes may differ between equal values (strings: interned or not;
-# frozensets and sets: iteration order) or which the state contract refuses (lists, dicts, floats,
-# complex). A payload byte that happens to equal one of them only sends the state down the slow,
-# equally canonical path; it can never make the fast path wrong.
-_RISKY = re.compile(rb"[ut><\[{gy]").search
-_TEXT_MARK = b"\xff"  # marshal version 2 never writes a first byte >= 0x80 (no FLAG_REF)
-
-
-# True == 1 and False == 0 (one state to ==, hash and the one-process engine), but marshal writes
-# them as "T" and "F": a state with such a byte is marshalled again with its bools made ints. A
-# payload byte equal to "T" or "F" only costs that second look.
-_BOOLISH = re.compile(rb"[TF]").search
-
-
-def canonical_bytes(state: Any, _dumps=marshal.dumps, _risky=_RISKY, _boolish=_BOOLISH) -> bytes:
-    """Equal states give equal bytes in every process forked from this one, different states
-    different bytes."""
-    try:
-        data = _dumps(state, 2)
-    except ValueError:  # a tuple subclass (NamedTuple) or another type marshal does not know
-        return _TEXT_MARK + encode(state)
-    if _risky(data) is not None:
-        return _TEXT_MARK + encode(state)
-    if _boolish(data) is not None:
-        plain = _without_bools(state)
-        if plain is not state:
-            return _dumps(plain, 2)
-    return data
-
-
-def _without_bools(value: Any) -> Any:
-    """``value`` with every bool inside tuples made the equal int; ``value`` itself if it has none
-    (only plain tuples, ints, None and bytes reach here: anything else took the text path)."""
-    if value is True or value is False:
-        return int(value)
-    if type(value) is tuple:
-        items = tuple(_without_bools(v) for v in value)
-        return value if all(a is b for a, b in zip(items, value, strict=True)) else items
-    return value
+# canonical_bytes lives with the other fingerprint encodings; imported here for the tables and the tests
+from isrcheck.explorer.search.fingerprint import canonical_bytes
 
 
 def fingerprint64(state: Any) -> int:

@@ -8,11 +8,17 @@ Layout of a checkpoint folder::
                            and the size and checksum of every level file it needs
     manifest.prev.json     the manifest of the level before (to step back when the last is damaged)
     level-000001/          one folder per complete level, renamed into place only when whole:
-        driver.pkl           a level computed in the driver: {"parents": {fp: (parent, action)},
-                             "frontier": [(fp, state)]}
+        driver.pkl           a level computed in the driver: its parent records and new states
         parents-00003.pkl    a level computed on executors: each partition's parent records
-        frontier-00003.pkl   ({fp: (parent, action)}) and new states, written by the executor
-                             that computed the partition, each file whole then renamed
+        frontier-00003.pkl   and new states, written by the executor that computed the
+                             partition, each file whole then renamed
+
+The files are raw blocks (``blocks``: a magic and a count, then sorted 16-byte fingerprints,
+parents' fingerprints, uint32 action indices; the new states' block), not pickles: reading them
+runs no code, except the states of a model whose states marshal cannot write (a user's classes),
+which are pickled. They keep their ``.pkl`` names from format 1, whose layout they follow.
+Format 1 (pickled dicts, text-encoded fingerprints) is refused with a message naming both
+versions: its fingerprints are not this version's.
 
 A level folder that the manifest does not name (a run killed while writing it) is never read and
 is replaced when the level is computed again. The frontier of a level is deleted once the level
@@ -33,17 +39,26 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import pickle
 import shutil
+import struct
 import sys
 from dataclasses import fields, is_dataclass
 from pathlib import Path
 from typing import Any
 
 from isrcheck.explorer.errors import UserError
-from isrcheck.explorer.search.spark.level import part_name
+from isrcheck.explorer.search.spark.blocks import (
+    decode_states,
+    encode_states,
+    frontier_bytes,
+    parents_bytes,
+    read_frontier,
+    read_parents,
+)
+from isrcheck.explorer.search.spark.tasks import part_name, split_fps
 
-FORMAT = "isrcheck-spark-checkpoint/1"
+FORMAT = "isrcheck-spark-checkpoint/2"
+_DRIVER = struct.Struct("<8sQ")  # magic, length of the parents part
 MANIFEST = "manifest.json"
 PREVIOUS = "manifest.prev.json"
 
@@ -142,6 +157,13 @@ class Checkpoint:
                             "to start a new run there")
         try:
             manifest = json.loads(path.read_text())
+            found = manifest.get("format") if isinstance(manifest, dict) else None
+            if isinstance(found, str) and found.startswith("isrcheck-spark-checkpoint/") and found != FORMAT:
+                raise UserError(
+                    f"the checkpoint in {self.dir} has format {found!r}, written by another version of isrcheck; "
+                    f"this version reads {FORMAT!r} only (its fingerprints and files differ). Delete the folder "
+                    "(or move it aside) and start the run again without --resume, or resume it with the version "
+                    "that wrote it")
             if manifest.get("format") != FORMAT:
                 raise ValueError(f"format {manifest.get('format')!r}, expected {FORMAT!r}")
             for key in ("identity", "partitions", "levels", "last_level", "run"):
@@ -203,10 +225,14 @@ class Checkpoint:
             shutil.rmtree(final)
         os.rename(tmp, final)
 
-    def write_driver_level(self, level: int, parents: dict[int, tuple], frontier: list[tuple[int, Any]]) -> None:
+    def write_driver_level(self, level: int, parents: dict[bytes, tuple], frontier: list[tuple[bytes, Any]]) -> None:
+        from isrcheck.explorer.search.spark.store import parents_block
+
         tmp = self._fresh_tmp(level)
         tmp.mkdir()
-        data = pickle.dumps({"parents": parents, "frontier": frontier}, protocol=5)
+        par = parents_bytes(*parents_block(parents))
+        front = frontier_bytes(b"".join(fp for fp, _ in frontier), encode_states([p for _, p in frontier]))
+        data = _DRIVER.pack(b"ISRDRV02", len(par)) + par + front
         with open(tmp / "driver.pkl", "wb") as fh:
             fh.write(data)
             fh.flush()
@@ -307,11 +333,16 @@ class Checkpoint:
     def read_driver_level(self, level: int) -> dict[str, Any]:
         path = self.level_dir(level) / "driver.pkl"
         try:
-            with open(path, "rb") as fh:
-                data = pickle.load(fh)
-            if not isinstance(data, dict) or "parents" not in data or "frontier" not in data:
-                raise ValueError("not a level record")
-            return data
+            data = path.read_bytes()
+            magic, size = _DRIVER.unpack_from(data)
+            if magic != b"ISRDRV02":
+                raise ValueError(f"not a driver level file (it starts with {magic!r})")
+            fps, parents, actions = read_parents(data[_DRIVER.size:_DRIVER.size + size])
+            front_fps, states = read_frontier(data[_DRIVER.size + size:])
+            keys = split_fps(fps)
+            table = {fp: (parents[16 * i:16 * i + 16], int.from_bytes(actions[4 * i:4 * i + 4], "little"))
+                     for i, fp in enumerate(keys)}
+            return {"parents": table, "frontier": list(zip(split_fps(front_fps), decode_states(states), strict=True))}
         except Exception as exc:
             raise self.corrupt(level, exc) from None
 

@@ -32,8 +32,6 @@ from isrcheck.explorer.search.spark.level import (
     DRIVER_AUDIT,
     PARTITION_AUDIT,
     Context,
-    expand,
-    initial_candidates,
     merge_reports,
     model_modules,
     partition_of,
@@ -41,6 +39,7 @@ from isrcheck.explorer.search.spark.level import (
     unhack_namedtuples,
 )
 from isrcheck.explorer.search.spark.session import get_session, make_payload
+from isrcheck.explorer.search.spark.steps import expand, initial_candidates
 from isrcheck.explorer.search.spark.store import Store
 from isrcheck.explorer.selection import Selected, describe_failure
 
@@ -65,12 +64,13 @@ def run_spark(
     master: Spark master URL when no SparkSession is active (default ``local[*]``).
     checkpoint: a folder (visible at the same path to the driver and every executor) that keeps
         each completed level; ``resume=True`` continues the run checkpointed there.
-    partitions: partitions of the visited set (default: 2 x the default parallelism, at least 2).
+    partitions: partitions of the visited set (default: the default parallelism, at least 2; every
+        partition costs a task per stage, about 0.3 s of CPU a level for 4 on local[2]).
     driver_threshold: levels are computed in the driver while the run has stored at most this many
         states, and a frontier of at most this many states is expanded in the driver (default 5000;
         0 sends every level to the executors).
-    driver_memory: ``spark.driver.memory`` for a session this call creates (local mode keeps the
-        cached visited set in the driver JVM).
+    driver_memory: ``spark.driver.memory`` for a session this call creates (local mode runs the
+        executors in the driver's JVM; Spark's default suffices, since level blocks are kept on disk).
     interrupt_after_level: a test hook that interrupts the run (as Ctrl-C would) after that level.
     """
     unknown = sorted(set(engine_options) - set(OPTIONS))
@@ -154,7 +154,7 @@ class _Run:
         ui = sc.uiWebUrl
         if ui:
             self.progress.message(f"Spark UI: {ui}")
-        partitions = self.opts.get("partitions") or max(2, 2 * sc.defaultParallelism)
+        partitions = self.opts.get("partitions") or max(2, sc.defaultParallelism)
         if manifest is not None and manifest["partitions"] != partitions:
             if self.opts.get("partitions"):
                 self.progress.message(f"resuming with the checkpoint's {manifest['partitions']} partitions, "
@@ -243,7 +243,8 @@ class _Run:
             # audited against the model contract, as the local engine does
             audit = max(PARTITION_AUDIT, DRIVER_AUDIT - self.audited)
             self.audited += min(audit, len(self.frontier))
-            cands, rep = expand(self.ctx, self.frontier, transition, audit=audit)
+            cands, rep = expand(self.ctx, [fp for fp, _ in self.frontier], [p for _, p in self.frontier],
+                                transition, audit=audit)
         else:
             cands, rep = None, None
         if store.on_driver:
@@ -259,15 +260,17 @@ class _Run:
             save = self.checkpoint.begin_spark_level(level) if self.checkpoint is not None else None
             if cands is not None:
                 where = "driver+spark"
-                rep = store.level_from_driver(level, cands, rep, always, sometimes, save)
+                rep = store.level_from_driver(level, cands, rep, always, sometimes, save, send=self.threshold)
             else:
                 where = "spark"
-                rep = store.level_from_rdd(level, self.frontier, transition, always, sometimes, save)
+                rep = store.level_from_rdd(level, self.frontier, transition, always, sometimes, save,
+                                           send=self.threshold // store.partitions, frontier_size=frontier_in)
             if self.checkpoint is not None:
                 self.checkpoint.commit_spark_level(level, store.partitions)
-            self.frontier = store.frontier_list() if rep["new"] <= self.threshold else store.frontier_rdd()
+            self.frontier = store.frontier_list(rep) if rep["new"] <= self.threshold else store.frontier_rdd()
+            rep["blocks"] = []
         if isinstance(self.frontier, list) and len(self.frontier) > self.threshold and not store.on_driver:
-            self.frontier = self.sc.parallelize(self.frontier, store.partitions)
+            self.frontier = store.parallelize(self.frontier)
         self.frontier_size = rep["new"]
         self.record(level, rep, frontier_in, where, time.monotonic() - t0)
         if self.checkpoint is not None:
@@ -346,7 +349,7 @@ class _Run:
         self.frontier = restore_store(self.store, self.checkpoint, self.levels, on_driver=on_driver,
                                       threshold=self.threshold)
         if isinstance(self.frontier, list) and len(self.frontier) > self.threshold and not on_driver:
-            self.frontier = self.sc.parallelize(self.frontier, self.store.partitions)
+            self.frontier = self.store.parallelize(self.frontier)
         self.progress.message(f"resumed from level {self.level} ({self.distinct:,} states) in {self.checkpoint.dir}")
 
     # -- the result -----------------------------------------------------------------------------------
@@ -395,6 +398,7 @@ class _Run:
                 "checkpoint": str(self.checkpoint.dir) if self.checkpoint else None,
                 "spark_ui": self.sc.uiWebUrl,
                 "level_stats": self.levels,
+                "stored_bytes": self.store.stored_bytes(),
             },
         )
 

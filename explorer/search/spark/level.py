@@ -1,10 +1,8 @@
-"""One BFS level's work on a batch of states, the same code on the driver and on every executor.
+"""What every piece of a distributed level shares: the run's context, rebuilt once per executor
+process, the shipping of users' modules, and the reports a level's tasks send back.
 
-A level is two steps. ``expand`` turns a batch of frontier states into candidate successors keyed
-by 128-bit fingerprint, deduplicated within the batch (map-side), and checks transition
-properties and deadlocks on the way. ``dedup`` takes every candidate of one fingerprint range
-(one shuffle partition) with that range's visited set and keeps the candidates not seen before,
-checking ``always`` and ``sometimes`` properties on them.
+A level is two steps (``steps``: ``expand`` and ``merge``), run on blocks of states by the tasks of
+``tasks`` on executors and by the driver itself for small levels.
 
 Every choice is made by a total order on fingerprints, never by arrival order, because arrival
 order after a shuffle depends on the executor count and on timing: when several parents reach
@@ -21,19 +19,20 @@ pickled, and the driver runs the same functions in process for small levels.
 from __future__ import annotations
 
 import importlib.util
-import itertools
+import marshal
 import os
-import pickle
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from hashlib import blake2b
 from typing import Any
 
-from isrcheck.explorer.search.audit import audit_successors
-from isrcheck.explorer.search.fingerprint import encode
+from isrcheck.explorer.contract import packing
+from isrcheck.explorer.search.fingerprint import fingerprint_bytes
 
 # Tags of the records a distributed level produces (the second element of each (key, value)).
-VISITED, PARENTS, EXPANDED, STATE = "V", "P", "E", "S"
+# Each is one block of a partition: its visited set, one level's parent records, one level's new
+# states, one expansion task's candidates for it.
+VISITED, PARENTS, STATE, CANDS, RUN = "V", "P", "S", "C", "R"
 # States of each partition's batch expanded twice more against the model contract
 # (``isrcheck.explorer.search.audit``); the driver audits the first levels' states itself (``DRIVER_AUDIT``).
 PARTITION_AUDIT = 2
@@ -41,8 +40,29 @@ DRIVER_AUDIT = 500
 
 
 def fp128(state: Any) -> int:
-    """``isrcheck.explorer.search.fingerprint.fingerprint(state, bits=128)``, inlined for the hot loop."""
-    return int.from_bytes(blake2b(encode(state), digest_size=16).digest(), "big")
+    """``isrcheck.explorer.search.fingerprint.fingerprint(state, bits=128)``: a state's fingerprint as
+    an int, for a model without ``pack`` (the engine keeps it as 16 bytes, ``fingerprint_bytes``)."""
+    return int.from_bytes(fingerprint_bytes(state), "big")
+
+
+_PACKED = b"isrcheck-packed"
+_dumps, _blake2b = marshal.dumps, blake2b
+_TEMPLATE = blake2b(digest_size=16, person=_PACKED)
+
+
+def packed_key(packed: Any, _dumps=marshal.dumps, _blake2b=blake2b) -> bytes:
+    """The 128-bit fingerprint of a state through the model's ``pack``: where ``pack`` gives an int
+    (the classic model), BLAKE2b of its ``marshal`` bytes, all in C, with its own personalization
+    (so it never shares an input with ``fingerprint_bytes``); any other packed value through
+    ``fingerprint_bytes``. ``pack`` is exact, so this identifies states as well as the state's own
+    fingerprint does."""
+    if type(packed) is int:
+        return _blake2b(_dumps(packed, 2), digest_size=16, person=_PACKED).digest()
+    return fingerprint_bytes(packed)
+
+
+def _same(value: Any) -> Any:
+    return value
 
 
 def partition_of(key: int) -> int:
@@ -61,7 +81,37 @@ class Context:
         self.check_deadlock = check_deadlock
         self.bounded = hasattr(model, "within_bounds")
         canon = getattr(model, "canonical", None) if symmetry else None
-        self.key_of = (lambda s: fp128(canon(s))) if canon is not None else fp128
+        pack, unpack = packing(model)
+        self.packs = pack is not None
+        # States travel and are stored packed (the classic model's one int) where the model packs.
+        self.pack, self.unpack = (pack, unpack) if pack is not None else (_same, _same)
+        # A state's identity within a batch (equal exactly for equal states, hashable): its packed
+        # form, or with symmetry its canonical state's; ``ident_of`` None means the packed state
+        # itself. Batches are deduplicated on it, and only what is left is fingerprinted.
+        if canon is None:
+            self.ident_of = None
+        elif pack is not None:
+            self.ident_of = lambda s: pack(canon(s))
+        else:
+            self.ident_of = canon
+        self.key_of_ident = packed_key if pack is not None else fingerprint_bytes
+
+    def key_of(self, state: Any) -> bytes:
+        """The fingerprint of a state (16 bytes): what the visited set holds and traces are walked by."""
+        return self.key_of_ident(self.pack(state) if self.ident_of is None else self.ident_of(state))
+
+    def keys(self, idents: list[Any]) -> bytes:
+        """The fingerprints of many identities, concatenated; the classic model's packed ints in
+        one comprehension (no Python call per state)."""
+        if self.packs and set(map(type, idents)) == {int}:
+            out = []
+            add = out.append
+            for i in idents:  # copying a keyed hasher costs half of building one from keywords
+                h = _TEMPLATE.copy()
+                h.update(_dumps(i, 2))
+                add(h.digest())
+            return b"".join(out)
+        return b"".join(map(self.key_of_ident, idents))
 
 
 _CONTEXTS: dict[str, Context] = {}
@@ -191,15 +241,18 @@ def alias_main(classes: dict[str, type]) -> None:
 
 
 def new_report() -> dict[str, Any]:
+    # blocks: the new states of partitions with few of them, (index, fingerprints, states), so the
+    # driver gets a small level's frontier without a second job; unsent: partitions that did not send
     return {"generated": 0, "expanded": 0, "new": 0, "always": {}, "sometimes": {}, "transition": {},
-            "deadlock": None}
+            "deadlock": None, "blocks": [], "unsent": 0}
 
 
 def merge_reports(reports: Iterable[dict[str, Any]]) -> dict[str, Any]:
     total = new_report()
     for rep in reports:
-        for field in ("generated", "expanded", "new"):
+        for field in ("generated", "expanded", "new", "unsent"):
             total[field] += rep[field]
+        total["blocks"].extend(rep["blocks"])
         for field in ("always", "sometimes", "transition"):
             mine = total[field]
             for name, value in rep[field].items():
@@ -210,214 +263,6 @@ def merge_reports(reports: Iterable[dict[str, Any]]) -> dict[str, Any]:
     return total
 
 
-# -- the two steps of a level -------------------------------------------------------------------
-
-
-def initial_candidates(ctx: Context) -> tuple[dict[int, tuple[Any, int, Any]], dict[str, Any]]:
-    """Level 1's candidates: the initial states, parent None, ordered by their index."""
-    rep = new_report()
-    cands: dict[int, tuple[Any, int, Any]] = {}
-    for index, state in enumerate(ctx.model.init_states()):
-        rep["generated"] += 1
-        key = ctx.key_of(state)
-        if key not in cands:  # the first index is the smallest
-            cands[key] = (None, index, state)
-    return cands, rep
-
-
-def expand(ctx: Context, items: Iterable[tuple[int, Any]], transition: frozenset[str],
-           cands: dict[int, tuple[Any, int, Any]] | None = None, audit: int = 0) -> tuple[dict, dict[str, Any]]:
-    """Successors of ``items`` ((fingerprint, state) pairs) as {fingerprint: (parent, action index,
-    state)}, keeping the smallest (parent, action index) per fingerprint; and the batch's report.
-    ``transition`` names the transition properties still to check. The first ``audit`` states are
-    expanded twice more and checked against the model contract (``isrcheck.explorer.search.audit``)."""
-    model, key_of = ctx.model, ctx.key_of
-    successors = model.successors
-    bounded, deadlock = ctx.bounded, ctx.check_deadlock
-    checks = [p for p in ctx.props.transition if p.name in transition]
-    rep = new_report()
-    found = rep["transition"]
-    cands = {} if cands is None else cands
-    generated = expanded = 0
-    for fp, state in items:
-        if bounded and not model.within_bounds(state):
-            continue
-        expanded += 1
-        if audit > 0:
-            audit -= 1
-            audit_successors(model, state)
-        aidx = -1
-        for aidx, (action, nxt) in enumerate(successors(state)):
-            for prop in checks:
-                if not prop.predicate(state, action, nxt):
-                    step = (fp, aidx)
-                    if prop.name not in found or step < found[prop.name]:
-                        found[prop.name] = step
-            key = key_of(nxt)
-            old = cands.get(key)
-            if old is None or fp < old[0] or (fp == old[0] and aidx < old[1]):
-                cands[key] = (fp, aidx, nxt)
-        generated += aidx + 1
-        if deadlock and aidx < 0 and (rep["deadlock"] is None or fp < rep["deadlock"]):
-            rep["deadlock"] = fp
-    rep["generated"], rep["expanded"] = generated, expanded
-    return cands, rep
-
-
-def better(new: tuple, old: tuple) -> bool:
-    """Is candidate ``new`` (parent, action index, state) preferred over ``old``? Parents are
-    None only for initial states, where every candidate has parent None."""
-    if new[0] == old[0]:
-        return new[1] < old[1]
-    return new[0] < old[0]
-
-
-def dedup(ctx: Context, seen: Any, cands: Iterable[tuple[int, tuple]], always: frozenset[str],
-          sometimes: frozenset[str]) -> tuple[dict[int, tuple], dict[str, Any]]:
-    """The candidates whose fingerprint is not in ``seen`` (best parent per fingerprint), and the
-    report of the ``always`` and ``sometimes`` properties (named in ``always``/``sometimes``)
-    on them. ``seen`` is not modified."""
-    best: dict[int, tuple] = {}
-    for fp, value in cands:
-        if fp in seen:
-            continue
-        old = best.get(fp)
-        if old is None or better(value, old):
-            best[fp] = value
-    rep = new_report()
-    rep["new"] = len(best)
-    inv = [p for p in ctx.props.always if p.name in always]
-    wit = [p for p in ctx.props.sometimes if p.name in sometimes]
-    if inv or wit:
-        bad, hit = rep["always"], rep["sometimes"]
-        for fp, (_, _, state) in best.items():
-            for prop in inv:
-                if not prop.predicate(state) and (prop.name not in bad or fp < bad[prop.name]):
-                    bad[prop.name] = fp
-            for prop in wit:
-                if prop.predicate(state) and (prop.name not in hit or fp < hit[prop.name]):
-                    hit[prop.name] = fp
-    return best, rep
-
-
-# -- the executor side of a distributed level ----------------------------------------------------
-
-
-def expand_partition(payload: tuple, transition: frozenset[str]):
-    """mapPartitions function: frontier (fingerprint, state) -> candidate records and one report,
-    keyed for ``partition_of`` (the report goes to partition 0, where the level's dedup merges it)."""
-
-    def run(items: Iterator[tuple[int, Any]]) -> Iterator[tuple[int, tuple]]:
-        ctx = load_context(payload)
-        # a couple of states of every partition are audited, so a model that misbehaves only on
-        # executors (a module-level cache, a set iterated in hash order) is caught there too
-        cands, rep = expand(ctx, items, transition, audit=PARTITION_AUDIT)
-        yield from cands.items()
-        yield 0, (EXPANDED, rep)
-
-    return run
-
-
-def dedup_partition(payload: tuple, level: int, always: frozenset[str], sometimes: frozenset[str],
-                    reports: Any, extra: Any = None, save_dir: str | None = None):
-    """mapPartitionsWithIndex function over one partition of (the previous level's output, this
-    level's candidates and expansion reports).
-
-    Of the previous output only the visited block is read: ``(index, (VISITED, fingerprint blobs,
-    parent blobs))`` with one pickled list of fingerprints and one pickled {fp: (parent, action
-    index)} per level. Blobs of earlier levels are carried as opaque bytes (copied, never
-    re-pickled); only this level's are new. The output is the new block and the new states as
-    ``(fp, (STATE, state))``; the partition's report goes to the ``reports`` accumulator, so that
-    materializing a level takes one Python pass per partition and no Python action.
-    ``extra``: a broadcast of {partition: candidate records} when the candidates come from the
-    driver instead of a shuffle (a small level expanded in process).
-    ``save_dir``: the checkpoint's folder for this level, where each partition writes its parent
-    records and new states itself (so a checkpoint costs no extra job).
-    """
-
-    def run(index: int, items: Iterator[tuple[int, tuple]]) -> Iterator[tuple[int, tuple]]:
-        ctx = load_context(payload)
-        fp_blobs: list[bytes] = []
-        parent_blobs: list[tuple[int, bytes]] = []
-        found: list[dict[str, Any]] = []
-        cands: list[tuple[int, tuple]] = []
-        if extra is not None:
-            items = itertools.chain(items, extra.value.get(index, ()))
-        for key, value in items:
-            tag = value[0]
-            if tag == VISITED:
-                fp_blobs, parent_blobs = value[1], value[2]
-            elif tag == EXPANDED:
-                found.append(value[1])
-            elif tag == STATE:
-                continue  # the previous level's states, read by the expansion, not here
-            else:
-                cands.append((key, value))
-        seen: set[int] = set()
-        for blob in fp_blobs:
-            seen.update(pickle.loads(blob))
-        best, rep = dedup(ctx, seen, cands, always, sometimes)
-        del seen
-        found.append(rep)
-        reports.add(merge_reports(found))
-        parents = pickle.dumps({fp: v[:2] for fp, v in best.items()}, protocol=5)
-        if save_dir is not None:
-            write_part(save_dir, index, parents, [(fp, v[2]) for fp, v in best.items()])
-        yield index, (VISITED, [*fp_blobs, pickle.dumps(list(best), protocol=5)], [*parent_blobs, (level, parents)])
-        for fp, value in best.items():
-            yield fp, (STATE, value[2])
-
-    return run
-
-
-def part_name(kind: str, index: int) -> str:
-    return f"{kind}-{index:05d}.pkl"
-
-
-def write_part(directory: str, index: int, parents: bytes, frontier: list[tuple[int, Any]]) -> None:
-    """One partition's share of a checkpointed level, each file written whole then renamed. A task
-    run again after its level was committed (a recomputed cache block) finds no folder and skips."""
-    if not os.path.isdir(directory):
-        return
-    for kind, data in (("parents", parents), ("frontier", pickle.dumps(frontier, protocol=5))):
-        final = os.path.join(directory, part_name(kind, index))
-        tmp = f"{final}.tmp{os.getpid()}"
-        with open(tmp, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, final)
-
-
-def read_blocks(level_dirs: dict[int, str], driver: dict[int, tuple]):
-    """mapPartitionsWithIndex function (over ``range(partitions)``): partition i's visited block
-    rebuilt from the parent files of the checkpointed levels ``level_dirs`` ({level: folder}) and
-    the blocks of the driver's levels."""
-
-    def run(index: int, _: Any) -> Iterator[tuple[int, tuple]]:
-        _, fp_blobs, parent_blobs = driver[index]
-        fp_blobs, parent_blobs = list(fp_blobs), list(parent_blobs)
-        for level in sorted(level_dirs):
-            with open(os.path.join(level_dirs[level], part_name("parents", index)), "rb") as fh:
-                blob = fh.read()
-            fp_blobs.append(pickle.dumps(list(pickle.loads(blob)), protocol=5))
-            parent_blobs.append((level, blob))
-        yield index, (VISITED, fp_blobs, parent_blobs)
-
-    return run
-
-
-def read_frontier(directory: str):
-    """mapPartitionsWithIndex function (over ``range(partitions)``): partition i's new states of a
-    checkpointed level."""
-
-    def run(index: int, _: Any) -> Iterator[tuple[int, Any]]:
-        with open(os.path.join(directory, part_name("frontier", index)), "rb") as fh:
-            yield from pickle.load(fh)
-
-    return run
-
-
 class ReportParam:
     """Accumulator of level reports (sums and minima: the merge order does not matter)."""
 
@@ -426,20 +271,3 @@ class ReportParam:
 
     def addInPlace(self, a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:  # noqa: N802 (Spark's name)
         return merge_reports([a, b])
-
-
-def lookup_parents(level: int, keys: frozenset[int]):
-    """runJob function: the (parent, action index) of ``keys`` at ``level`` in one partition's
-    visited block."""
-
-    def run(items: Iterator[tuple[int, tuple]]) -> list[tuple[int, tuple]]:
-        found = []
-        for _, value in items:
-            if value[0] == VISITED:
-                for lv, blob in value[2]:
-                    if lv == level:
-                        table = pickle.loads(blob)
-                        found.extend((k, table[k]) for k in keys if k in table)
-        return found
-
-    return run

@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from isrcheck.explorer.search.spark.checkpoint import Checkpoint
-from isrcheck.explorer.search.spark.level import partition_of, read_blocks, read_frontier
-from isrcheck.explorer.search.spark.store import Store, driver_blocks
+from isrcheck.explorer.search.spark.level import partition_of
+from isrcheck.explorer.search.spark.store import Store, driver_fps
+from isrcheck.explorer.search.spark.tasks import read_blocks, read_frontier_part, state_pairs
 
 
 def restore_store(store: Store, checkpoint: Checkpoint, levels: list[dict[str, Any]], *, on_driver: bool,
@@ -19,23 +20,23 @@ def restore_store(store: Store, checkpoint: Checkpoint, levels: list[dict[str, A
     spark_levels = [lv["level"] for lv in levels if lv["where"] != "driver"]
     for level, data in driver_levels.items():
         store.parents[level] = data["parents"]
-        store.size += len(data["parents"])
     if on_driver:
         store.seen = set()
         for data in driver_levels.values():
             store.seen.update(data["parents"])
     else:
         _restore_on_executors(store, checkpoint, driver_levels, spark_levels)
+    store.size = sum(lv["new"] for lv in levels)  # every level's, on executors too
     if last in driver_levels:
         return driver_levels[last]["frontier"]
     if last == 0:
         return []
     sc, p = store.sc, store.partitions
     directory = checkpoint.spark_level_dir(last, p, frontier=True)
-    frontier = sc.parallelize(range(p), p).mapPartitionsWithIndex(read_frontier(directory))
+    frontier = sc.parallelize(range(p), p).mapPartitionsWithIndex(read_frontier_part(directory))
     if levels[-1]["new"] <= threshold:
         try:
-            return frontier.collect()
+            return frontier.mapPartitions(state_pairs).collect()
         except Exception as exc:
             raise checkpoint.corrupt(last, exc) from None
     return frontier
@@ -47,16 +48,16 @@ def _restore_on_executors(store: Store, checkpoint: Checkpoint, driver_levels: d
 
     sc, p = store.sc, store.partitions
     store.seen = None
-    blocks = dict(driver_blocks({lv: d["parents"] for lv, d in driver_levels.items()}, p))
+    blocks = driver_fps([d["parents"] for d in driver_levels.values()], p)
     dirs = {level: checkpoint.spark_level_dir(level, p, frontier=False) for level in spark_levels}
     visited = sc.parallelize(range(p), p).mapPartitionsWithIndex(read_blocks(dirs, blocks)).partitionBy(
         p, partition_of)
-    visited.persist(StorageLevel.MEMORY_AND_DISK)
+    visited.persist(StorageLevel.DISK_ONLY)  # as every level (store._materialize)
     try:
         visited._jrdd.count()
     except Exception as exc:
         raise checkpoint.corrupt(None, exc) from None
     for level in spark_levels:
         store.parents[level] = None
+        store.parent_dirs[level] = dirs[level]
     store.visited = visited
-    store.size = sum(len(d["parents"]) for d in driver_levels.values())

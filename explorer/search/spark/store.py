@@ -13,27 +13,32 @@ executors for good, as one block per partition of a fixed partitioning by finger
 
 This is the co-partitioned "union + per-partition merge" (docs/spark.md has the measurements) instead of
 ``subtractByKey``/``join``, which PySpark runs as a Python ``groupByKey`` over everything. Each
-level's output is persisted and local-checkpointed so lineage stays one level long. Parent
-records stay on executors (one pickled dict per partition and level) and are looked up with
-single-partition jobs when a trace is walked back.
+level's output is persisted and local-checkpointed so lineage stays one level long. Every record
+is a block of a partition's states (``tasks`` lists them): the visited set is one sorted array of
+16-byte fingerprints per partition, merged with each level's new ones, never rebuilt. Parent
+records stay on executors (one block per partition and level, 36 bytes a state, in an RDD of
+their own per level, on disk, which no later level reads) and are looked up with
+single-partition jobs when a trace is walked back. Level blocks are persisted on disk, not in the
+JVM's heap, which in local mode is the driver's.
 """
 
 from __future__ import annotations
 
-import pickle
+import os
 from typing import Any
 
-from isrcheck.explorer.search.spark.level import (
-    EXPANDED,
-    STATE,
-    VISITED,
-    ReportParam,
-    dedup,
-    dedup_partition,
+from isrcheck.explorer.search.spark.blocks import decode_states, encode_states, lookup, read_parents
+from isrcheck.explorer.search.spark.level import STATE, ReportParam, merge_reports, new_report, partition_of
+from isrcheck.explorer.search.spark.steps import block, dedup, part_of, split
+from isrcheck.explorer.search.spark.tasks import (
     expand_partition,
     lookup_parents,
-    new_report,
-    partition_of,
+    merge_partition,
+    only_parents,
+    part_name,
+    split_fps,
+    state_pairs,
+    visited_records,
 )
 
 
@@ -41,13 +46,22 @@ class Store:
     def __init__(self, ctx: Any, partitions: int):
         self.ctx = ctx
         self.partitions = partitions
-        self.seen: set[int] | None = set()  # the driver's visited set, None once on executors
-        self.parents: dict[int, dict | None] = {}  # level -> {fp: (parent, action)} or None (on executors)
+        self.seen: set[bytes] | None = set()  # the driver's visited set, None once on executors
+        # level -> {fp: (parent, action)} in the driver, or None (on executors)
+        self.parents: dict[int, dict | None] = {}
         self.sc: Any = None
         self.payload: Any = None
-        # Once on executors: an RDD whose partition i holds the visited block of partition i
-        # (the last level's output, which also holds that level's new states).
+        # Once on executors: an RDD whose partition i holds partition i's visited set, and the
+        # last level's parent records and new states (the last level's output).
         self.visited: Any = None
+        # level -> an RDD of that level's parent records (on disk); the last one is computed by
+        # the next level's job, which reads it as a third side of its union
+        self.parent_rdds: dict[int, Any] = {}
+        self.parent_dirs: dict[int, str] = {}  # level -> checkpoint folder (levels resumed from it)
+        # the outputs of the small levels since ``visited`` (``tasks``: RUN), read with it
+        self.deltas: list[Any] = []
+        self.run_size = 0  # states in those runs
+        self.pending: Any = None
         self.size = 0
 
     @property
@@ -56,9 +70,9 @@ class Store:
 
     # -- driver levels ------------------------------------------------------------------------
 
-    def add_on_driver(self, level: int, cands: dict[int, tuple], always: frozenset[str],
-                      sometimes: frozenset[str]) -> tuple[dict[int, tuple], dict[str, Any]]:
-        best, rep = dedup(self.ctx, self.seen, cands.items(), always, sometimes)
+    def add_on_driver(self, level: int, cands: dict[bytes, tuple], always: frozenset[str],
+                      sometimes: frozenset[str]) -> tuple[dict[bytes, tuple], dict[str, Any]]:
+        best, rep = dedup(self.ctx, self.seen, cands, always, sometimes)
         self.seen.update(best)
         self.parents[level] = {fp: v[:2] for fp, v in best.items()}
         self.size += len(best)
@@ -66,11 +80,11 @@ class Store:
 
     def move_to_executors(self, sc: Any, payload: Any) -> None:
         """Hand the driver's visited set to executors, one block per partition. The parent
-        records of the driver's levels stay in the driver (they are few)."""
+        records of the driver's levels stay in the driver too (they are few)."""
         self.attach(sc, payload)
-        tables = {lv: t for lv, t in self.parents.items() if t is not None}
-        self.visited = sc.parallelize(driver_blocks(tables, self.partitions), self.partitions).partitionBy(
-            self.partitions, partition_of)
+        tables = [t for t in self.parents.values() if t is not None]
+        records = [rec for i, fps in driver_fps(tables, self.partitions).items() for rec in visited_records(i, fps)]
+        self.visited = sc.parallelize(records, self.partitions).partitionBy(self.partitions, partition_of)
         self.seen = None
 
     def attach(self, sc: Any, payload: Any) -> None:
@@ -79,73 +93,111 @@ class Store:
     # -- distributed levels -------------------------------------------------------------------
 
     def level_from_rdd(self, level: int, frontier: Any, transition: frozenset[str], always: frozenset[str],
-                       sometimes: frozenset[str], save_dir: str | None = None) -> dict[str, Any]:
-        """Expand an RDD frontier on executors, shuffle by fingerprint, merge with the visited set."""
-        cands = frontier.mapPartitions(expand_partition(self.payload, transition)).partitionBy(
-            self.partitions, partition_of)
-        merged = co_union(self.sc, self.visited, cands)
+                       sometimes: frozenset[str], save_dir: str | None = None, send: int = 0,
+                       frontier_size: int = 0) -> dict[str, Any]:
+        """Expand an RDD frontier on executors, shuffle its blocks by partition, merge with the
+        visited set. A level whose frontier is small against the visited set writes a run of its
+        new fingerprints instead of the whole set, until the runs hold an eighth of it."""
+        full = frontier_size * 16 > self.size or self.run_size * 8 > self.size
         reports = self.sc.accumulator(new_report(), ReportParam())
+        cands = frontier.mapPartitions(expand_partition(self.payload, transition, self.partitions, reports)
+                                       ).partitionBy(self.partitions, partition_of)
+        merged = co_union(self.sc, self.visited, *self.deltas, cands, *self._pending())
         out = merged.mapPartitionsWithIndex(
-            dedup_partition(self.payload, level, always, sometimes, reports, save_dir=save_dir),
+            merge_partition(self.payload, level, always, sometimes, reports, save_dir=save_dir, send=send, full=full),
             preservesPartitioning=True)
-        return self._materialize(level, out, reports)
+        return self._materialize(level, out, reports, full=full)
 
-    def level_from_driver(self, level: int, cands: dict[int, tuple], report: dict[str, Any],
-                          always: frozenset[str], sometimes: frozenset[str], save_dir: str | None = None
-                          ) -> dict[str, Any]:
+    def level_from_driver(self, level: int, cands: dict[bytes, tuple], report: dict[str, Any],
+                          always: frozenset[str], sometimes: frozenset[str], save_dir: str | None = None,
+                          send: int = 0) -> dict[str, Any]:
         """Merge candidates computed in the driver (a small frontier) with the visited set: a
         broadcast instead of a shuffle, one narrow job."""
-        p = self.partitions
-        grouped: dict[int, list] = {}
-        for fp, value in cands.items():
-            grouped.setdefault(fp % p, []).append((fp, value))
-        grouped.setdefault(0, []).append((0, (EXPANDED, report)))
-        extra = self.sc.broadcast(grouped)
+        extra = self.sc.broadcast({j: [blk] for j, blk in split(self.ctx, cands, self.partitions).items()})
         reports = self.sc.accumulator(new_report(), ReportParam())
-        out = self.visited.mapPartitionsWithIndex(
-            dedup_partition(self.payload, level, always, sometimes, reports, extra, save_dir),
+        out = co_union(self.sc, self.visited, *self.deltas, *self._pending()).mapPartitionsWithIndex(
+            merge_partition(self.payload, level, always, sometimes, reports, extra, save_dir, send, full=False),
             preservesPartitioning=True)
         try:
-            return self._materialize(level, out, reports)
+            rep = self._materialize(level, out, reports, full=False)
         finally:
             extra.unpersist()
+        return merge_reports([report, rep])
 
-    def _materialize(self, level: int, out: Any, reports: Any) -> dict[str, Any]:
+    def _pending(self) -> list[Any]:
+        """The previous level's parent records, when this level's job is to compute them."""
+        pending, self.pending = self.pending, None
+        return [pending] if pending is not None else []
+
+    def _materialize(self, level: int, out: Any, reports: Any, full: bool) -> dict[str, Any]:
         from pyspark import StorageLevel
 
-        out.persist(StorageLevel.MEMORY_AND_DISK)
+        # On disk, not in the JVM's heap: in local mode that heap is the driver's (1 GB by default),
+        # and the blocks of a 10^7-state run filled it (the page cache keeps recent levels in memory).
+        out.persist(StorageLevel.DISK_ONLY)
         out.localCheckpoint()
         # A JVM-side count: computing (and caching) the level is the only Python pass.
         out._jrdd.count()
-        previous, self.visited = self.visited, out
-        if previous is not None and previous.is_cached:
-            previous.unpersist()
         self.parents[level] = None
+        if full:
+            previous, self.visited, self.deltas, self.run_size = self.visited, out, [], 0
+            if previous is not None and previous.is_cached:  # its parent records were copied out
+                previous.unpersist()
+            parents = out.mapPartitions(only_parents, preservesPartitioning=True)
+            parents.persist(StorageLevel.DISK_ONLY)
+            self.parent_rdds[level] = self.pending = parents
+        else:  # a small level's output is its parent records (and a run), kept as it is
+            self.deltas.append(out)
+            self.parent_rdds[level] = out
+            self.run_size += reports.value["new"]
         rep = reports.value
         self.size += rep["new"]
         return rep
 
     def frontier_rdd(self) -> Any:
-        return self.visited.filter(_is_state).map(_state_pair)
+        """The last level's new states: the level's output itself (the expansion reads only its
+        STATE blocks)."""
+        return self.deltas[-1] if self.deltas else self.visited
 
-    def frontier_list(self) -> list[tuple[int, Any]]:
-        return self.frontier_rdd().collect()
+    def frontier_list(self, rep: dict[str, Any] | None = None) -> list[tuple[bytes, Any]]:
+        """The last level's new states in the driver: from the level's report when every partition
+        sent them there (``merge_partition``'s ``send``), else by a job."""
+        if rep is not None and rep["unsent"] == 0:
+            return [pair for _, fps, states in sorted(rep["blocks"], key=lambda b: b[0])
+                    for pair in zip(split_fps(fps), decode_states(states), strict=True)]
+        return self.frontier_rdd().mapPartitions(state_pairs).collect()
+
+    def parallelize(self, frontier: list[tuple[bytes, Any]]) -> Any:
+        """A frontier held in the driver as an RDD of STATE blocks, one per partition."""
+        groups: dict[int, list] = {}
+        for fp, packed in sorted(frontier, key=lambda item: item[0]):
+            groups.setdefault(part_of(fp, self.partitions), []).append((fp, packed))
+        records = [(j, (STATE, b"".join(fp for fp, _ in items), encode_states([p for _, p in items])))
+                   for j, items in sorted(groups.items())]
+        return self.sc.parallelize(records, self.partitions)
 
     # -- walking back ---------------------------------------------------------------------------
 
-    def parents_at(self, level: int, keys: set[int]) -> dict[int, tuple]:
+    def parents_at(self, level: int, keys: set[bytes]) -> dict[bytes, tuple]:
         table = self.parents[level]
         if table is not None:
             return {k: table[k] for k in keys}
-        wanted = sorted({k % self.partitions for k in keys})
-        found = self.sc.runJob(self.visited, lookup_parents(level, frozenset(keys)), wanted)
+        wanted = sorted({part_of(k, self.partitions) for k in keys})
+        if level in self.parent_dirs:  # a level resumed from the checkpoint: its files
+            found = {}
+            for i in wanted:
+                path = os.path.join(self.parent_dirs[level], part_name("parents", i))
+                with open(path, "rb") as fh:
+                    found.update(lookup(*read_parents(fh.read()), keys))
+            return found
+        found = self.sc.runJob(self.parent_rdds[level], lookup_parents(level, frozenset(keys)), wanted)
         return dict(found)
 
-    def paths(self, targets: dict[Any, tuple[int, int]]) -> dict[Any, list[int]]:
-        """Fingerprints from an initial state to each target (level, fingerprint), walking back
-        all targets together, one lookup per level."""
-        paths = {name: [fp] for name, (_, fp) in targets.items()}
-        at = dict(targets)
+    def paths(self, targets: dict[Any, tuple[int, int]]) -> dict[Any, list[bytes]]:
+        """Fingerprints from an initial state to each target (level, fingerprint as an int),
+        walking back all targets together, one lookup per level."""
+        at = {name: (lv, fp.to_bytes(16, "big")) for name, (lv, fp) in targets.items()}
+        paths = {name: [fp] for name, (_, fp) in at.items()}
         for level in range(max((lv for lv, _ in at.values()), default=0), 1, -1):
             here = {name: fp for name, (lv, fp) in at.items() if lv == level}
             if not here:
@@ -157,27 +209,41 @@ class Store:
                 at[name] = (level - 1, parent)
         return {name: path[::-1] for name, path in paths.items()}
 
+    def stored_bytes(self) -> int | None:
+        """Bytes (memory and disk) of the cached blocks that hold the visited set, the parent
+        records and the last frontier; None in the driver or when Spark does not say."""
+        if self.visited is None:
+            return None
+        ids = {self.visited.id(), *(rdd.id() for rdd in self.parent_rdds.values())}
+        try:
+            return sum(int(info.memSize()) + int(info.diskSize())
+                       for info in self.sc._jsc.sc().getRDDStorageInfo() if info.id() in ids)
+        except Exception:  # a figure for the statistics only
+            return None
+
     def release(self) -> None:
-        if self.visited is not None and self.visited.is_cached:
-            self.visited.unpersist()
+        for rdd in [self.visited, *self.parent_rdds.values()]:
+            if rdd is not None and rdd.is_cached:
+                rdd.unpersist()
 
 
-def driver_blocks(tables: dict[int, dict[int, tuple]], partitions: int) -> list[tuple[int, tuple]]:
-    """Visited blocks, one per partition, of parent tables held in the driver."""
-    fp_blobs: list[list[bytes]] = [[] for _ in range(partitions)]
-    parent_blobs: list[list[tuple[int, bytes]]] = [[] for _ in range(partitions)]
-    for level in sorted(tables):
-        split: list[dict[int, tuple]] = [{} for _ in range(partitions)]
-        for fp, parent in tables[level].items():
-            split[fp % partitions][fp] = parent
-        for i in range(partitions):
-            fp_blobs[i].append(pickle.dumps(list(split[i]), protocol=5))
-            parent_blobs[i].append((level, pickle.dumps(split[i], protocol=5)))
-    return [(i, (VISITED, fp_blobs[i], parent_blobs[i])) for i in range(partitions)]
+def parents_block(table: dict[bytes, tuple]) -> tuple[bytes, bytes, bytes]:
+    """A driver level's parent records of one partition as a block (fingerprints sorted)."""
+    fps, parents, actions, _ = block([(fp, (*table[fp], None)) for fp in sorted(table)])
+    return fps, parents, actions
 
 
-def co_union(sc: Any, visited: Any, cands: Any) -> Any:
-    """The union of two RDDs with the same partitioner, partition by partition.
+def driver_fps(tables: list[dict[bytes, tuple]], partitions: int) -> dict[int, bytes]:
+    """{partition: its sorted fingerprints} of parent tables held in the driver."""
+    parts: list[list[bytes]] = [[] for _ in range(partitions)]
+    for table in tables:
+        for fp in table:
+            parts[part_of(fp, partitions)].append(fp)
+    return {i: b"".join(sorted(fps)) for i, fps in enumerate(parts)}
+
+
+def co_union(sc: Any, visited: Any, *others: Any) -> Any:
+    """The union of RDDs with the same partitioner, partition by partition.
 
     ``RDD.union`` would add a Python pass to re-serialize one side when the two were written by
     different serializers; both sides hold batches of pickled lists, which the context's default
@@ -186,16 +252,11 @@ def co_union(sc: Any, visited: Any, cands: Any) -> Any:
     """
     from pyspark import RDD
 
-    if visited.partitioner != cands.partitioner:
-        raise AssertionError("the visited set and the candidates must be co-partitioned")
-    merged = RDD(visited._jrdd.union(cands._jrdd), sc, sc.serializer)
+    jrdd = visited._jrdd
+    for other in others:
+        if visited.partitioner != other.partitioner:
+            raise AssertionError("the visited set and the candidates must be co-partitioned")
+        jrdd = jrdd.union(other._jrdd)
+    merged = RDD(jrdd, sc, sc.serializer)
     merged.partitioner = visited.partitioner
     return merged
-
-
-def _is_state(record: tuple) -> bool:
-    return record[1][0] == STATE
-
-
-def _state_pair(record: tuple) -> tuple[int, Any]:
-    return record[0], record[1][1]

@@ -165,3 +165,17 @@ def test_resume_without_a_checkpoint_is_a_user_error(spark, tmp_path):
 def test_a_new_run_does_not_overwrite_a_checkpoint(saved):
     with pytest.raises(UserError, match="pass --resume"):
         check(Counters(3, 4), engine="spark", checkpoint=str(saved), driver_threshold=0)
+
+
+def test_a_checkpoint_of_the_old_format_is_refused_naming_both_versions(saved):
+    # Format 1 kept pickled dicts of text-encoded fingerprints; format 2 keeps raw blocks of
+    # marshal-based ones, so an old checkpoint's fingerprints mean nothing to this version.
+    path = saved / "manifest.json"
+    old = json.loads(path.read_text())
+    old["format"] = "isrcheck-spark-checkpoint/1"
+    path.write_text(json.dumps(old))
+    with pytest.raises(UserError) as err:
+        check(Counters(3, 4), engine="spark", checkpoint=str(saved), resume=True, driver_threshold=0)
+    text = str(err.value)
+    assert "'isrcheck-spark-checkpoint/1'" in text and "'isrcheck-spark-checkpoint/2'" in text
+    assert "start the run again without --resume" in text

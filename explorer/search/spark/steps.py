@@ -1,0 +1,216 @@
+"""The two steps of a BFS level on blocks of states, the same code in the driver and on executors.
+
+``expand`` turns frontier states into candidate successors keyed by fingerprint (16 bytes),
+deduplicated within the batch, checking transition properties and deadlocks on the way.
+``merge`` takes every candidate block of one partition with that partition's visited set (a
+sorted ``S16`` array) and keeps the candidates not seen before, checking ``always`` and
+``sometimes`` properties on them; it works on whole arrays in NumPy, so its Python cost is per
+new state (the property checks, the states' list), never per stored state. ``dedup`` is the
+driver's version of ``merge`` on a Python set, for the first, small levels.
+
+Every choice is made by a total order on fingerprints (``level`` explains why): the parent kept
+for a new state is the smallest ``(parent fingerprint, action index)``, the state reported for a
+property the smallest fingerprint.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Iterable
+from typing import Any
+
+from isrcheck.explorer.search.audit import audit_successors
+from isrcheck.explorer.search.spark.blocks import FP, NO_PARENT, decode_states, encode_states
+from isrcheck.explorer.search.spark.level import Context, new_report
+
+
+def initial_candidates(ctx: Context) -> tuple[dict[Any, tuple], dict[str, Any]]:
+    """Level 1's candidates: the initial states, parent ``NO_PARENT``, ordered by their index."""
+    rep = new_report()
+    cands: dict[Any, tuple] = {}
+    for index, state in enumerate(ctx.model.init_states()):
+        rep["generated"] += 1
+        q = ctx.pack(state)
+        ident = q if ctx.ident_of is None else ctx.ident_of(state)
+        if ident not in cands:  # the first index is the smallest
+            cands[ident] = (NO_PARENT, index, q)
+    return cands, rep
+
+
+def expand(ctx: Context, fps: Iterable[bytes], packed: Iterable[Any], transition: frozenset[str],
+           cands: dict[Any, tuple] | None = None, audit: int = 0) -> tuple[dict[Any, tuple], dict[str, Any]]:
+    """Successors of the states ``packed`` (fingerprints ``fps``) as {identity (``Context.ident_of``):
+    (parent, action index, packed state)}, keeping the smallest (parent, action index) per state;
+    and the batch's report. ``transition`` names the transition properties still to check. The
+    first ``audit`` states are expanded twice more and checked against the model contract.
+    Nothing is fingerprinted here: ``split`` fingerprints what is left after deduplication."""
+    model, unpack, ident_of = ctx.model, ctx.unpack, ctx.ident_of
+    pack = ctx.pack if ctx.packs else None
+    successors = model.successors
+    bounded, deadlock = ctx.bounded, ctx.check_deadlock
+    checks = [p for p in ctx.props.transition if p.name in transition]
+    rep = new_report()
+    found = rep["transition"]
+    cands = {} if cands is None else cands
+    get = cands.get
+    generated = expanded = 0
+    for fp, p in zip(fps, packed, strict=True):
+        state = unpack(p)
+        if bounded and not model.within_bounds(state):
+            continue
+        expanded += 1
+        if audit > 0:
+            audit -= 1
+            audit_successors(model, state)
+        aidx = -1
+        for aidx, (action, nxt) in enumerate(successors(state)):
+            if checks:
+                for prop in checks:
+                    if not prop.predicate(state, action, nxt):
+                        step = (int.from_bytes(fp, "big"), aidx)
+                        if prop.name not in found or step < found[prop.name]:
+                            found[prop.name] = step
+            q = nxt if pack is None else pack(nxt)
+            ident = q if ident_of is None else ident_of(nxt)
+            old = get(ident)
+            # the frontier comes in fingerprint order, so the first parent is nearly always the best
+            if old is None or fp < old[0] or (fp == old[0] and aidx < old[1]):
+                cands[ident] = (fp, aidx, q)
+        generated += aidx + 1
+        if deadlock and aidx < 0:
+            fpi = int.from_bytes(fp, "big")
+            if rep["deadlock"] is None or fpi < rep["deadlock"]:
+                rep["deadlock"] = fpi
+    rep["generated"], rep["expanded"] = generated, expanded
+    return cands, rep
+
+
+def part_of(fp: bytes, partitions: int) -> int:
+    """The partition of a fingerprint: its low 64 bits modulo the partition count (what ``split``
+    computes on whole arrays)."""
+    return int.from_bytes(fp[8:], "big") % partitions
+
+
+def by_fingerprint(ctx: Context, cands: dict[Any, tuple]) -> dict[bytes, tuple]:
+    """``cands`` keyed by fingerprint instead of identity."""
+    keys = ctx.keys(list(cands))
+    return {keys[i * FP:(i + 1) * FP]: v for i, v in enumerate(cands.values())}
+
+
+def split(ctx: Context, cands: dict[Any, tuple], partitions: int) -> dict[int, tuple[bytes, bytes, bytes, bytes]]:
+    """Candidates as one block per destination partition: (fingerprints, parents, action indices
+    as uint32, states' block). Fingerprinted here, once per distinct candidate of the batch."""
+    import numpy as np
+
+    if not cands:
+        return {}
+    values = list(cands.values())
+    keys = ctx.keys(list(cands))
+    fps = np.frombuffer(keys, dtype="S16")
+    dest = np.frombuffer(keys, dtype=">u8")[1::2] % np.uint64(partitions)
+    parents = np.frombuffer(b"".join([v[0] for v in values]), dtype="S16")
+    actions = np.fromiter((v[1] for v in values), dtype="<u4", count=len(values))
+    order = np.argsort(dest, kind="stable")
+    bounds = np.searchsorted(dest[order], np.arange(partitions + 1, dtype=np.uint64))
+    out = {}
+    for j in range(partitions):
+        idx = order[bounds[j]:bounds[j + 1]]
+        if len(idx):
+            out[j] = (fps[idx].tobytes(), parents[idx].tobytes(), actions[idx].tobytes(),
+                      encode_states([values[i][2] for i in idx.tolist()]))
+    return out
+
+
+def block(items: list[tuple[bytes, tuple]]) -> tuple[bytes, bytes, bytes, bytes]:
+    return (b"".join(k for k, _ in items), b"".join(v[0] for _, v in items),
+            array("I", [v[1] for _, v in items]).tobytes(), encode_states([v[2] for _, v in items]))
+
+
+def check_new(ctx: Context, fps: bytes, packed: list[Any], always: frozenset[str], sometimes: frozenset[str],
+              rep: dict[str, Any]) -> None:
+    """Check ``always`` and ``sometimes`` properties on new states, keeping the smallest fingerprint."""
+    inv = [p for p in ctx.props.always if p.name in always]
+    wit = [p for p in ctx.props.sometimes if p.name in sometimes]
+    if not (inv or wit):
+        return
+    bad, hit, unpack = rep["always"], rep["sometimes"], ctx.unpack
+    for i, p in enumerate(packed):
+        state = unpack(p)
+        fp = None
+        for prop in inv:
+            if not prop.predicate(state):
+                fp = int.from_bytes(fps[i * FP:(i + 1) * FP], "big")
+                if prop.name not in bad or fp < bad[prop.name]:
+                    bad[prop.name] = fp
+        for prop in wit:
+            if prop.predicate(state):
+                fp = int.from_bytes(fps[i * FP:(i + 1) * FP], "big")
+                if prop.name not in hit or fp < hit[prop.name]:
+                    hit[prop.name] = fp
+
+
+def dedup(ctx: Context, seen: Any, cands: dict[Any, tuple], always: frozenset[str],
+          sometimes: frozenset[str]) -> tuple[dict[bytes, tuple], dict[str, Any]]:
+    """The driver's merge: the candidates (``expand``'s) not in ``seen`` (a set of fingerprints),
+    keyed by fingerprint in fingerprint order, and the report of the properties on them. ``seen``
+    is not modified."""
+    keyed = by_fingerprint(ctx, cands)
+    best = {fp: keyed[fp] for fp in sorted(keyed) if fp not in seen}
+    rep = new_report()
+    rep["new"] = len(best)
+    check_new(ctx, b"".join(best), [v[2] for v in best.values()], always, sometimes, rep)
+    return best, rep
+
+
+def _member(sorted_fps: Any, keys: Any) -> Any:
+    """Which of ``keys`` the sorted array holds."""
+    import numpy as np
+
+    pos = np.searchsorted(sorted_fps, keys)
+    known = np.zeros(len(keys), dtype=bool)
+    inside = pos < len(sorted_fps)
+    known[inside] = sorted_fps[pos[inside]] == keys[inside]
+    return known
+
+
+def merge(ctx: Context, visited: bytes, blocks: list[tuple[bytes, bytes, bytes, bytes]], always: frozenset[str],
+          sometimes: frozenset[str], runs: bytes = b"", full: bool = True
+          ) -> tuple[bytes, tuple[bytes, bytes, bytes], list[Any], dict[str, Any]]:
+    """One partition's merge: (the visited set with the new fingerprints, the new states' parent
+    records (fingerprints sorted, parents, actions), their packed states in that order, the report).
+    The visited set is ``visited`` (sorted) and ``runs`` (the fingerprints of the small levels
+    since, unsorted); ``full``: merge both and the new fingerprints into one sorted array (else the
+    visited set returned is ``visited`` as it was: the caller keeps the new ones as a run)."""
+    import numpy as np
+
+    rep = new_report()
+    seen = np.frombuffer(visited, dtype="S16")
+    ran = np.sort(np.frombuffer(runs, dtype="S16"))
+    if not blocks:
+        if full and len(ran):
+            visited = np.insert(seen, np.searchsorted(seen, ran), ran).tobytes()
+        return visited, (b"", b"", b""), [], rep
+    fps = np.frombuffer(b"".join(b[0] for b in blocks), dtype="S16")
+    parents = np.frombuffer(b"".join(b[1] for b in blocks), dtype="S16")
+    actions = np.frombuffer(b"".join(b[2] for b in blocks), dtype="<u4")
+    states = [s for b in blocks for s in decode_states(b[3])]
+    # sorted by fingerprint, then parent, then action: the first of each fingerprint is its best parent
+    order = np.lexsort((actions, parents, fps))
+    ordered = fps[order]
+    first = np.ones(len(ordered), dtype=bool)
+    first[1:] = ordered[1:] != ordered[:-1]
+    unique, index = ordered[first], order[first]
+    known = _member(seen, unique)
+    if len(ran):
+        known |= _member(ran, unique)
+    fresh = ~known
+    new_fps, new_index = unique[fresh], index[fresh]
+    if full:
+        add = np.sort(np.concatenate([ran, new_fps])) if len(ran) else new_fps  # disjoint, both new to seen
+        if len(add):
+            visited = np.insert(seen, np.searchsorted(seen, add), add).tobytes()
+    fps_bytes = new_fps.tobytes()
+    new_states = [states[i] for i in new_index.tolist()]
+    rep["new"] = len(new_states)
+    check_new(ctx, fps_bytes, new_states, always, sometimes, rep)
+    return visited, (fps_bytes, parents[new_index].tobytes(), actions[new_index].tobytes()), new_states, rep

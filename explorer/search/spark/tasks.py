@@ -1,0 +1,216 @@
+"""The functions Spark runs on executors, one call per partition of a level.
+
+A partition of a level's output holds a handful of records, each one block (``blocks``):
+
+- ``(i, (VISITED, offset, fingerprints))``: the partition's visited set, sorted (``S16``), in
+  chunks of at most ``CHUNK`` bytes (a JVM task holds a record whole: big records ran a 1 GB
+  driver out of heap in local mode);
+- ``(i, (PARENTS, level, (fingerprints, parents, actions)))``: the level's parent records,
+  which ``only_parents`` copies into an RDD of their own (kept on disk, read again only to walk
+  a trace back), so that no later level reads or writes them again;
+- ``(i, (STATE, fingerprints, states))``: the level's new states, packed, in fingerprint order;
+- ``(i, (RUN, fingerprints))``: instead of the visited set, in the output of a small level (one
+  whose frontier was expanded in the driver): its new fingerprints only. The next levels read the
+  last full output and these runs together, so a small level reads the visited set once and
+  writes only what it adds; the next large level merges them all into one array again.
+
+``expand_partition`` reads the STATE block and sends one ``(j, (CANDS, ...))`` block to every
+partition j its successors fall in; ``merge_partition`` meets those with partition j's previous
+output (a co-partitioned union, no shuffle of the visited set) and writes the next output. So a
+level moves a few records per partition pair instead of one pickled object per state, and the
+visited set is merged with the new fingerprints in NumPy instead of being rebuilt.
+
+Reports (counts, properties) go to an accumulator, so materializing a level takes one Python pass
+per stage and no Python action.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from collections.abc import Iterator
+from typing import Any
+
+from isrcheck.explorer.search.spark.blocks import (
+    FP,
+    decode_states,
+    encode_states,
+    frontier_bytes,
+    lookup,
+    parents_bytes,
+    read_frontier,
+    read_parents,
+)
+from isrcheck.explorer.search.spark.level import (
+    CANDS,
+    PARENTS,
+    PARTITION_AUDIT,
+    RUN,
+    STATE,
+    VISITED,
+    load_context,
+    merge_reports,
+)
+from isrcheck.explorer.search.spark.steps import expand, merge, split
+
+CHUNK = 4 << 20
+
+
+def visited_records(index: int, fps: bytes) -> Iterator[tuple[int, tuple]]:
+    for offset in range(0, max(len(fps), 1), CHUNK):
+        yield index, (VISITED, offset, fps[offset:offset + CHUNK])
+
+
+def split_fps(data: bytes) -> list[bytes]:
+    return [data[i:i + FP] for i in range(0, len(data), FP)]
+
+
+def expand_partition(payload: tuple, transition: frozenset[str], partitions: int, reports: Any):
+    """mapPartitions function: a partition's STATE block(s) -> one CANDS block per destination."""
+
+    def run(items: Iterator[tuple[int, tuple]]) -> Iterator[tuple[int, tuple]]:
+        ctx = load_context(payload)
+        cands: dict[bytes, tuple] = {}
+        found = []
+        audit = PARTITION_AUDIT  # a couple of states of every partition are audited on executors
+        for _, value in items:
+            if value[0] != STATE:
+                continue
+            _, rep = expand(ctx, split_fps(value[1]), decode_states(value[2]), transition, cands, audit)
+            audit = 0
+            found.append(rep)
+        reports.add(merge_reports(found))
+        for j, blk in sorted(split(ctx, cands, partitions).items()):
+            yield j, (CANDS, *blk)
+
+    return run
+
+
+def merge_partition(payload: tuple, level: int, always: frozenset[str], sometimes: frozenset[str],
+                    reports: Any, extra: Any = None, save_dir: str | None = None, send: int = 0,
+                    full: bool = True):
+    """mapPartitionsWithIndex function over one partition of (the previous level's output, this
+    level's CANDS blocks). ``extra``: a broadcast of {partition: [CANDS block]} when the candidates
+    come from the driver (a small level expanded in process). ``save_dir``: the checkpoint's
+    folder for this level, where each partition writes its parent records and new states itself
+    (so a checkpoint costs no extra job). ``send``: a partition with at most this many new states
+    sends them to the driver with its report (a small level's frontier, without another job).
+    ``full``: write the whole visited set (else a RUN of the new fingerprints)."""
+
+    def run(index: int, items: Iterator[tuple[int, tuple]]) -> Iterator[tuple[int, tuple]]:
+        ctx = load_context(payload)
+        chunks: list[tuple[int, bytes]] = []
+        runs: list[bytes] = []
+        blocks: list[tuple] = []
+        if extra is not None:
+            items = itertools.chain(items, ((index, (CANDS, *b)) for b in extra.value.get(index, ())))
+        for _, value in items:
+            tag = value[0]
+            if tag == VISITED:
+                chunks.append(value[1:])
+            elif tag == RUN:
+                runs.append(value[1])
+            elif tag == CANDS:
+                blocks.append(value[1:])
+            # STATE: the previous level's states, read by the expansion; PARENTS: the previous
+            # level's, copied out by ``only_parents`` in this same job
+        visited = b"".join(chunk for _, chunk in sorted(chunks))
+        del chunks
+        visited, parents, states, rep = merge(ctx, visited, blocks, always, sometimes, b"".join(runs), full)
+        del blocks
+        states_blob = encode_states(states)
+        if len(states) <= send:
+            rep["blocks"] = [(index, parents[0], states_blob)]
+        else:
+            rep["unsent"] = 1
+        reports.add(rep)
+        if save_dir is not None:
+            write_part(save_dir, index, parents_bytes(*parents), frontier_bytes(parents[0], states_blob))
+        if full:
+            yield from visited_records(index, visited)
+        else:
+            yield index, (RUN, parents[0])
+        yield index, (PARENTS, level, parents)
+        yield index, (STATE, parents[0], states_blob)
+
+    return run
+
+
+def only_parents(items: Iterator[tuple[int, tuple]]) -> Iterator[tuple[int, tuple]]:
+    """mapPartitions function: a level output's parent records, for the RDD that keeps them."""
+    for record in items:
+        if record[1][0] == PARENTS:
+            yield record
+
+
+def part_name(kind: str, index: int) -> str:
+    return f"{kind}-{index:05d}.pkl"
+
+
+def write_file(path: str, data: bytes) -> None:
+    """``data`` at ``path``, written whole under a temporary name, then renamed."""
+    tmp = f"{path}.tmp{os.getpid()}"
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def write_part(directory: str, index: int, parents: bytes, frontier: bytes) -> None:
+    """One partition's share of a checkpointed level. A task run again after its level was
+    committed (a recomputed cache block) finds no folder and skips."""
+    if not os.path.isdir(directory):
+        return
+    for kind, data in (("parents", parents), ("frontier", frontier)):
+        write_file(os.path.join(directory, part_name(kind, index)), data)
+
+
+def read_blocks(level_dirs: dict[int, str], driver: dict[int, bytes]):
+    """mapPartitionsWithIndex function (over ``range(partitions)``): partition i's visited set
+    rebuilt from the parent files of the checkpointed levels ``level_dirs`` ({level: folder}) and
+    the fingerprints of the driver's levels (``driver``: {partition: fingerprints})."""
+
+    def run(index: int, _: Any) -> Iterator[tuple[int, tuple]]:
+        import numpy as np
+
+        parts = [driver.get(index, b"")]
+        for level in sorted(level_dirs):
+            with open(os.path.join(level_dirs[level], part_name("parents", index)), "rb") as fh:
+                parts.append(read_parents(fh.read())[0])
+        fps = np.sort(np.frombuffer(b"".join(parts), dtype="S16"))
+        yield from visited_records(index, fps.tobytes())
+
+    return run
+
+
+def read_frontier_part(directory: str):
+    """mapPartitionsWithIndex function (over ``range(partitions)``): partition i's new states of a
+    checkpointed level, as one STATE record."""
+
+    def run(index: int, _: Any) -> Iterator[tuple[int, tuple]]:
+        with open(os.path.join(directory, part_name("frontier", index)), "rb") as fh:
+            fps, states = read_frontier(fh.read())
+        yield index, (STATE, fps, states)
+
+    return run
+
+
+def lookup_parents(level: int, keys: frozenset[bytes]):
+    """runJob function: the (parent, action index) of ``keys`` at ``level`` in one partition."""
+
+    def run(items: Iterator[tuple[int, tuple]]) -> list[tuple[bytes, tuple]]:
+        found = []
+        for _, value in items:
+            if value[0] == PARENTS and value[1] == level:
+                found.extend(lookup(*value[2], keys).items())
+        return found
+
+    return run
+
+
+def state_pairs(items: Iterator[tuple[int, tuple]]) -> Iterator[tuple[bytes, Any]]:
+    """mapPartitions function: (fingerprint, packed state) of a partition's STATE block."""
+    for _, value in items:
+        if value[0] == STATE:
+            yield from zip(split_fps(value[1]), decode_states(value[2]), strict=True)
