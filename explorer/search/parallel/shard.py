@@ -1,0 +1,320 @@
+"""A persistent worker of the parallel engine: it owns one shard of the visited set and of the frontier.
+
+Every state has an owner, ``hash(key) % workers`` of its visited-set key (the packed state, its
+canonical form under symmetry, or its fingerprint). Worker ``me`` keeps the keys it owns (its
+shard of the visited set) and the frontier states it owns, with their breadth-first numbers. The
+workers are forked once, when the search first reaches a level worth sharing, and live to the end
+of the run, so nothing of the visited set ever travels and no process holds all of it.
+
+A level takes two phases, each run by every worker at once, the coordinator waiting in between:
+
+1. ``expand``: expand the owned frontier states in number order; test each successor against the
+   transition properties; key it; drop it if this worker routed the same key earlier in the level
+   (its first discovery here has the smaller key, since the numbers increase) or if it is owned
+   here and already visited; otherwise route it, with its discovery key ``(parent number <<
+   INDEX_BITS) | successor index``, to its owner: a file per destination
+   (``isrcheck.explorer.search.parallel.channel``).
+2. ``settle``: gather what every worker routed here; keep, for each key, its smallest discovery
+   key (its first discovery in one-process search order); drop the visited ones; the rest are the
+   level's new states owned here. Add them to the shard, evaluate the state properties on them in
+   discovery order (so the first failure found is the first in search order), and send their
+   sorted discovery keys, tagged with this worker's number (``isrcheck.explorer.search.parallel.merge``).
+
+The coordinator merges the sorted runs into the level's numbering and sends back one owner tag
+per position, from which each worker reads its new states' numbers: they become its frontier.
+What the worker does not do is decide which violation comes first, or where a run stops: it
+reports its first events (per property, the smallest key), and the coordinator takes the smallest
+over all workers, so no outcome depends on timing or on the number of workers.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from array import array
+from typing import Any
+
+from isrcheck.explorer.contract import within_bounds
+from isrcheck.explorer.errors import ContractError
+from isrcheck.explorer.search.audit import audit_successors
+from isrcheck.explorer.search.local import unhashable
+from isrcheck.explorer.search.parallel.channel import Closed, Exchange, dumps, loads, receive, send
+from isrcheck.explorer.search.parallel.merge import LARGEST_KEY, numbers_of, tag
+from isrcheck.explorer.search.parallel.worker import CONTRACT_SAMPLE, INDEX_BITS, MAX_SUCCESSORS
+from isrcheck.explorer.search.store_compact import FingerprintTable, fingerprint64
+
+
+class _Visited:
+    """A shard of the visited set. Exact store: a set of keys. Fingerprint store: the 64-bit
+    fingerprints in a ``FingerprintTable``, with the last two levels' also in plain sets (a set
+    lookup runs in C, a probe of the table in Python, and most repeats are recent)."""
+
+    def __init__(self, exact: bool) -> None:
+        self.exact = exact
+        self.keys: set[Any] = set()
+        self.table = FingerprintTable()
+        self.recent: list[set[int]] = [set(), set()]
+
+    def __contains__(self, key: Any) -> bool:
+        if self.exact:
+            return key in self.keys
+        return key in self.recent[0] or key in self.recent[1] or key in self.table
+
+    def add_level(self, keys: list[Any]) -> None:
+        if self.exact:
+            self.keys.update(keys)
+            return
+        self.recent = [set(keys), self.recent[0]]
+        add = self.table.add
+        for fp in keys:
+            add(fp)
+
+    def nbytes(self) -> int:
+        import sys
+
+        if self.exact:
+            return sys.getsizeof(self.keys) + sum(map(sys.getsizeof, self.keys))
+        return self.table.nbytes()
+
+
+class Shard:
+    """Worker ``me`` of ``workers``: its shard of the visited set, its frontier, its level's results."""
+
+    def __init__(self, ctx: Any, me: int, workers: int, exchange: Exchange) -> None:
+        self.ctx, self.me, self.workers, self.exchange = ctx, me, workers, exchange
+        self.exact = ctx.store == "exact"
+        self.visited = _Visited(self.exact)
+        self.frontier: list[Any] = []
+        self.numbers = array("Q")
+        self.counts = array("l")
+        self.sampled = 0  # states audited (``audit_successors``), up to CONTRACT_SAMPLE
+        self.pending: tuple[list[Any], array] = ([], array("Q"))  # the level's new states, before numbering
+
+    # -- keys ----------------------------------------------------------------------------------
+
+    def key_of(self, state: Any) -> Any:
+        ctx = self.ctx
+        kt = ctx.canon(state) if ctx.canon is not None else state
+        if not self.exact:
+            return fingerprint64(kt)
+        return ctx.pack(kt) if ctx.pack is not None else kt
+
+    def owns(self, key: Any) -> bool:
+        return hash(key) % self.workers == self.me
+
+    def adopt(self, visited: list[Any], frontier: list[Any], first: int) -> None:
+        """At the fork: keep the owned part of the coordinator's visited keys and of its frontier
+        (items numbered from ``first``)."""
+        self.visited.add_level([k for k in visited if self.owns(k)])
+        unpack = self.ctx.unpack
+        for number, item in enumerate(frontier, start=first):
+            state = unpack(item) if unpack is not None else item
+            if self.owns(self.key_of(state)):
+                self.frontier.append(item)
+                self.numbers.append(number)
+
+    # -- phase 1 -------------------------------------------------------------------------------
+
+    def expand(self, level: int, skip: frozenset[str], deadlock: bool) -> dict:
+        """Expand the owned frontier and route every successor not known here to its owner."""
+        ctx, model, workers, me = self.ctx, self.ctx.model, self.workers, self.me
+        successors, canon, pack, unpack = model.successors, ctx.canon, ctx.pack, ctx.unpack
+        exact, visited = self.exact, self.visited
+        bounded = hasattr(model, "within_bounds")
+        transition = [(n, p.predicate) for n, p in enumerate(ctx.props.transition) if p.name not in skip]
+        # the key is the routed item itself: exact store, no symmetry
+        same = exact and canon is None
+        keys: list[list[Any]] = [[] for _ in range(workers)]
+        items: list[list[Any]] = [[] for _ in range(workers)]
+        where = [array("Q") for _ in range(workers)]
+        sent: set[Any] = set()
+        counts = self.counts = array("l")
+        first_failure: dict[int, int] = {}
+        first_deadlock = None
+        if self.numbers and (self.numbers[-1] << INDEX_BITS) > LARGEST_KEY:
+            raise ContractError("the parallel engine numbers at most 2**32 states; run with --workers 1")
+        state = out = None
+        try:
+            for number, item in zip(self.numbers, self.frontier, strict=True):
+                state = unpack(item) if unpack is not None else item
+                if bounded and not within_bounds(model, state):
+                    counts.append(-1)
+                    continue
+                if self.sampled < CONTRACT_SAMPLE:
+                    self.sampled += 1
+                    audit_successors(model, state)
+                out = successors(state)
+                if not isinstance(out, list):
+                    out = list(out)
+                if len(out) > MAX_SUCCESSORS:
+                    raise ContractError(f"a state has {len(out)} successors; the parallel engine allows at most "
+                                        f"{MAX_SUCCESSORS}; run with --workers 1")
+                counts.append(len(out))
+                if not out and deadlock and first_deadlock is None:
+                    first_deadlock = number
+                base = number << INDEX_BITS
+                if transition:
+                    for idx, (action, succ) in enumerate(out):
+                        for n, pred in list(transition):
+                            if not pred(state, action, succ):
+                                first_failure[n] = base | idx
+                                transition.remove((n, pred))  # this worker's first failure is all that counts
+                if same:
+                    routed = [pack(t) for _, t in out] if pack is not None else [t for _, t in out]
+                    for idx, k in enumerate(routed):
+                        if k in sent:
+                            continue
+                        sent.add(k)
+                        d = hash(k) % workers
+                        if d == me and k in visited:
+                            continue
+                        keys[d].append(k)
+                        where[d].append(base | idx)
+                    continue
+                for idx, (_, succ) in enumerate(out):
+                    k = self.key_of(succ)
+                    if k in sent:
+                        continue
+                    sent.add(k)
+                    d = hash(k) % workers
+                    if d == me and k in visited:
+                        continue
+                    keys[d].append(k)
+                    items[d].append(pack(succ) if pack is not None else succ)
+                    where[d].append(base | idx)
+        except TypeError as exc:
+            if "unhashable" not in str(exc):
+                raise
+            bad = next((t for _, t in (out or []) if not _hashable(t)), state)
+            raise unhashable(bad, exc) from None
+        for d in range(workers):
+            payload = (keys[d], None if same else items[d], where[d].tobytes())
+            if d == me:
+                self.own = payload
+            else:
+                self.exchange.write(self.exchange.name(level, me, d), dumps(payload))
+        generated = sum(c for c in counts if c > 0)
+        return {"generated": generated, "transition": first_failure, "deadlock": first_deadlock}
+
+    # -- phase 2 -------------------------------------------------------------------------------
+
+    def settle(self, level: int, skip: frozenset[str]) -> dict:
+        """The level's new states owned here, in discovery order; their state-property events."""
+        ctx = self.ctx
+        keys: list[Any] = []
+        items: list[Any] = []
+        where = array("Q")
+        for src in range(self.workers):
+            if src == self.me:
+                k, i, w = self.own
+                self.own = None
+            else:
+                k, i, w = loads(self.exchange.take(self.exchange.name(level, src, self.me)))
+            keys.extend(k)
+            if i is not None:
+                items.extend(i)
+            where.frombytes(w)
+        if self.exact and ctx.canon is None:  # the key is the item (``expand``'s ``same``)
+            items = keys
+        # For each key its smallest discovery key: sorted by discovery key, largest first, so that
+        # a dict built in that order keeps the smallest (its last write).
+        order = sorted(range(len(where)), key=where.__getitem__, reverse=True)
+        best = dict(zip(map(keys.__getitem__, order), order, strict=True))
+        visited = self.visited
+        new = [j for k, j in best.items() if k not in visited]
+        new.sort(key=where.__getitem__)
+        visited.add_level([keys[j] for j in new])
+        frontier = [items[j] for j in new]
+        discovered = array("Q", map(where.__getitem__, new))
+        always = [(n, p.predicate) for n, p in enumerate(ctx.props.always) if p.name not in skip]
+        sometimes = [(n, p.predicate) for n, p in enumerate(ctx.props.sometimes) if p.name not in skip]
+        failing: dict[int, int] = {}
+        reached: dict[int, int] = {}
+        if always or sometimes:
+            unpack = ctx.unpack
+            for item, key in zip(frontier, discovered, strict=True):
+                state = unpack(item) if unpack is not None else item
+                for n, pred in list(always):
+                    if not pred(state):
+                        failing[n] = key
+                        always.remove((n, pred))
+                for n, pred in list(sometimes):
+                    if pred(state):
+                        reached[n] = key
+                        sometimes.remove((n, pred))
+                if not (always or sometimes):
+                    break
+        self.pending = (frontier, discovered)
+        self.exchange.write(self.exchange.name(level, "keys", self.me), tag(discovered, self.me))
+        return {"size": len(frontier), "always": failing, "sometimes": reached}
+
+    def renumber(self, level: int, offset: int) -> None:
+        """The level's new states become the frontier, numbered as the coordinator's merge says."""
+        tags = self.exchange.read(self.exchange.name(level, "tags"))
+        self.frontier, _ = self.pending
+        self.pending = ([], array("Q"))
+        self.numbers = numbers_of(tags, self.me, offset)
+
+    def generated_before(self, number: int) -> int:
+        """Successors generated by the owned frontier states numbered below ``number``."""
+        return sum(c for n, c in zip(self.numbers, self.counts, strict=True) if n < number and c > 0)
+
+
+def _hashable(value: Any) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
+
+
+def serve(shard: Shard, commands: int, replies: int) -> None:
+    """A worker's whole life after the fork: answer the coordinator's commands until it closes the
+    command pipe. Every failure goes back as ("error", exception); the worker then waits for the
+    coordinator, which ends the run."""
+    while True:
+        try:
+            command = receive(commands)
+        except Closed:
+            return
+        op, args = command
+        started = time.process_time()
+        try:
+            if op == "expand":
+                level, offset, skip, deadlock = args
+                if offset is not None:
+                    shard.renumber(level - 1, offset)
+                value: Any = shard.expand(level, skip, deadlock)
+            elif op == "settle":
+                value = shard.settle(*args)
+            elif op == "generated_before":
+                value = shard.generated_before(*args)
+            elif op == "store_bytes":
+                value = shard.visited.nbytes()
+            else:
+                raise ValueError(f"unknown command {op!r}")
+        except BaseException as exc:
+            send(replies, ("error", _picklable(exc), time.process_time() - started))
+            continue
+        send(replies, ("ok", value, time.process_time() - started))
+
+
+def _picklable(exc: BaseException) -> BaseException:
+    import pickle
+
+    try:
+        pickle.loads(pickle.dumps(exc))
+    except Exception:
+        return RuntimeError(f"a parallel worker failed: {exc!r}")
+    return exc
+
+
+def start(ctx: Any, me: int, workers: int, exchange: Exchange, visited: list[Any], frontier: list[Any],
+          first: int, sampled: int, commands: int, replies: int) -> None:
+    """The forked worker's entry: adopt its shard, then serve. ``sampled``: states whose
+    expansion the coordinator has audited already (``CONTRACT_SAMPLE`` in all)."""
+    shard = Shard(ctx, me, workers, exchange)
+    shard.sampled = sampled
+    shard.adopt(visited, frontier, first)
+    serve(shard, commands, replies)
+    os.close(replies)
