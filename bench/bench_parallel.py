@@ -61,7 +61,8 @@ def child(payload: str) -> None:
     store_bytes = r.stats.get("store_bytes")  # the parallel engine's visited set and trace keys, counted
     print(json.dumps({"distinct": r.distinct_states, "depth": r.depth, "elapsed": r.elapsed, "ok": r.ok,
                       "peak_kib": peak, "base_kib": base, "workers_kib": workers_peak,
-                      "store_bytes": store_bytes, "cpu": cpu, "workers_cpu": workers_cpu}))
+                      "store_bytes": store_bytes, "cpu": cpu, "workers_cpu": workers_cpu,
+                      "serial": r.stats.get("serial_seconds"), "phase_cpu": r.stats.get("worker_cpu_seconds")}))
 
 
 def parts(model_options: dict) -> None:
@@ -152,6 +153,34 @@ def parts(model_options: dict) -> None:
     coordinator()
 
 
+def amdahl(runs: dict[str, list[dict]], configs: list[tuple[str, dict]]) -> None:
+    """The serial fraction of each multi-worker row and what it implies on more cores.
+
+    S: the wall seconds the coordinator works while no worker runs (the engine's
+    ``serial_seconds``); P: the CPU seconds the workers spend in their phases. The serial fraction
+    is S / (S + P), and Amdahl's law gives the speed-up over the same engine on one core,
+    1 / (f + (1 - f) / N). Against one process (the row of the same store), the projection is
+    its CPU seconds over S + P / N: the workers' own overhead (routing states to their owners)
+    counts against them. CPU seconds, not wall: a loaded machine inflates wall time, not these."""
+    for name, options in configs:
+        rs = runs[name]
+        if options["workers"] < 2 or rs[0].get("serial") is None:
+            continue
+        serial = statistics.median(x["serial"] for x in rs)
+        work = statistics.median(x["phase_cpu"] for x in rs)
+        fraction = serial / (serial + work)
+        one = next((n for n, o in configs if o["workers"] == 1 and o["store"] == options["store"]), None)
+        base = statistics.median(x["cpu"] for x in runs[one]) if one else None
+        cores = (2, 16, 64)
+        own = ", ".join(f"{n}: {1 / (fraction + (1 - fraction) / n):.1f}x" for n in cores)
+        line = (f"'{name}': serial {serial:.2f} s (coordinator alone), workers {work:.2f} CPU s; serial fraction "
+                f"{fraction:.2%}; Amdahl over 1 worker at {own}")
+        if base:
+            line += "; over one process (" + ", ".join(
+                f"{n} cores {base / (serial + work / n):.1f}x" for n in cores) + ")"
+        print(line)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--replicas", type=int, default=3)
@@ -193,6 +222,7 @@ def main() -> None:
         ratio = statistics.median(x["elapsed"] for x in runs[first]) / statistics.median(
             x["elapsed"] for x in runs[name])
         print(f"speed-up of '{name}' over '{first}': {ratio:.2f}x")
+    amdahl(runs, configs)
     tlc = TLC.get((args.replicas, args.max_leader_epoch))
     if tlc:
         print(f"TLC (published, same machine kind, quiet): {tlc['states']:,} states; 2 workers "

@@ -73,12 +73,25 @@ def loads(data: bytes) -> Any:
     return marshal.loads(data[1:]) if data[:1] == _MARSHAL else pickle.loads(data[1:])
 
 
+# /dev/shm is used when it has this much room: a container's is often 64 MiB, less than one level
+# of a big run routes, and a full one would fail the run; the system's temporary folder serves then.
+_SHM_ROOM = 1 << 30
+
+
+def _shm() -> str | None:
+    try:
+        stats = os.statvfs("/dev/shm")
+    except OSError:
+        return None
+    roomy = stats.f_bavail * stats.f_frsize >= _SHM_ROOM
+    return "/dev/shm" if roomy and os.access("/dev/shm", os.W_OK) else None
+
+
 class Exchange:
     """One run's directory of bulk files."""
 
     def __init__(self) -> None:
-        base = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
-        self.path = tempfile.mkdtemp(prefix="isrcheck-", dir=base)
+        self.path = tempfile.mkdtemp(prefix="isrcheck-", dir=_shm())
 
     def name(self, *parts: Any) -> str:
         return os.path.join(self.path, "-".join(map(str, parts)))

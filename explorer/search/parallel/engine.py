@@ -1,50 +1,49 @@
-"""The coordinator of the parallel local engine: workers expand and filter, one process decides.
+"""The coordinator of the parallel local engine: workers own shards of the search, one process orders it.
 
-Design. Breadth-first search level by level, as in the one-process engine. At the start of each
-level the coordinator forks its workers (``isrcheck.explorer.search.parallel.worker``): by fork they inherit the
-model, the frontier and the visited set as of the level's start, copy-on-write, so nothing is
-pickled on the way out (``gc.freeze()`` before the fork, and no collector in the workers, so they
-do not write to every object's header and copy the pages). The frontier is cut into chunks whose
-numbers the workers take from a shared pipe. For each chunk a worker computes the successors, drops
-those already in the inherited visited set and those it sent itself in an earlier chunk, evaluates
-the properties on what is left and sends only that back. Successor generation, the visited-set
-test of every successor and the properties are most of the cost of a search, and all of it runs in
-the workers.
+Design. Breadth-first search level by level, as in the one-process engine. Levels smaller than
+``INLINE_BELOW`` are expanded in the coordinator by the workers' own expansion code and replayed
+as one process would (so small models never fork). When a frontier first reaches that size, the
+coordinator forks its workers once (``isrcheck.explorer.search.parallel.pool``). Each owns a shard
+of the visited set and of the frontier: the states whose key hashes to it
+(``isrcheck.explorer.search.parallel.shard``). A level is two phases run by all workers at once:
+each expands its frontier states and routes every successor it does not know to the successor's
+owner; then each owner keeps, for every new state it was sent, the smallest discovery key
+``(parent number << INDEX_BITS) | successor index`` (its first discovery in one-process search
+order), adds the new states to its shard, evaluates the invariants on them, and sends their
+sorted discovery keys. Successor generation, de-duplication, visited-set inserts and properties
+all run in the workers; nothing of the visited set ever travels or is joined.
 
-The coordinator takes the chunks' results in frontier order, whatever order they arrive in (a
-reader thread per worker drains its pipe, so a worker never waits for the coordinator), while the
-workers are still running, and replays the one-process search over them: the same visited-set test
-in the same order (now only catching a state that two chunks found in the same level), the same
-first discovery of each state, the same first violation. So counts, depth, verdicts and traces are
-the one-process engine's for any number of workers, including where a run stops at its first
-violation (the count of generated states is recomputed from the per-state successor counts up to
-the stopping step). Levels smaller than ``INLINE_BELOW`` are expanded in the coordinator by the same
-code, so small models never fork.
+The coordinator's part of a level is a merge of the workers' sorted keys
+(``isrcheck.explorer.search.parallel.merge``): the merged keys are the level's breadth-first
+numbering, exactly the one-process engine's, and an owner byte per position tells each worker its
+new states' numbers. The workers report their first events (per property, the smallest key of a
+failing step or state, the first deadlock); the coordinator takes the smallest over all workers,
+so counts, depth, verdicts, ``sometimes`` examples and traces are the one-process engine's for
+any number of workers, including where a run stops at its first violation mid-level (the level's
+numbering is cut at that key, and the generated count is the workers' successor counts before
+it). Traces are rebuilt from the numbering (``isrcheck.explorer.search.parallel.order``) by
+re-running the model, so the coordinator never holds a state.
 
-States are numbered in discovery order; the trace bookkeeping is one key per state, (parent
-number << INDEX_BITS) | successor index, 8 bytes while its level is built and 5 once the level is
-sealed (``isrcheck.explorer.search.parallel.order``; the coordinator seals a level while the next level's workers
-run). The visited set:
-- exact store: sets of keys: the states, their canonical forms under symmetry, or with a model
-  that has ``pack`` (``isrcheck.explorer.contract``) the packed states, compact ints for the classic model;
-  the frontier holds packed states too, and the coordinator never builds a state tuple. The
-  keys are in three sets (``seen``, ``last``, ``fresh``) so that the coordinator never inserts
-  into a set whose pages the running workers share: after a fork every such write is a page
-  fault and a 4 KiB copy. Its replay inserts into ``fresh``, the level's own set; the last
-  level's keys join ``seen`` once the level's workers have exited;
-- fingerprint store: a ``FingerprintTable`` of 64-bit fingerprints computed by the workers, with
-  the last two levels' fingerprints also in plain sets, because a set lookup runs in C while a
-  probe of the compact table runs in Python, and most repeated states were first seen one or two
-  levels earlier.
+What the coordinator does while no worker runs, the serial part of a run: the levels expanded
+here, the fork, and per level the merge (C loops over the keys: about 0.1 s per million states),
+reading the workers' answers and, at a violation, rebuilding its trace. The engine reports it as
+``stats["serial_seconds"]`` beside the workers' CPU (``bench/bench_parallel.py`` prints the
+serial fraction and Amdahl's projection; docs/performance.md).
 
-A model fault (an exception of the model's functions) is reported as the one-process engine
-reports it: the coordinator expands the failing chunk again itself, replays the states before the
-failing one, and names the function, the state and the behaviour to it (``isrcheck.explorer.search.parallel.fault``).
-The contract is audited as in one process (``isrcheck.explorer.search.audit``): init_states() twice, the first
-states of the run and a few of each level expanded twice more.
+The visited set: exact store, each shard a set of keys (the states, their canonical forms under
+symmetry, or with a model that has ``pack`` (``isrcheck.explorer.contract``) the packed states,
+compact ints for the classic model); fingerprint store, each shard a ``FingerprintTable`` with the
+last two levels' fingerprints also in plain sets.
 
-What it does not do: checkpoint, record the state graph (liveness needs ``--workers 1``), or share
-the coordinator's serial replay, which is what bounds the speed-up (docs/performance.md).
+A model fault (an exception of the model's functions) in a worker is reported as the one-process
+engine reports it: the coordinator runs the search again in its own process up to that level
+(``isrcheck.explorer.search.parallel.fault`` names the function, the state and the behaviour);
+if the level expands there without the fault, the model is named nondeterministic. The contract
+is audited as in one process (``isrcheck.explorer.search.audit``): init_states() twice, the first
+states of the run, and a few states of each level, rebuilt from their traces, expanded twice more.
+``memory_limit`` applies to the whole run: the coordinator's resident memory plus every worker's.
+
+What it does not do: checkpoint, or record the state graph (liveness needs one process).
 """
 
 from __future__ import annotations
@@ -74,8 +73,6 @@ from isrcheck.explorer.search.store_compact import FingerprintTable, fingerprint
 from isrcheck.explorer.selection import Selected, describe_failure
 
 _MASK = (1 << INDEX_BITS) - 1
-# A chunk's frontier items: a list, or a ``_Window`` on the frontier.
-Chunk = Any
 # Levels smaller than this are expanded in the coordinator: forking for them costs more than it saves.
 INLINE_BELOW = 2048
 # Resident memory is read at least this often (seconds).
@@ -496,7 +493,7 @@ class _Run:
         if self.memory_limit is not None and self.last_rss is not None and self.last_rss > self.memory_limit:
             raise _MemoryCeiling(self.last_rss)
 
-    def replay(self, chunk: Chunk, result: tuple, first: int, keys: array, nxt: list[Any]) -> None:
+    def replay(self, chunk: list[Any], result: tuple, first: int, keys: array, nxt: list[Any]) -> None:
         """The one-process search over one expanded chunk whose first state is number ``first``."""
         counts, items, kts, fps, where, step_failures, state_failures, reached = result
         events = bool(step_failures or state_failures or reached)
@@ -537,7 +534,7 @@ class _Run:
             append_key(base + where[j])
             append(items[j])
 
-    def replay_events(self, chunk: Chunk, result: tuple, first: int, keys: array, nxt: list[Any]) -> None:
+    def replay_events(self, chunk: list[Any], result: tuple, first: int, keys: array, nxt: list[Any]) -> None:
         """The same replay, with property results and deadlocks merged in search order."""
         counts, items, kts, fps, where, step_failures, state_failures, reached = result
         events = [(pos, idx, 0, n) for pos, idx, n in step_failures]
@@ -576,7 +573,7 @@ class _Run:
                 return
         self.generated += sum(c for c in counts if c > 0)
 
-    def handle_events(self, chunk: Chunk, counts: array, events: list[tuple], e: int, first: int) -> int:
+    def handle_events(self, chunk: list[Any], counts: array, events: list[tuple], e: int, first: int) -> int:
         """Record the events at one search position (all properties failing at the same step);
         return the index of the next event."""
         pos, idx, kind, _ = events[e]
@@ -602,18 +599,6 @@ class _Run:
     def snapshot(self, frontier: int) -> Snapshot:
         return Snapshot(self.generated, self.distinct, frontier, self.depth, time.monotonic() - self.started,
                         rss=self.last_rss)
-
-
-class _Window:
-    """``frontier[start:]`` indexed without copying it: a chunk's states, read only at an event."""
-
-    __slots__ = ("frontier", "start")
-
-    def __init__(self, frontier: list[Any], start: int) -> None:
-        self.frontier, self.start = frontier, start
-
-    def __getitem__(self, pos: int) -> Any:
-        return self.frontier[self.start + pos]
 
 
 def _generated_before(counts: array, pos: int, idx: int) -> int:

@@ -127,6 +127,8 @@ class Pool:
         for w in range(len(self.pids)):
             status, value, _ = answers[w]
             if status == "error":
+                if isinstance(value, OSError):  # the engine's own files or pipes, not the model
+                    raise RuntimeError(f"a parallel worker could not exchange states: {value}") from value
                 if isinstance(value, Exception) and not isinstance(value, (UserError, ModelError, MemoryError)):
                     raise WorkerFault(value)
                 raise value
