@@ -107,6 +107,9 @@ class Exchange:
         os.unlink(name)
         return data
 
+    def remove_file(self, name: str) -> None:
+        os.unlink(name)
+
     def read(self, name: str) -> bytes:
         with open(name, "rb") as fh:
             return fh.read()

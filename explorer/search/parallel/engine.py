@@ -13,7 +13,7 @@ order), adds the new states to its shard, evaluates the invariants on them, and 
 sorted discovery keys. Successor generation, de-duplication, visited-set inserts and properties
 all run in the workers; nothing of the visited set ever travels or is joined.
 
-The coordinator's part of a level is a merge of the workers' sorted keys
+The level's order is a merge of the workers' sorted keys, itself shared among the workers
 (``isrcheck.explorer.search.parallel.merge``): the merged keys are the level's breadth-first
 numbering, exactly the one-process engine's, and an owner byte per position tells each worker its
 new states' numbers. The workers report their first events (per property, the smallest key of a
@@ -25,7 +25,7 @@ it). Traces are rebuilt from the numbering (``isrcheck.explorer.search.parallel.
 re-running the model, so the coordinator never holds a state.
 
 What the coordinator does while no worker runs, the serial part of a run: the levels expanded
-here, the fork, and per level the merge (C loops over the keys: about 0.1 s per million states),
+here, the fork, and per level joining the merged parts and taking them apart (byte copies in C),
 reading the workers' answers and, at a violation, rebuilding its trace. The engine reports it as
 ``stats["serial_seconds"]`` beside the workers' CPU (``bench/bench_parallel.py`` prints the
 serial fraction and Amdahl's projection; docs/performance.md).
@@ -64,7 +64,7 @@ from isrcheck.explorer.search.fingerprint import encode
 from isrcheck.explorer.search.local import make_result, memory_stop_note, unhashable
 from isrcheck.explorer.search.memory import rss_bytes
 from isrcheck.explorer.search.parallel.fault import locate_fault
-from isrcheck.explorer.search.parallel.merge import MAX_WORKERS, merge
+from isrcheck.explorer.search.parallel.merge import MAX_WORKERS, split_points, untag
 from isrcheck.explorer.search.parallel.order import Numbering
 from isrcheck.explorer.search.parallel.pool import Pool, WorkerDied, WorkerFault
 from isrcheck.explorer.search.parallel.worker import INDEX_BITS, MAX_SUCCESSORS, Expander
@@ -331,10 +331,15 @@ class _Run:
         deadlock = self.check_deadlock and "deadlock" not in self.violated
         expanded = pool.phase("expand", [(level, self.renumber_at, skip, deadlock)] * len(pool),
                               lambda: self.poll(frontier_size))
-        settled = pool.phase("settle", [(level, skip)] * len(pool), lambda: self.poll(frontier_size))
         exchange = pool.exchange
-        runs = [exchange.take(exchange.name(level, "keys", w)) for w in range(len(pool))]
-        keys, tags = merge(runs)
+        if self.renumber_at is not None:
+            exchange.remove_file(exchange.name(level - 1, "tags"))  # every worker has read it
+        settled = pool.phase("settle", [(level, skip)] * len(pool), lambda: self.poll(frontier_size))
+        parts = split_points(self.numbering.offsets[-1], frontier_size, len(pool))
+        pool.phase("merge", [(level, low, high) for low, high in parts], lambda: self.poll(frontier_size))
+        for w in range(len(pool)):
+            exchange.remove_file(exchange.name(level, "keys", w))
+        keys, tags = untag(b"".join(exchange.take(exchange.name(level, "part", w)) for w in range(len(pool))))
         events = self.first_events(expanded, settled, deadlock)
         keep = len(keys)
         stop = None

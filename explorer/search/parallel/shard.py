@@ -6,7 +6,7 @@ shard of the visited set) and the frontier states it owns, with their breadth-fi
 workers are forked once, when the search first reaches a level worth sharing, and live to the end
 of the run, so nothing of the visited set ever travels and no process holds all of it.
 
-A level takes two phases, each run by every worker at once, the coordinator waiting in between:
+A level takes three phases, each run by every worker at once, the coordinator waiting in between:
 
 1. ``expand``: expand the owned frontier states in number order; test each successor against the
    transition properties; key it; drop it if this worker routed the same key earlier in the level
@@ -20,8 +20,10 @@ A level takes two phases, each run by every worker at once, the coordinator wait
    discovery order (so the first failure found is the first in search order), and send their
    sorted discovery keys, tagged with this worker's number (``isrcheck.explorer.search.parallel.merge``).
 
-The coordinator merges the sorted runs into the level's numbering and sends back one owner tag
-per position, from which each worker reads its new states' numbers: they become its frontier.
+3. ``merge``: merge its part of every worker's sorted keys (``isrcheck.explorer.search.parallel.merge``).
+
+The coordinator joins the parts into the level's numbering and sends back one owner tag per
+position, from which each worker reads its new states' numbers: they become its frontier.
 What the worker does not do is decide which violation comes first, or where a run stops: it
 reports its first events (per property, the smallest key), and the coordinator takes the smallest
 over all workers, so no outcome depends on timing or on the number of workers.
@@ -40,7 +42,7 @@ from isrcheck.explorer.errors import ContractError
 from isrcheck.explorer.search.audit import audit_successors
 from isrcheck.explorer.search.local import unhashable
 from isrcheck.explorer.search.parallel.channel import Closed, Exchange, dumps, loads, receive, send
-from isrcheck.explorer.search.parallel.merge import LARGEST_KEY, numbers_of, tag
+from isrcheck.explorer.search.parallel.merge import LARGEST_KEY, merge_range, numbers_of, tag
 from isrcheck.explorer.search.parallel.worker import CONTRACT_SAMPLE, INDEX_BITS, MAX_SUCCESSORS
 from isrcheck.explorer.search.store_compact import FingerprintTable, fingerprint64
 
@@ -218,31 +220,17 @@ class Shard:
     def settle(self, level: int, skip: frozenset[str]) -> dict:
         """The level's new states owned here, in discovery order; their state-property events."""
         ctx = self.ctx
-        keys: list[Any] = []
-        items: list[Any] = []
-        where = array("Q")
+        sources = []
         for src in range(self.workers):
             if src == self.me:
-                k, i, w = self.own
+                sources.append(self.own)
                 self.own = None
             else:
-                k, i, w = loads(self.exchange.take(self.exchange.name(level, src, self.me)))
-            keys.extend(k)
-            if i is not None:
-                items.extend(i)
-            where.frombytes(w)
-        if self.exact and ctx.canon is None:  # the key is the item (``expand``'s ``same``)
-            items = keys
-        # For each key its smallest discovery key: sorted by discovery key, largest first, so that
-        # a dict built in that order keeps the smallest (its last write).
-        order = sorted(range(len(where)), key=where.__getitem__, reverse=True)
-        best = dict(zip(map(keys.__getitem__, order), order, strict=True))
-        visited = self.visited.keys if self.exact else self.visited
-        new = [j for k, j in best.items() if k not in visited]
-        new.sort(key=where.__getitem__)
-        self.visited.add_level([keys[j] for j in new])
-        frontier = [items[j] for j in new]
-        discovered = array("Q", map(where.__getitem__, new))
+                sources.append(loads(self.exchange.take(self.exchange.name(level, src, self.me))))
+        if self.exact and ctx.canon is None:
+            frontier, discovered = self.settle_keys(sources)
+        else:
+            frontier, discovered = self.settle_items(sources)
         failing: dict[int, int] = {}
         reached: dict[int, int] = {}
         unpack = ctx.unpack
@@ -260,6 +248,56 @@ class Shard:
         self.pending = (frontier, discovered)
         self.exchange.write(self.exchange.name(level, "keys", self.me), tag(discovered, self.me))
         return {"size": len(frontier), "always": failing, "sometimes": reached}
+
+    def settle_keys(self, sources: list[tuple]) -> tuple[list[Any], array]:
+        """``settle`` when the key is the item (exact store, no symmetry): the candidates of each
+        source as a dict key -> discovery key (its own source's already tested against the
+        shard), merged keeping the smaller key of a state two workers found (a few per level)."""
+        visited = self.visited.keys
+        best: dict[Any, int] = {}
+        for src, (keys, _, raw) in enumerate(sources):
+            where = array("Q")
+            where.frombytes(raw)
+            if src == self.me:
+                found = dict(zip(keys, where, strict=True))
+            else:
+                found = {k: w for k, w in zip(keys, where, strict=True) if k not in visited}
+            both = found.keys() & best.keys()
+            earlier = {k: best[k] for k in both}
+            best.update(found)
+            for k, w in earlier.items():
+                if w < best[k]:
+                    best[k] = w
+        frontier = sorted(best, key=best.__getitem__)
+        visited.update(frontier)
+        return frontier, array("Q", map(best.__getitem__, frontier))
+
+    def settle_items(self, sources: list[tuple]) -> tuple[list[Any], array]:
+        """``settle`` when a key and its item differ (symmetry, fingerprints)."""
+        keys: list[Any] = []
+        items: list[Any] = []
+        where = array("Q")
+        for k, i, w in sources:
+            keys.extend(k)
+            items.extend(i)
+            where.frombytes(w)
+        # For each key its smallest discovery key: sorted by discovery key, largest first, so that
+        # a dict built in that order keeps the smallest (its last write).
+        order = sorted(range(len(where)), key=where.__getitem__, reverse=True)
+        best = dict(zip(map(keys.__getitem__, order), order, strict=True))
+        visited = self.visited
+        new = [j for k, j in best.items() if k not in visited]
+        new.sort(key=where.__getitem__)
+        visited.add_level([keys[j] for j in new])
+        return [items[j] for j in new], array("Q", map(where.__getitem__, new))
+
+    def merge(self, level: int, low: int, high: int | None) -> int:
+        """This worker's part of the level's merge (``isrcheck.explorer.search.parallel.merge``)."""
+        exchange = self.exchange
+        runs = [exchange.read(exchange.name(level, "keys", w)) for w in range(self.workers)]
+        part = merge_range(runs, low, high)
+        exchange.write(exchange.name(level, "part", self.me), part)
+        return len(part) // 8
 
     def renumber(self, level: int, offset: int) -> None:
         """The level's new states become the frontier, numbered as the coordinator's merge says."""
@@ -300,6 +338,8 @@ def serve(shard: Shard, commands: int, replies: int) -> None:
                 value: Any = shard.expand(level, skip, deadlock)
             elif op == "settle":
                 value = shard.settle(*args)
+            elif op == "merge":
+                value = shard.merge(*args)
             elif op == "generated_before":
                 value = shard.generated_before(*args)
             elif op == "store_bytes":
