@@ -7,7 +7,10 @@ its workers together, distinct states per second, the peak resident memory
 of the coordinator and of its largest worker, bytes per distinct state (the coordinator's peak
 over its baseline, divided by the distinct states: everything a run keeps, frontier included),
 and the store's own bytes per state (the parallel engine's visited set, its keys and the 5-byte
-trace keys, counted with ``sys.getsizeof``).
+trace keys, counted with ``sys.getsizeof``). After the table, for each row with workers: the
+serial fraction (the wall seconds the coordinator works while no worker runs, over those plus the
+workers' CPU seconds) and the speed-up Amdahl's law projects from it at 2, 16 and 64 cores, over
+the engine on one core and over one process (``amdahl``).
 
 Usage: python bench/bench_parallel.py [--replicas 3] [--max-leader-epoch 2] [--repeats 3] [--store both] [--parts]
 (``--parts``: where the time goes, each part of the search timed alone in one process.)
@@ -128,7 +131,7 @@ def parts(model_options: dict) -> None:
             for k in r[1]:
                 if k not in visited:
                     visited.add(k)
-        print(f"{'  coordinator: unpickle candidates, insert (parallel)':<62}{clock() - start:>7.2f} s")
+        print(f"{'  a coordinator replaying them (the design before issue 25)':<62}{clock() - start:>7.2f} s")
 
     def each(fn, items) -> None:  # results are dropped at once: a list of them would wake the collector
         for x in items:
