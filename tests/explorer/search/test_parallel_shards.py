@@ -36,13 +36,15 @@ def test_an_empty_level_merges_to_nothing():
     assert list(keys) == [] and tags == b""
 
 
+@pytest.mark.parametrize("store", ["exact", "fingerprint"])
 @pytest.mark.parametrize("name,make,options", [f for f in FIXTURES if f[0] in
                                                ("counters bug, stop", "bits transition, stop", "chain deadlock",
                                                 "counters symmetry")], ids=lambda f: f if isinstance(f, str) else "")
-def test_more_workers_than_states_give_the_same_results(name, make, options):
-    one = outcome(check(make(), workers=1, **options))
+def test_more_workers_than_states_give_the_same_results(name, make, options, store):
+    one = outcome(check(make(), workers=1, store=store, **options))
     for workers in (4, 9):
-        many = run_parallel(make(), select_properties(make()), workers=workers, inline_below=0, **options)
+        many = run_parallel(make(), select_properties(make()), workers=workers, inline_below=0, store=store,
+                            **options)
         assert outcome(many) == one, f"{workers} workers differ from 1"
 
 
