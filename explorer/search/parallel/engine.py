@@ -319,9 +319,9 @@ class _Run:
         self.renumber_at: int | None = None  # the workers' frontier is numbered: they adopted it
 
     def sharded_level(self) -> int:
-        """One level in the workers (``isrcheck.explorer.search.parallel.shard``): they expand and
-        settle; here the level's numbering is merged and the first events are chosen, in search
-        order."""
+        """One level in the workers (``isrcheck.explorer.search.parallel.shard``): they expand,
+        settle and merge; here the merged parts are joined into the level's numbering and the
+        first events are chosen, in search order. Returns the level's size (cut at a stop)."""
         pool, level = self.pool, self.depth
         assert pool is not None
         offset = len(self.numbering)
