@@ -53,6 +53,11 @@ from isrcheck.explorer.search.store_compact import FingerprintTable, fingerprint
 SPREAD = 65521
 
 
+# States unpacked at once for the state properties: a slice of a level, so that a big level's
+# states never all exist as tuples at once.
+_SLICE = 1 << 16
+
+
 class _Visited:
     """A shard of the visited set. Exact store: a set of keys. Fingerprint store: the 64-bit
     fingerprints in a ``FingerprintTable``, with the last two levels' also in plain sets (a set
@@ -231,23 +236,33 @@ class Shard:
             frontier, discovered = self.settle_keys(sources)
         else:
             frontier, discovered = self.settle_items(sources)
-        failing: dict[int, int] = {}
-        reached: dict[int, int] = {}
-        unpack = ctx.unpack
-        # Each predicate over the level's new states in discovery order, in C loops (``map``); the
-        # first failing (or reaching) state is the first one in search order.
-        for kinds, props in ((failing, ctx.props.always), (reached, ctx.props.sometimes)):
-            for n, prop in enumerate(props):
-                if prop.name in skip or not frontier:
-                    continue
-                states = map(unpack, frontier) if unpack is not None else iter(frontier)
-                verdicts = list(map(truth, map(prop.predicate, states)))
-                wanted = kinds is reached  # a sometimes property is reached, an invariant fails
-                if wanted in verdicts:
-                    kinds[n] = discovered[verdicts.index(wanted)]
+        failing, reached = self.check_states(frontier, discovered, skip)
         self.pending = (frontier, discovered)
         self.exchange.write(self.exchange.name(level, "keys", self.me), tag(discovered, self.me))
         return {"size": len(frontier), "always": failing, "sometimes": reached}
+
+    def check_states(self, frontier: list[Any], discovered: array, skip: frozenset[str]) -> tuple[dict, dict]:
+        """The first new state (in discovery order) failing each invariant, and reaching each
+        sometimes property: {property position: discovery key}. The predicates run in C loops
+        (``map``) over slices of the level, each slice unpacked once for all of them."""
+        ctx = self.ctx
+        failing: dict[int, int] = {}
+        reached: dict[int, int] = {}
+        pending = [(failing, n, p.predicate, False) for n, p in enumerate(ctx.props.always) if p.name not in skip]
+        pending += [(reached, n, p.predicate, True) for n, p in enumerate(ctx.props.sometimes) if p.name not in skip]
+        unpack = ctx.unpack
+        for start in range(0, len(frontier), _SLICE):
+            if not pending:
+                break
+            part = frontier[start:start + _SLICE]
+            states = list(map(unpack, part)) if unpack is not None else part
+            for entry in list(pending):
+                found, n, predicate, wanted = entry  # a sometimes property is reached, an invariant fails
+                verdicts = list(map(truth, map(predicate, states)))
+                if wanted in verdicts:
+                    found[n] = discovered[start + verdicts.index(wanted)]
+                    pending.remove(entry)
+        return failing, reached
 
     def settle_keys(self, sources: list[tuple]) -> tuple[list[Any], array]:
         """``settle`` when the key is the item (exact store, no symmetry): the candidates of each
