@@ -7,7 +7,10 @@ its workers together, distinct states per second, the peak resident memory
 of the coordinator and of its largest worker, bytes per distinct state (the coordinator's peak
 over its baseline, divided by the distinct states: everything a run keeps, frontier included),
 and the store's own bytes per state (the parallel engine's visited set, its keys and the 5-byte
-trace keys, counted with ``sys.getsizeof``).
+trace keys, counted with ``sys.getsizeof``). After the table, for each row with workers: the
+serial fraction (the wall seconds the coordinator works while no worker runs, over those plus the
+workers' CPU seconds) and the speed-up Amdahl's law projects from it at 2, 16 and 64 cores, over
+the engine on one core and over one process (``amdahl``).
 
 Usage: python bench/bench_parallel.py [--replicas 3] [--max-leader-epoch 2] [--repeats 3] [--store both] [--parts]
 (``--parts``: where the time goes, each part of the search timed alone in one process.)
@@ -61,7 +64,8 @@ def child(payload: str) -> None:
     store_bytes = r.stats.get("store_bytes")  # the parallel engine's visited set and trace keys, counted
     print(json.dumps({"distinct": r.distinct_states, "depth": r.depth, "elapsed": r.elapsed, "ok": r.ok,
                       "peak_kib": peak, "base_kib": base, "workers_kib": workers_peak,
-                      "store_bytes": store_bytes, "cpu": cpu, "workers_cpu": workers_cpu}))
+                      "store_bytes": store_bytes, "cpu": cpu, "workers_cpu": workers_cpu,
+                      "serial": r.stats.get("serial_seconds"), "phase_cpu": r.stats.get("worker_cpu_seconds")}))
 
 
 def parts(model_options: dict) -> None:
@@ -127,7 +131,7 @@ def parts(model_options: dict) -> None:
             for k in r[1]:
                 if k not in visited:
                     visited.add(k)
-        print(f"{'  coordinator: unpickle candidates, insert (parallel)':<62}{clock() - start:>7.2f} s")
+        print(f"{'  a coordinator replaying them (the design before issue 25)':<62}{clock() - start:>7.2f} s")
 
     def each(fn, items) -> None:  # results are dropped at once: a list of them would wake the collector
         for x in items:
@@ -150,6 +154,34 @@ def parts(model_options: dict) -> None:
     print(f"candidates shipped: {sum(len(r[1]) for r in results):,} of "
           f"{sum(sum(c for c in r[0] if c > 0) for r in results):,} successors")
     coordinator()
+
+
+def amdahl(runs: dict[str, list[dict]], configs: list[tuple[str, dict]]) -> None:
+    """The serial fraction of each multi-worker row and what it implies on more cores.
+
+    S: the wall seconds the coordinator works while no worker runs (the engine's
+    ``serial_seconds``); P: the CPU seconds the workers spend in their phases. The serial fraction
+    is S / (S + P), and Amdahl's law gives the speed-up over the same engine on one core,
+    1 / (f + (1 - f) / N). Against one process (the row of the same store), the projection is
+    its CPU seconds over S + P / N: the workers' own overhead (routing states to their owners)
+    counts against them. CPU seconds, not wall: a loaded machine inflates wall time, not these."""
+    for name, options in configs:
+        rs = runs[name]
+        if options["workers"] < 2 or rs[0].get("serial") is None:
+            continue
+        serial = statistics.median(x["serial"] for x in rs)
+        work = statistics.median(x["phase_cpu"] for x in rs)
+        fraction = serial / (serial + work)
+        one = next((n for n, o in configs if o["workers"] == 1 and o["store"] == options["store"]), None)
+        base = statistics.median(x["cpu"] for x in runs[one]) if one else None
+        cores = (2, 16, 64)
+        own = ", ".join(f"{n}: {1 / (fraction + (1 - fraction) / n):.1f}x" for n in cores)
+        line = (f"'{name}': serial {serial:.2f} s (coordinator alone), workers {work:.2f} CPU s; serial fraction "
+                f"{fraction:.2%}; Amdahl over 1 worker at {own}")
+        if base:
+            line += "; over one process (" + ", ".join(
+                f"{n} cores {base / (serial + work / n):.1f}x" for n in cores) + ")"
+        print(line)
 
 
 def main() -> None:
@@ -193,6 +225,7 @@ def main() -> None:
         ratio = statistics.median(x["elapsed"] for x in runs[first]) / statistics.median(
             x["elapsed"] for x in runs[name])
         print(f"speed-up of '{name}' over '{first}': {ratio:.2f}x")
+    amdahl(runs, configs)
     tlc = TLC.get((args.replicas, args.max_leader_epoch))
     if tlc:
         print(f"TLC (published, same machine kind, quiet): {tlc['states']:,} states; 2 workers "

@@ -1,62 +1,57 @@
-"""The coordinator of the parallel local engine: workers expand and filter, one process decides.
+"""The coordinator of the parallel local engine: workers own shards of the search, one process orders it.
 
-Design. Breadth-first search level by level, as in the one-process engine. At the start of each
-level the coordinator forks its workers (``isrcheck.explorer.search.parallel.worker``): by fork they inherit the
-model, the frontier and the visited set as of the level's start, copy-on-write, so nothing is
-pickled on the way out (``gc.freeze()`` before the fork, and no collector in the workers, so they
-do not write to every object's header and copy the pages). The frontier is cut into chunks whose
-numbers the workers take from a shared pipe. For each chunk a worker computes the successors, drops
-those already in the inherited visited set and those it sent itself in an earlier chunk, evaluates
-the properties on what is left and sends only that back. Successor generation, the visited-set
-test of every successor and the properties are most of the cost of a search, and all of it runs in
-the workers.
+Design. Breadth-first search level by level, as in the one-process engine. Levels smaller than
+``INLINE_BELOW`` are expanded in the coordinator by the workers' own expansion code and replayed
+as one process would (so small models never fork). When a frontier first reaches that size, the
+coordinator forks its workers once (``isrcheck.explorer.search.parallel.pool``). Each owns a shard
+of the visited set and of the frontier: the states whose key hashes to it
+(``isrcheck.explorer.search.parallel.shard``). A level is two phases run by all workers at once:
+each expands its frontier states and routes every successor it does not know to the successor's
+owner; then each owner keeps, for every new state it was sent, the smallest discovery key
+``(parent number << INDEX_BITS) | successor index`` (its first discovery in one-process search
+order), adds the new states to its shard, evaluates the invariants on them, and sends their
+sorted discovery keys. Successor generation, de-duplication, visited-set inserts and properties
+all run in the workers; nothing of the visited set ever travels or is joined.
 
-The coordinator takes the chunks' results in frontier order, whatever order they arrive in (a
-reader thread per worker drains its pipe, so a worker never waits for the coordinator), while the
-workers are still running, and replays the one-process search over them: the same visited-set test
-in the same order (now only catching a state that two chunks found in the same level), the same
-first discovery of each state, the same first violation. So counts, depth, verdicts and traces are
-the one-process engine's for any number of workers, including where a run stops at its first
-violation (the count of generated states is recomputed from the per-state successor counts up to
-the stopping step). Levels smaller than ``INLINE_BELOW`` are expanded in the coordinator by the same
-code, so small models never fork.
+The level's order is a merge of the workers' sorted keys, itself shared among the workers
+(``isrcheck.explorer.search.parallel.merge``): the merged keys are the level's breadth-first
+numbering, exactly the one-process engine's, and an owner byte per position tells each worker its
+new states' numbers. The workers report their first events (per property, the smallest key of a
+failing step or state, the first deadlock); the coordinator takes the smallest over all workers,
+so counts, depth, verdicts, ``sometimes`` examples and traces are the one-process engine's for
+any number of workers, including where a run stops at its first violation mid-level (the level's
+numbering is cut at that key, and the generated count is the workers' successor counts before
+it). Traces are rebuilt from the numbering (``isrcheck.explorer.search.parallel.order``) by
+re-running the model, so the coordinator never holds a state.
 
-States are numbered in discovery order; the trace bookkeeping is one key per state, (parent
-number << INDEX_BITS) | successor index, 8 bytes while its level is built and 5 once the level is
-sealed (``isrcheck.explorer.search.parallel.order``; the coordinator seals a level while the next level's workers
-run). The visited set:
-- exact store: sets of keys: the states, their canonical forms under symmetry, or with a model
-  that has ``pack`` (``isrcheck.explorer.contract``) the packed states, compact ints for the classic model;
-  the frontier holds packed states too, and the coordinator never builds a state tuple. The
-  keys are in three sets (``seen``, ``last``, ``fresh``) so that the coordinator never inserts
-  into a set whose pages the running workers share: after a fork every such write is a page
-  fault and a 4 KiB copy. Its replay inserts into ``fresh``, the level's own set; the last
-  level's keys join ``seen`` once the level's workers have exited;
-- fingerprint store: a ``FingerprintTable`` of 64-bit fingerprints computed by the workers, with
-  the last two levels' fingerprints also in plain sets, because a set lookup runs in C while a
-  probe of the compact table runs in Python, and most repeated states were first seen one or two
-  levels earlier.
+What the coordinator does while no worker runs, the serial part of a run: the levels expanded
+here, the fork, and per level joining the merged parts and taking them apart (byte copies in C),
+reading the workers' answers and, at a violation, rebuilding its trace. The engine reports it as
+``stats["serial_seconds"]`` beside the workers' CPU (``bench/bench_parallel.py`` prints the
+serial fraction and Amdahl's projection; docs/performance.md).
 
-A model fault (an exception of the model's functions) is reported as the one-process engine
-reports it: the coordinator expands the failing chunk again itself, replays the states before the
-failing one, and names the function, the state and the behaviour to it (``isrcheck.explorer.search.parallel.fault``).
-The contract is audited as in one process (``isrcheck.explorer.search.audit``): init_states() twice, the first
-states of the run and a few of each level expanded twice more.
+The visited set: exact store, each shard a set of keys (the states, their canonical forms under
+symmetry, or with a model that has ``pack`` (``isrcheck.explorer.contract``) the packed states,
+compact ints for the classic model); fingerprint store, each shard a ``FingerprintTable`` with the
+last two levels' fingerprints also in plain sets.
 
-What it does not do: checkpoint, record the state graph (liveness needs ``--workers 1``), or share
-the coordinator's serial replay, which is what bounds the speed-up (docs/performance.md).
+A model fault (an exception of the model's functions) in a worker is reported as the one-process
+engine reports it: the coordinator runs the search again in its own process up to that level
+(``isrcheck.explorer.search.parallel.fault`` names the function, the state and the behaviour);
+if the level expands there without the fault, the model is named nondeterministic. The contract
+is audited as in one process (``isrcheck.explorer.search.audit``): init_states() twice, the first
+states of the run, and a few states of each level, rebuilt from their traces, expanded twice more.
+``memory_limit`` applies to the whole run: the coordinator's resident memory plus every worker's.
+
+What it does not do: checkpoint, or record the state graph (liveness needs one process).
 """
 
 from __future__ import annotations
 
-import gc
-import os
-import pickle
-import signal
 import sys
-import threading
 import time
 from array import array
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from typing import Any
 
@@ -69,28 +64,17 @@ from isrcheck.explorer.search.fingerprint import encode
 from isrcheck.explorer.search.local import make_result, memory_stop_note, unhashable
 from isrcheck.explorer.search.memory import rss_bytes
 from isrcheck.explorer.search.parallel.fault import locate_fault
+from isrcheck.explorer.search.parallel.merge import MAX_WORKERS, split_points, untag
 from isrcheck.explorer.search.parallel.order import Numbering
-from isrcheck.explorer.search.parallel.worker import (
-    CONTRACT_SAMPLE,
-    HEADER,
-    INDEX_BITS,
-    MAX_SUCCESSORS,
-    TASK,
-    Expander,
-    serve_level,
-)
+from isrcheck.explorer.search.parallel.pool import Pool, WorkerDied, WorkerFault
+from isrcheck.explorer.search.parallel.worker import INDEX_BITS, MAX_SUCCESSORS, Expander
 from isrcheck.explorer.search.progress import Snapshot
 from isrcheck.explorer.search.store_compact import FingerprintTable, fingerprint64
 from isrcheck.explorer.selection import Selected, describe_failure
 
 _MASK = (1 << INDEX_BITS) - 1
-# A chunk's frontier items: a list, or a ``_Window`` on the frontier.
-Chunk = Any
 # Levels smaller than this are expanded in the coordinator: forking for them costs more than it saves.
 INLINE_BELOW = 2048
-# Chunks per worker and level: enough that the coordinator's replay overlaps the workers and a
-# worker slowed down by the machine's other load takes fewer of them.
-CHUNKS_PER_WORKER = 16
 # Resident memory is read at least this often (seconds).
 _MEMORY_POLL = 1.0
 
@@ -98,7 +82,7 @@ _MEMORY_POLL = 1.0
 class _MemoryCeiling(Exception):
     def __init__(self, rss: int | None) -> None:
         super().__init__()
-        self.rss = rss
+        self.rss = rss if rss is not None else self.run_resident
 
 
 @dataclass
@@ -125,123 +109,12 @@ class _Known:
         return fp in self.current or fp in self.last or fp in self.table
 
 
-class WorkerDied(RuntimeError):
-    """A worker ended without sending a chunk's result (killed by the system, perhaps out of memory)."""
-
-
-class _WorkerFault(Exception):
-    """A worker's expansion raised an exception of the model's (not a contract or usage error,
-    which carry their own report): the coordinator expands the chunk again itself to report it."""
-
-    def __init__(self, cause: BaseException) -> None:
-        super().__init__(repr(cause))
-        self.cause = cause
-
-
-class _Level:
-    """One level's forked workers, the task pipe they share and a reader thread per result pipe."""
-
-    def __init__(self, expander: Expander, workers: int, frontier: list[Any], bounds: list[tuple[int, int]],
-                 skip: frozenset[str], known: Any) -> None:
-        self.raw: dict[int, bytes] = {}
-        self.arrived = threading.Condition()
-        self.pids: list[int] = []
-        self.ended = 0
-        tasks_r, tasks_w = os.pipe()
-        # All chunk numbers go in before any worker starts: 4 bytes each, a few dozen per worker and
-        # level, far below a pipe's capacity, so this never blocks.
-        os.write(tasks_w, b"".join(TASK.pack(i) for i in range(len(bounds))))
-        os.close(tasks_w)
-        readers: list[int] = []
-        gc.freeze()  # the workers then never touch the inherited objects' collector headers
-        try:
-            for _ in range(workers):
-                out_r, out_w = os.pipe()
-                pid = os.fork()
-                if pid == 0:  # the worker
-                    status = 0
-                    try:
-                        gc.disable()
-                        signal.signal(signal.SIGINT, signal.SIG_IGN)  # the coordinator handles Ctrl-C
-                        os.close(out_r)
-                        for fd in readers:
-                            os.close(fd)
-                        serve_level(expander, frontier, bounds, skip, known, tasks_r, out_w)
-                    except BaseException:
-                        status = 1
-                    finally:
-                        os._exit(status)  # no atexit handlers, no flushing the coordinator's buffers
-                os.close(out_w)
-                self.pids.append(pid)
-                readers.append(out_r)
-        finally:
-            gc.unfreeze()
-            os.close(tasks_r)
-        self.workers = len(readers)
-        self.threads = [threading.Thread(target=self._read, args=(fd,), daemon=True) for fd in readers]
-        for thread in self.threads:
-            thread.start()
-
-    def _read(self, fd: int) -> None:
-        """A reader thread: move each message from one worker's pipe into ``raw`` (reads release
-        the interpreter lock; the coordinator unpickles)."""
-        with os.fdopen(fd, "rb", buffering=1 << 16) as pipe:
-            while True:
-                header = pipe.read(HEADER.size)
-                if len(header) < HEADER.size:
-                    break
-                chunk_id, size = HEADER.unpack(header)
-                data = pipe.read(size)
-                if len(data) < size:
-                    break
-                with self.arrived:
-                    self.raw[chunk_id] = data
-                    self.arrived.notify_all()
-        with self.arrived:
-            self.ended += 1
-            self.arrived.notify_all()
-
-    def result(self, chunk_id: int) -> Any:
-        """The result of chunk ``chunk_id``, waiting for it; a worker's exception is raised here."""
-        with self.arrived:
-            while chunk_id not in self.raw:
-                if self.ended == self.workers:
-                    raise WorkerDied(
-                        "a parallel worker died without finishing its chunks (killed by the system, perhaps "
-                        "out of memory); rerun with fewer --workers or --store fingerprint")
-                self.arrived.wait()
-            data = self.raw.pop(chunk_id)
-        status, value = pickle.loads(data)
-        if status == "error":
-            if isinstance(value, Exception) and not isinstance(value, (UserError, ModelError)):
-                raise _WorkerFault(value)
-            raise value
-        return value
-
-    def close(self, *, kill: bool) -> None:
-        """Reap the workers; ``kill``: the level ends early (first violation, interrupt, error)."""
-        for pid in self.pids:
-            if kill:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-        for pid in self.pids:
-            try:
-                os.waitpid(pid, 0)
-            except ChildProcessError:
-                pass
-        self.pids = []
-        for thread in self.threads:
-            thread.join(timeout=5)
-
-
 class _Run:
     """The coordinator's side of one run: the one-process search, fed by workers."""
 
     def __init__(self, model: Any, props: Selected, *, workers: int, store: str, symmetry: bool,
                  stop_at_first: bool, check_deadlock: bool, progress: Progress, inline_below: int,
-                 memory_limit: int | None, rss: Any) -> None:
+                 memory_limit: int | None, rss: Any, fault: tuple[int, BaseException] | None = None) -> None:
         canon = canonical_fn(model) if symmetry else None
         if symmetry and canon is None:
             raise UserError(
@@ -282,10 +155,16 @@ class _Run:
         self.stopped = False
         self.started = time.monotonic()
         self.memory_limit = memory_limit
-        self.rss = rss
+        self.rss = rss if rss is not None else self.run_resident
         self.last_rss: int | None = None
         self.next_poll = self.started + _MEMORY_POLL
-        self.level: _Level | None = None
+        self.pool: Pool | None = None  # the workers, once forked
+        self.frontier: list[Any] = []  # the frontier while levels are expanded here
+        self.renumber_at: int | None = None
+        # (depth, exception): a worker's model fault at that depth, run again here (``run_parallel``)
+        self.fault: tuple[int, BaseException] | None = fault
+        self.busy_seconds = 0.0  # wall time while some worker runs a phase
+        self.worker_cpu = 0.0  # the CPU seconds the workers report for their phases
 
     @property
     def distinct(self) -> int:
@@ -396,7 +275,19 @@ class _Run:
 
     # -- one level ------------------------------------------------------------------------------
 
+    def next_level(self) -> int:
+        """Expand the frontier; return the size of the level it discovers. Levels are expanded
+        here until one has ``inline_below`` states; then the workers are forked, and every level
+        after that is theirs."""
+        if self.pool is None and self.workers >= 2 and len(self.frontier) >= self.inline_below:
+            self.start_pool()
+        if self.pool is None:
+            self.frontier = self.expand_level(self.frontier)
+            return len(self.frontier)
+        return self.sharded_level()
+
     def expand_level(self, frontier: list[Any]) -> list[Any]:
+        """One level in this process: the one-process search, by the workers' own expansion code."""
         offset = self.numbering.offsets[-1]
         keys = array("Q")
         self.numbering.add_level(keys, seal=False)
@@ -405,41 +296,133 @@ class _Run:
             self.recent = [set(), self.recent[0]]
         skip = self.skip()
         self.audit_level(frontier)
-        if self.workers < 2 or len(frontier) < self.inline_below:
-            self.numbering.seal(-2)
-            self.expand_here(frontier, skip, offset, keys, nxt)
-            self.rotate()
-            return nxt
-        chunks = self.workers * CHUNKS_PER_WORKER
-        size = -(-len(frontier) // chunks)
-        bounds = [(i, min(i + size, len(frontier))) for i in range(0, len(frontier), size)]
-        self.level = level = _Level(self.expander, self.workers, frontier, bounds, skip, self.known())
-        # The workers audited the first states of this level; the coordinator need not do it again.
-        self.expander.sampled = min(CONTRACT_SAMPLE, self.expander.sampled + len(frontier))
-        finished = False
-        try:
-            # The coordinator's own bookkeeping, while the workers expand the first chunks.
-            self.numbering.seal(-2)
-            for chunk_id, (start, end) in enumerate(bounds):
-                try:
-                    result = level.result(chunk_id)
-                except _WorkerFault as fault:
-                    level.close(kill=True)
-                    self.expand_here(frontier[start:end], skip, offset + start, keys, nxt, worker_failure=fault.cause)
-                    break
-                # A view, not a slice: a slice would touch (incref) every item, and each item's page
-                # is shared with the workers, so the touch would copy it.
-                self.replay(_Window(frontier, start), result, offset + start, keys, nxt)
-                if self.stopped:
-                    break
-                if time.monotonic() >= self.next_poll:
-                    self.poll(len(frontier) - end + len(nxt))
-            finished = not self.stopped
-        finally:
-            level.close(kill=not finished)
-            self.level = None
+        self.numbering.seal(-2)
+        failure = self.fault[1] if self.fault is not None and self.fault[0] == self.depth else None
+        self.expand_here(frontier, skip, offset, keys, nxt, worker_failure=failure)
         self.rotate()
         return nxt
+
+    # -- levels in the workers -------------------------------------------------------------------
+
+    def start_pool(self) -> None:
+        """Fork the workers; each adopts its shard of the visited set and of the frontier."""
+        exact, table = self.exact, self.table
+
+        def visited() -> list[Any]:  # run in each worker, after the fork
+            if exact:
+                return [*self.seen, *self.last, *self.fresh]
+            return [fp for fp in table.slots if fp]
+
+        self.pool = Pool(self.ctx, min(self.workers, MAX_WORKERS), visited, self.frontier,
+                         self.numbering.offsets[-1], self.expander.sampled)
+        self.frontier = []
+        self.renumber_at: int | None = None  # the workers' frontier is numbered: they adopted it
+
+    def sharded_level(self) -> int:
+        """One level in the workers (``isrcheck.explorer.search.parallel.shard``): they expand,
+        settle and merge; here the merged parts are joined into the level's numbering and the
+        first events are chosen, in search order. Returns the level's size (cut at a stop)."""
+        pool, level = self.pool, self.depth
+        assert pool is not None
+        offset = len(self.numbering)
+        skip = self.skip()
+        frontier_size = offset - self.numbering.offsets[-1]
+        self.audit_sharded(frontier_size)
+        deadlock = self.check_deadlock and "deadlock" not in self.violated
+        expanded = pool.phase("expand", [(level, self.renumber_at, skip, deadlock)] * len(pool),
+                              lambda: self.poll(frontier_size))
+        exchange = pool.exchange
+        if self.renumber_at is not None:
+            exchange.remove_file(exchange.name(level - 1, "tags"))  # every worker has read it
+        settled = pool.phase("settle", [(level, skip)] * len(pool), lambda: self.poll(frontier_size))
+        parts = split_points(self.numbering.offsets[-1], frontier_size, len(pool))
+        pool.phase("merge", [(level, low, high) for low, high in parts], lambda: self.poll(frontier_size))
+        for w in range(len(pool)):
+            exchange.remove_file(exchange.name(level, "keys", w))
+        keys, tags = untag(b"".join(exchange.take(exchange.name(level, "part", w)) for w in range(len(pool))))
+        events = self.first_events(expanded, settled, deadlock)
+        keep = len(keys)
+        stop = None
+        if self.stop_at_first and events:
+            stop = events[0]
+            key, kind = stop[:2]
+            keep = bisect_right(keys, key) if kind == 1 else bisect_left(keys, key)
+        kept = keys if keep == len(keys) else keys[:keep]
+        self.numbering.add_level(kept)
+        for name, key in self.first_reached(settled):
+            at = bisect_left(keys, key)
+            if at < keep:
+                self.reached[name] = offset + at
+                self.pending_sometimes.remove(name)
+        for key, kind, n in events:
+            if stop is not None and (key, kind) != stop[:2]:
+                break
+            self.record_event(key, kind, n, keys, offset)
+        if stop is not None:
+            parent, idx = stop[0] >> INDEX_BITS, stop[0] & _MASK
+            before = pool.phase("generated_before", [(parent,)] * len(pool), lambda: None)
+            self.generated += sum(before) + (idx + 1 if stop[1] < 2 else 0)
+        else:
+            self.generated += sum(e["generated"] for e in expanded)
+            exchange.write(exchange.name(level, "tags"), tags)
+            self.renumber_at = offset
+        return keep
+
+    def first_events(self, expanded: list[dict], settled: list[dict], deadlock: bool) -> list[tuple[int, int, int]]:
+        """The level's first event of each kind and property, over all workers, in search order:
+        (key, kind, property) with kind 0 a transition property failing at step ``key``, 1 a state
+        property failing at the state discovered at ``key``, 2 a deadlock (``key``: the state's
+        number << INDEX_BITS | MAX_SUCCESSORS, after every step of the states before it)."""
+        first: dict[tuple[int, int], int] = {}
+        for kind, field, answers in ((0, "transition", expanded), (1, "always", settled)):
+            for answer in answers:
+                for n, key in answer[field].items():
+                    if key < first.get((kind, n), key + 1):
+                        first[(kind, n)] = key
+        events = [(key, kind, n) for (kind, n), key in first.items()]
+        dead = [e["deadlock"] for e in expanded if e["deadlock"] is not None]
+        if deadlock and dead:
+            events.append(((min(dead) << INDEX_BITS) | MAX_SUCCESSORS, 2, 0))
+        events.sort()
+        return events
+
+    def first_reached(self, settled: list[dict]) -> list[tuple[str, int]]:
+        """(name, key of the first state reaching it) of each pending sometimes property reached."""
+        first: dict[int, int] = {}
+        for answer in settled:
+            for n, key in answer["sometimes"].items():
+                if key < first.get(n, key + 1):
+                    first[n] = key
+        names = [p.name for p in self.props.sometimes]
+        return [(names[n], key) for n, key in sorted(first.items()) if names[n] in self.pending_sometimes]
+
+    def record_event(self, key: int, kind: int, n: int, keys: array, offset: int) -> None:
+        """Record one first event (``first_events``), as the one-process search records it."""
+        parent, idx = key >> INDEX_BITS, key & _MASK
+        if kind == 2:
+            self.record(Violation("deadlock", "deadlock", self.trace(parent), "no action is enabled"))
+            return
+        if kind == 1:
+            prop = self.props.always[n]
+            if prop.name in self.violated:
+                return
+            trace = self.trace(offset + bisect_left(keys, key))
+            self.record(Violation(prop.name, "always", trace, describe_failure(prop, trace.steps[-1].state)))
+            return
+        prop = self.props.transition[n]
+        if prop.name in self.violated:
+            return
+        trace = self.trace(parent)
+        state = trace.steps[-1].state
+        action, succ = list(self.model.successors(state))[idx]
+        trace = Trace((*trace.steps, Step(action, succ)))
+        self.record(Violation(prop.name, "transition", trace, describe_failure(prop, state, action, succ)))
+
+    def audit_sharded(self, size: int) -> None:
+        """``audit_level`` for a level the workers hold: its sampled states rebuilt from traces."""
+        first = self.numbering.offsets[-1]
+        audit_level(self.model, size, lambda pos: self.trace(first + pos).steps[-1].state,
+                    lambda pos: self.safe_trace(first + pos))
 
     def audit_level(self, frontier: list[Any]) -> None:
         """Expand a few states spread over the level twice more and compare (``isrcheck.explorer.search.audit``), as
@@ -496,12 +479,26 @@ class _Run:
         if self.progress.due():
             self.progress.show(self.snapshot(frontier))
 
+    def stop_pool(self) -> None:
+        """End the workers, keeping their figures."""
+        if self.pool is not None:
+            self.busy_seconds, self.worker_cpu = self.pool.busy_seconds, self.pool.worker_cpu
+            self.pool.close(kill=True)
+            self.pool = None
+
+    def run_resident(self) -> int | None:
+        """The whole run's resident memory: the coordinator's and every worker's."""
+        own = rss_bytes()
+        if own is None or self.pool is None:
+            return own
+        return own + self.pool.resident()
+
     def check_memory(self) -> None:
         self.last_rss = self.rss()
         if self.memory_limit is not None and self.last_rss is not None and self.last_rss > self.memory_limit:
             raise _MemoryCeiling(self.last_rss)
 
-    def replay(self, chunk: Chunk, result: tuple, first: int, keys: array, nxt: list[Any]) -> None:
+    def replay(self, chunk: list[Any], result: tuple, first: int, keys: array, nxt: list[Any]) -> None:
         """The one-process search over one expanded chunk whose first state is number ``first``."""
         counts, items, kts, fps, where, step_failures, state_failures, reached = result
         events = bool(step_failures or state_failures or reached)
@@ -542,7 +539,7 @@ class _Run:
             append_key(base + where[j])
             append(items[j])
 
-    def replay_events(self, chunk: Chunk, result: tuple, first: int, keys: array, nxt: list[Any]) -> None:
+    def replay_events(self, chunk: list[Any], result: tuple, first: int, keys: array, nxt: list[Any]) -> None:
         """The same replay, with property results and deadlocks merged in search order."""
         counts, items, kts, fps, where, step_failures, state_failures, reached = result
         events = [(pos, idx, 0, n) for pos, idx, n in step_failures]
@@ -581,7 +578,7 @@ class _Run:
                 return
         self.generated += sum(c for c in counts if c > 0)
 
-    def handle_events(self, chunk: Chunk, counts: array, events: list[tuple], e: int, first: int) -> int:
+    def handle_events(self, chunk: list[Any], counts: array, events: list[tuple], e: int, first: int) -> int:
         """Record the events at one search position (all properties failing at the same step);
         return the index of the next event."""
         pos, idx, kind, _ = events[e]
@@ -609,18 +606,6 @@ class _Run:
                         rss=self.last_rss)
 
 
-class _Window:
-    """``frontier[start:]`` indexed without copying it: a chunk's states, read only at an event."""
-
-    __slots__ = ("frontier", "start")
-
-    def __init__(self, frontier: list[Any], start: int) -> None:
-        self.frontier, self.start = frontier, start
-
-    def __getitem__(self, pos: int) -> Any:
-        return self.frontier[self.start + pos]
-
-
 def _generated_before(counts: array, pos: int, idx: int) -> int:
     """Successors generated in a chunk up to and including successor ``idx`` of state ``pos``."""
     return sum(c for c in counts[:pos] if c > 0) + idx + 1
@@ -639,47 +624,66 @@ def run_parallel(
     progress: Progress | None = None,
     inline_below: int = INLINE_BELOW,
     memory_limit: int | None = None,
-    rss: Any = rss_bytes,
+    rss: Any = None,
+    _fault: tuple[int, BaseException] | None = None,
 ) -> CheckResult:
-    """Explore ``model`` breadth-first with ``workers`` forked expanders; see ``isrcheck.explorer.check``.
-    ``memory_limit`` bounds the coordinator's resident memory (bytes), read by ``rss``."""
+    """Explore ``model`` breadth-first with ``workers`` forked workers; see ``isrcheck.explorer.check``.
+    ``memory_limit`` bounds the run's resident memory (bytes), the coordinator's and the workers'
+    together, read by ``rss`` (a function of no arguments; by default /proc for every process)."""
     run = _Run(model, props, workers=workers, store=store, symmetry=symmetry, stop_at_first=stop_at_first,
                check_deadlock=check_deadlock, progress=progress or Silent(), inline_below=inline_below,
-               memory_limit=memory_limit, rss=rss)
+               memory_limit=memory_limit, rss=rss, fault=_fault)
     interrupted = cut_by_depth = False
-    frontier: list[Any] = []
+    size = 0  # the frontier's size
     limit_note = ""
+    store_bytes = 0
     try:
-        frontier = run.initial_level()
+        run.frontier = run.initial_level()
+        size = len(run.frontier)
         run.check_memory()
-        while frontier and not run.stopped:
+        while size and not run.stopped:
             if max_depth is not None and run.depth >= max_depth:
                 cut_by_depth = True
                 break
-            frontier = run.expand_level(frontier)
-            if frontier:
+            size = run.next_level()
+            if size:
                 run.depth += 1
-                run.levels.append(len(frontier))
+                run.levels.append(size)
             run.check_memory()
             if run.progress.due():
-                run.progress.show(run.snapshot(len(frontier)))
+                run.progress.show(run.snapshot(size))
+        if run.pool is not None:
+            store_bytes = sum(run.pool.phase("store_bytes", [()] * len(run.pool), lambda: None))
     except KeyboardInterrupt:
         interrupted = True
     except (_MemoryCeiling, MemoryError) as exc:
-        unexpanded = len(frontier)
-        frontier = []
+        unexpanded = size
+        size = 0
         limit_note = memory_stop_note(exc.rss if isinstance(exc, _MemoryCeiling) else None, memory_limit,
                                       unexpanded, run.depth)
+    except WorkerFault as fault:
+        # A model's exception in a worker: the search runs again in this process up to that
+        # level, which reports it exactly as one process does (the state, the behaviour to it, an
+        # earlier violation first), or, if the level expands here without it, names the model
+        # nondeterministic. Slow, but only for a model that raises.
+        run.stop_pool()
+        run.progress.finish()
+        return run_parallel(model, props, workers=1, max_depth=max_depth, stop_at_first=stop_at_first,
+                            symmetry=symmetry, check_deadlock=check_deadlock, store=store, progress=progress,
+                            inline_below=inline_below, memory_limit=memory_limit, rss=rss,
+                            _fault=(run.depth, fault.cause))
     finally:
-        if run.level is not None:
-            run.level.close(kill=True)
+        run.stop_pool()
         run.settle()
     run.progress.finish()
     run.numbering.seal()
-    if store == "fingerprint":
-        store_bytes = run.numbering.nbytes() + run.table.nbytes()
-    else:  # the set and every key in it (the packed ints, or the states' own tuples)
-        store_bytes = run.numbering.nbytes() + sys.getsizeof(run.seen) + sum(map(sys.getsizeof, run.seen))
+    if run.pool is None and not store_bytes:
+        if store == "fingerprint":
+            store_bytes = run.table.nbytes()
+        else:  # the set and every key in it (the packed ints, or the states' own tuples)
+            store_bytes = sys.getsizeof(run.seen) + sum(map(sys.getsizeof, run.seen))
+    store_bytes += run.numbering.nbytes()
+    elapsed = time.monotonic() - run.started
     return make_result(
         props, distinct=run.distinct, generated=run.generated, depth=run.depth, started=run.started,
         complete=not (interrupted or cut_by_depth or run.stopped or limit_note),
@@ -687,8 +691,15 @@ def run_parallel(
         examples={name: run.trace(number) for name, number in run.reached.items()},
         pending_sometimes=list(run.pending_sometimes), interrupted=interrupted, store=store,
         limit="memory" if limit_note else None, limit_note=limit_note, levels=run.levels,
-        stats={"frontier_left": len(frontier), "max_depth": max_depth, "symmetry": symmetry,
+        stats={"frontier_left": size, "max_depth": max_depth, "symmetry": symmetry,
                "stopped_at_violation": run.stopped, "resident_memory": run.last_rss, "memory_limit": memory_limit,
                "workers": workers, "trace_bytes": run.numbering.nbytes(),
-               "store_bytes": store_bytes},
+               "store_bytes": store_bytes,
+               # the serial fraction's figures (docs/performance.md): wall time while no worker
+               # runs (the coordinator alone), while some do, and the workers' CPU in their phases
+               "serial_seconds": elapsed - run.busy_seconds, "parallel_seconds": run.busy_seconds,
+               "worker_cpu_seconds": run.worker_cpu},
     )
+
+
+__all__ = ["WorkerDied", "run_parallel"]

@@ -1,39 +1,30 @@
-"""One worker of the parallel engine: it expands chunks of a level's frontier, and drops what is known.
+"""The expansion of a part of a level against the visited set as of the level's start.
 
-A worker is forked by the coordinator at the start of each level, so it holds, without anything
-being pickled, the model, the selected properties, the options, the level's frontier and the
-visited set as of the level's start (copy-on-write pages of the coordinator). It takes chunk
-numbers from a shared task pipe in increasing order and sends back, for each chunk, what the
-coordinator needs to replay a one-process breadth-first search over it without calling the model:
+``Expander`` is the one-process search's inner loop in a form the parallel engine can replay:
+for a list of frontier items it returns what the coordinator needs to number the new states in
+search order without calling the model again:
 
-- ``counts``: how many successors each state of the chunk has (-1: outside the model's bounds, not
-  expanded);
-- the candidate successors: those whose key is not in the inherited visited set and which this
-  worker has not already sent in an earlier chunk of the level (an earlier chunk comes earlier in
-  the frontier, so that occurrence is the one the search sees first). Each comes with its
-  ``where`` (position of its parent in the chunk << ``INDEX_BITS`` | successor index) and, when
-  the key is not the frontier item itself (symmetry), its key; with the fingerprint store, its
-  64-bit fingerprint;
-- property results: the first failing step of each transition property (every step counts, new
-  successor or not), and for each candidate the always properties it fails and the sometimes
-  properties it reaches. A candidate can still be a duplicate found by another worker in an
-  earlier chunk; only the coordinator knows, in search order.
+- ``counts``: how many successors each state has (-1: outside the model's bounds, not expanded);
+- the candidate successors: those whose key is not in the visited set given and not already
+  found earlier in the same call. Each comes with its ``where`` (position of its parent in the
+  list << ``INDEX_BITS`` | successor index) and, when the key is not the item itself (symmetry),
+  its key; with the fingerprint store, its 64-bit fingerprint;
+- property results: the first failing step of each transition property, and for each candidate
+  the always properties it fails and the sometimes properties it reaches.
 
-So properties are evaluated only on candidates (of 1.93 M successors of KIP-320 3/2/2/2, 0.74 M are
-new) and only candidates travel. What the worker does not do: decide which candidates are new,
-number them or choose a violation. The coordinator does all of that in search order, so the
-outcome cannot depend on timing or on which worker took which chunk.
+The coordinator uses it for the levels it expands itself (those below ``INLINE_BELOW`` states, and
+every level when a worker's model fault is run again in one process), and
+``isrcheck.explorer.search.parallel.fault`` reads its frames to name what raised. The persistent
+workers (``isrcheck.explorer.search.parallel.shard``) have their own loop, which routes successors
+to the shards that own them; ``CONTRACT_SAMPLE``, ``INDEX_BITS`` and ``MAX_SUCCESSORS`` are shared.
 
 With a model that has ``pack``/``unpack`` (``isrcheck.explorer.contract``), frontier items and keys are
-packed states (compact ints for the classic model): the worker unpacks a frontier item to expand
-it and packs each successor to test it against the visited set.
+packed states (compact ints for the classic model): an item is unpacked to expand it and each
+successor packed to test it against the visited set.
 """
 
 from __future__ import annotations
 
-import os
-import pickle
-import struct
 from array import array
 from typing import Any
 
@@ -47,9 +38,6 @@ CONTRACT_SAMPLE = 500
 # ``where`` and the trace keys are (parent << INDEX_BITS) | successor index.
 INDEX_BITS = 24
 MAX_SUCCESSORS = (1 << INDEX_BITS) - 1
-# A message on a result pipe: the chunk id and the length, then a pickle of ("ok" | "error", value).
-HEADER = struct.Struct("<IQ")
-TASK = struct.Struct("<I")
 
 
 class Expander:
@@ -206,34 +194,3 @@ def _hashable(value: Any) -> bool:
     except TypeError:
         return False
     return True
-
-
-def write_message(fd: int, chunk_id: int, message: Any) -> None:
-    data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
-    view = memoryview(HEADER.pack(chunk_id, len(data)) + data)
-    while view:
-        view = view[os.write(fd, view):]
-
-
-def serve_level(expander: Expander, frontier: list[Any], bounds: list[tuple[int, int]], skip: frozenset[str],
-                known: Any, tasks_fd: int, out_fd: int) -> None:
-    """A forked worker's whole life: take chunk numbers from ``tasks_fd`` (4 bytes each, in
-    increasing order; end of file: the level is done), expand each, write ("ok", result) or, on a
-    failure, ("error", exception) to ``out_fd`` (``write_message``) and stop."""
-    local: set = set()
-    while True:
-        data = os.read(tasks_fd, TASK.size)  # a pipe read of 4 bytes is atomic between readers
-        if not data:
-            return
-        (chunk_id,) = TASK.unpack(data)
-        start, end = bounds[chunk_id]
-        try:
-            message = ("ok", expander.expand(frontier[start:end], skip, known, local))
-        except BaseException as exc:  # every failure goes back to the coordinator, which raises it
-            try:
-                pickle.dumps(exc)
-            except Exception:
-                exc = RuntimeError(f"a parallel worker failed: {exc!r}")
-            write_message(out_fd, chunk_id, ("error", exc))
-            return
-        write_message(out_fd, chunk_id, message)
