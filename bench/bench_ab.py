@@ -3,8 +3,10 @@ states): default properties and StrongIsr only. Runs alternate (A, B, A, B, ...)
 fresh child process through the tree's own bench/harness.py, and print the check's wall time and
 the child's CPU time (user + sys), which a loaded machine disturbs far less than wall time.
 
-Usage: python bench/bench_ab.py BASE_TREE NEW_TREE [--runs 3]
+Usage: python bench/bench_ab.py BASE_TREE NEW_TREE [--runs 3] [--max-leader-epoch 2] [--cores]
 (e.g. a worktree of the commit before a change: git worktree add /tmp/base <commit>)
+``--cores`` compares the default (every core) with one process instead of the two property rows:
+the parallel engine's A/B; each row's wall time and speed-up over one process are printed too.
 """
 
 from __future__ import annotations
@@ -18,10 +20,12 @@ import subprocess
 import sys
 
 ROWS = [("default properties", {}), ("StrongIsr only", {"properties": ["StrongIsr"]})]
+CORE_ROWS = [("every core", {"workers": None}), ("1 process", {"workers": 1})]
 
 
-def run(tree: str, check: dict) -> tuple[dict, float]:
-    payload = json.dumps({"spec": "classic", "model": {"generation": "kip320", "replicas": 3}, "check": check})
+def run(tree: str, check: dict, epochs: int = 2) -> tuple[dict, float]:
+    model = {"generation": "kip320", "replicas": 3, "max_leader_epoch": epochs}
+    payload = json.dumps({"spec": "classic", "model": model, "check": check})
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     out = subprocess.run([sys.executable, f"{tree}/bench/harness.py", payload], capture_output=True, text=True,
                          env={**os.environ, "PYTHONPATH": tree}, check=True)
@@ -35,18 +39,29 @@ def main() -> None:
     ap.add_argument("base")
     ap.add_argument("new")
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--max-leader-epoch", type=int, default=2, help="3: the 9,985,570-state configuration")
+    ap.add_argument("--cores", action="store_true", help="every core against one process, not the property rows")
     args = ap.parse_args()
+    rows = CORE_ROWS if args.cores else ROWS
+    wall: dict[tuple[str, str], list[float]] = {}
     cpu: dict[tuple[str, str], list[float]] = {}
     for i in range(1, args.runs + 1):
         for side, tree in (("base", args.base), ("new", args.new)):
-            for name, check in ROWS:
-                r, seconds = run(tree, check)
+            for name, check in rows:
+                r, seconds = run(tree, check, args.max_leader_epoch)
                 cpu.setdefault((side, name), []).append(seconds)
+                wall.setdefault((side, name), []).append(r["elapsed"])
                 print(f"run {i} {side:4} {name:20} distinct {r['distinct']:,} depth {r['depth']} "
                       f"wall {r['elapsed']:.2f} s cpu {seconds:.2f} s", flush=True)
-    for name, _ in ROWS:
+    for name, _ in rows:
         a, b = statistics.mean(cpu[("base", name)]), statistics.mean(cpu[("new", name)])
-        print(f"{name}: mean cpu base {a:.2f} s, new {b:.2f} s, new/base {b / a:.3f}")
+        wa, wb = statistics.median(wall[("base", name)]), statistics.median(wall[("new", name)])
+        print(f"{name}: mean cpu base {a:.2f} s, new {b:.2f} s, new/base {b / a:.3f}; "
+              f"median wall base {wa:.2f} s, new {wb:.2f} s")
+    if args.cores:
+        for side in ("base", "new"):
+            one, every = (statistics.median(wall[(side, n)]) for n in ("1 process", "every core"))
+            print(f"{side}: every core {one / every:.2f}x one process (median wall)")
 
 
 if __name__ == "__main__":
