@@ -38,6 +38,12 @@ class ContractError(UserError):
     who catch UserError keep catching it.)"""
 
 
+class LostWorker(RuntimeError):
+    """A worker process of the search ended without answering (killed by the system, perhaps out of
+    memory). Not a verdict and not bad input: exit status 6, with this message and no traceback,
+    since the message already says what to do."""
+
+
 class ModelError(Exception):
     """One of the model's own functions raised while the checker ran it. Exit status 4.
 

@@ -49,6 +49,7 @@ from isrcheck.explorer.errors import (
     EXIT_USAGE,
     EXIT_VIOLATION,
     ContractError,
+    LostWorker,
     ModelError,
     UserError,
 )
@@ -555,6 +556,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"isrcheck {command}: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except LostWorker as exc:
+        print(f"isrcheck {command}: {exc} (exit status 6: not a verdict on the model)", file=sys.stderr)
+        return EXIT_INTERNAL
     except BrokenPipeError:
         # The reader went away (isrcheck ... | head): not an error worth a traceback.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -23,12 +23,12 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from isrcheck.explorer.errors import ModelError, UserError
+from isrcheck.explorer.errors import LostWorker, ModelError, UserError
 from isrcheck.explorer.search.parallel.channel import Closed, Exchange, receive, send
 from isrcheck.explorer.search.parallel.shard import start
 
 
-class WorkerDied(RuntimeError):
+class WorkerDied(LostWorker):
     """A worker ended without answering (killed by the system, perhaps out of memory)."""
 
 

@@ -79,3 +79,17 @@ def test_a_crash_of_isrcheck_itself_exits_6_never_1(monkeypatch, capsys):
     err = capsys.readouterr().err
     assert "RuntimeError: an executor was lost" in err
     assert "isrcheck itself failed" in err and "exit status 6" in err
+
+
+def test_a_lost_worker_exits_6_with_its_message_and_no_traceback(monkeypatch, capsys):
+    import isrcheck.explorer.cli.main as cli
+    from isrcheck.explorer.search.parallel.pool import WorkerDied
+
+    def lost(argv):
+        raise WorkerDied("a parallel worker died (killed by the system, perhaps out of memory)")
+
+    monkeypatch.setattr(cli, "_command", lambda name: lost)
+    assert cli.main(["check", "classic"]) == cli.EXIT_INTERNAL
+    err = capsys.readouterr().err
+    assert "a parallel worker died" in err and "exit status 6" in err
+    assert "Traceback" not in err
