@@ -26,6 +26,9 @@ from isrcheck.explorer.errors import UserError
 from .encoding.state import EPOCH, HW, ISR, LEADER, NEXT_RECORD_ID, Q_ISR, Q_LEADER, REQUESTS
 
 # Option field -> (trace key, the options that add it): what FieldNotInModel says.
+# The read attributes of each option field (what a property's code names when it reads it).
+ATTRIBUTES = {"dead": ("stopped_brokers", "stopped"), "crashes": ("stops",), "flushed": ("flushed_offset",),
+              "acked": ("acked_records",), "served": ("served",), "racks": ("rack",), "az_failed": ("az_failures",)}
 ADDED_BY = {
     "dead": ("stoppedBrokers", "--max-crashes N (make_model(max_crashes=N)) or --max-az-failures N"),
     "crashes": ("stops", "--max-crashes N (make_model(max_crashes=N)) or --max-az-failures N"),
@@ -43,14 +46,20 @@ class FieldNotInModel(UserError, AttributeError):
     ``getattr(s, name, default)`` treat the field as absent."""
 
 
+def _present(tables: Any, field: str) -> bool:
+    return getattr(tables.fields, field) >= 0 or (field == "racks" and bool(tables.az_of))
+
+
+def _missing(field: str, attribute: str) -> str:
+    key, option = ADDED_BY[field]
+    return (f"it reads {attribute} (trace: {key}), a field this model does not have; it is added by {option}. "
+            "Build the model with that option, or drop the property")
+
+
 def _require(tables: Any, field: str, attribute: str) -> int:
-    at = getattr(tables.fields, field)
-    if at < 0 and not (field == "racks" and tables.az_of):
-        key, option = ADDED_BY[field]
-        raise FieldNotInModel(
-            f"a property read {attribute} (trace: {key}), a field this model does not have; it is added by "
-            f"{option}. Build the model with that option, or drop the property")
-    return at
+    if not _present(tables, field):
+        raise FieldNotInModel(f"a property read a field the model lacks: {_missing(field, attribute)}")
+    return getattr(tables.fields, field)
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,6 +175,11 @@ class ClassicState:
     def raw(self) -> tuple:
         """The packed tuple the model stores (what ``Property`` predicates of the model receive)."""
         return self._s
+
+    def absent_fields(self) -> dict[str, str]:
+        """{attribute: why} for the attributes this model's options leave out: what
+        ``isrcheck.explorer.extra`` refuses in a property's code before a run starts."""
+        return {a: _missing(f, a) for f, attrs in ATTRIBUTES.items() if not _present(self._t, f) for a in attrs}
 
     @property
     def replica_ids(self) -> tuple[int, ...]:

@@ -119,6 +119,8 @@ def _check_parser() -> argparse.ArgumentParser:
     p.add_argument("--deadlock", action="store_true", help="report states with no successor")
     p.add_argument("--invariant", "--property", dest="properties", action="append", metavar="NAME",
                    help="check only this property (repeatable; default: all of the model's)")
+    p.add_argument("--properties", dest="properties_file", metavar="FILE",
+                   help="add the properties a Python file defines to the model's (docs/properties-own.md)")
     p.add_argument("--store", choices=["exact", "fingerprint"], default="exact",
                    help="keep exact states (default) or 64-bit fingerprints with a collision estimate")
     p.add_argument("--workers", type=int, metavar="N",
@@ -184,7 +186,12 @@ def parse_model_command(parser: argparse.ArgumentParser,
 
 
 def _parse_check(argv: list[str]) -> tuple[argparse.Namespace, dict[str, Any], Any]:
-    return parse_model_command(_check_parser(), argv)
+    from isrcheck.explorer.extra import with_properties_file
+
+    args, options, model = parse_model_command(_check_parser(), argv)
+    if args.properties_file:  # the model with the file's properties added (isrcheck.explorer.extra)
+        model = with_properties_file(model, args.properties_file)
+    return args, options, model
 
 
 def _progress(args: argparse.Namespace) -> Any:
