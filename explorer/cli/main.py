@@ -261,6 +261,13 @@ def _trace_meta(spec: str, options: dict[str, Any], violation: Any, relative_to:
             **extra, "property": violation.property, "kind": violation.kind, "detail": violation.detail}
 
 
+def _properties_meta(path: str | None, relative_to: str) -> dict[str, str]:
+    """A trace file's record of ``--properties FILE`` (relative to the trace), so replay adds them again."""
+    from isrcheck.explorer.registry import portable_spec
+
+    return {"properties_file": portable_spec(path, relative_to)} if path else {}
+
+
 def _audit_exported(model: Any, violations: list[Any]) -> None:
     """A trace that is written must replay: every recorded action must pick out its step."""
     from isrcheck.explorer.search.audit import audit_trace_steps
@@ -322,13 +329,14 @@ def cmd_check(argv: list[str]) -> int:
         _audit_exported(model, result.violations)
     if args.trace_json:
         for path, violation in zip(_trace_paths(args.trace_json, result.violations), result.violations, strict=True):
-            meta = _trace_meta(args.model, options, violation, str(path.parent))
+            meta = _trace_meta(args.model, options, violation, str(path.parent),
+                               **_properties_meta(args.properties_file, str(path.parent)))
             outputs.write(path, json.dumps(trace_to_itf(model, violation.trace, meta), indent=1) + "\n",
                           "--trace-json")
     if args.regression and result.violations:
         v = result.violations[0]
         source = regression_source(args.model, options, v, init_index_of(model, v),
-                                   relative_to=str(Path(args.regression).parent))
+                                   relative_to=str(Path(args.regression).parent), properties_file=args.properties_file)
         outputs.write(args.regression, source, "--regression")
     if args.html:
         cli_html.write_check(args.html, model, result, model_name=args.model, options=options)

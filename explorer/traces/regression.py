@@ -21,21 +21,23 @@ from isrcheck.explorer.result import Violation
 
 
 def regression_source(spec: str, options: dict[str, Any], violation: Violation, init_index: int = 0,
-                      *, relative_to: str | os.PathLike | None = None) -> str:
+                      *, relative_to: str | os.PathLike | None = None, properties_file: str | None = None) -> str:
     """The test file's text. ``relative_to``: the folder the file will be written to (the model
-    path is recorded relative to it); None records it absolute."""
+    path is recorded relative to it); None records it absolute. ``properties_file``: the run's
+    ``--properties FILE``, recorded the same way and added to the rebuilt model."""
     name = re.sub(r"\W+", "_", violation.property).strip("_").lower() or "property"
     actions = "".join(f"    {repr(a)!r},\n" for a in violation.trace.actions)
     title = f"{violation.property} ({violation.kind}) fails after {len(violation.trace)} states"
     trace = violation.trace
     model = portable_spec(spec, relative_to)
     if trace.loop is not None:
-        return _lasso_source(model, options, violation, init_index, name, actions)
+        return _with_properties_file(_lasso_source(model, options, violation, init_index, name, actions),
+                                     properties_file, relative_to)
     if violation.kind == "deadlock":
         fails = "not list(model.successors(trace.last))"
     else:
         fails = "evaluate(model, trace, [PROPERTY]).violates(PROPERTY)"
-    return f'''"""Regression pinned by isrcheck: {title}.
+    return _with_properties_file(f'''"""Regression pinned by isrcheck: {title}.
 
 Replays the counterexample against the model; run with pytest. While EXPECT is "violated" the test
 passes as long as the bug reproduces. Once the model is fixed it fails; then set EXPECT = "fixed"
@@ -74,7 +76,20 @@ def test_{name}_counterexample_reproduces():
         except Divergence:
             return  # a recorded step is no longer possible: the path to the bug is gone
         assert not ({fails}), "the recorded trace still violates {violation.property}"
-'''
+''', properties_file, relative_to)
+
+
+def _with_properties_file(source: str, path: str | None, relative_to: str | os.PathLike | None) -> str:
+    """The source rebuilding its model with the run's ``--properties`` file added (unchanged without one)."""
+    if not path:
+        return source
+    build = "    model = build_model(resolve_spec(MODEL, HERE), OPTIONS)\n"
+    added = "    model = with_properties_file(model, resolve_spec(PROPERTIES_FILE, HERE))\n"
+    head = "from isrcheck.explorer.registry import build_model, resolve_spec\n"
+    source = source.replace(head, head + "from isrcheck.explorer.extra import with_properties_file\n", 1)
+    source = source.replace("HERE = os.path", f"PROPERTIES_FILE = {portable_spec(path, relative_to)!r}  "
+                            "# --properties, relative to this file's folder\nHERE = os.path", 1)
+    return source.replace(build, build + added, 1)
 
 
 def init_index_of(model: Any, violation: Violation) -> int:

@@ -139,6 +139,10 @@ def load_and_replay(data: dict[str, Any], base: str | None = None) -> tuple[Any,
     if not isinstance(meta["model"], str):
         raise UserError("the trace file's '#meta'.'model' is not a string; the file is damaged")
     model = build_model(resolve_spec(meta["model"], base), options)
+    if isinstance(meta.get("properties_file"), str):  # written with --properties: the same file's properties
+        from isrcheck.explorer.extra import with_properties_file
+
+        model = with_properties_file(model, resolve_spec(meta["properties_file"], base))
     trace = replay_states(model, data["states"])
     if "loop" in data and data["loop"] is not None:
         trace = close_loop(model, trace, data["loop"], meta.get("loop_action"))
