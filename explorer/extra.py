@@ -31,6 +31,7 @@ Abstracted away: nothing is compiled; a property of one's own costs one Python c
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import sys
 import types
@@ -62,6 +63,19 @@ class OwnProperty:
     def __call__(self, *args: Any) -> Any:
         """Calling it calls the predicate (handy in a unit test of the property itself)."""
         return self.fn(*args)
+
+    def __reduce__(self) -> tuple:
+        # A decorated function's module name is the property, not the function, so pickle (and
+        # cloudpickle, for Spark) cannot find the function by its name: the property itself is
+        # found by name instead, in its module (a properties file is shipped and loaded under it).
+        module, name = getattr(self.fn, "__module__", None), getattr(self.fn, "__qualname__", "")
+        if module and getattr(sys.modules.get(module), name, None) is self:
+            return (_by_reference, (module, name))
+        return (OwnProperty, (self.name, self.kind, self.fn, self.doc, self.default, self.describe, self.target))
+
+
+def _by_reference(module: str, name: str) -> OwnProperty:
+    return getattr(importlib.import_module(module), name)
 
 
 def _decorator(kind: Kind) -> Callable[..., Any]:
