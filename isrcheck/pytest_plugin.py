@@ -7,8 +7,9 @@
 - Under CI (the ``CI`` environment variable, as GitHub Actions, GitLab and most CI services set
   it) and when no Hypothesis profile was chosen (``--hypothesis-profile``, ``HYPOTHESIS_PROFILE``,
   or a conftest loading one), users' Hypothesis tests, the stateful bridge's included
-  (``isrcheck.explorer.stateful``), run under the derandomized profile ``isrcheck-ci``: the same
-  examples on every run, no example database, no deadline, so a green CI run stays green.
+  (``isrcheck.explorer.stateful``), run derandomized: the same examples on every run, no example
+  database, no deadline, so a green CI run stays green. Recent Hypothesis releases load their own
+  ``ci`` profile under CI; where the profile is still ``default``, this plugin loads ``isrcheck-ci``.
 
 Abstracted away: nothing; the checking itself is ``isrcheck.testing``.
 """

@@ -91,6 +91,7 @@ def assert_holds(model: Any, properties: Sequence[str] | None = None, *, options
     model's defaults and every one of ``extra_properties``, which are added to the model as
     ``isrcheck.with_properties`` adds them). ``engine``, ``workers``, ``max_depth`` override the
     plugin's ``--isrcheck-*`` options; other keywords go to ``isrcheck.check``."""
+    __tracebackhide__ = True  # pytest shows the test's line and the trace, not isrcheck's frames
     spec = model if isinstance(model, str) else ""
     if spec:
         model = build_model(spec, options)
