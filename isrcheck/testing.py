@@ -28,7 +28,7 @@ from isrcheck.explorer.extra import with_properties
 from isrcheck.explorer.outputs import write_atomically
 from isrcheck.explorer.progress import Silent
 from isrcheck.explorer.registry import build_model, portable_spec
-from isrcheck.explorer.result import CheckResult, Violation
+from isrcheck.explorer.result import CheckResult, Trace, Violation
 
 
 class PropertyFailed(AssertionError):
@@ -114,13 +114,38 @@ def assert_holds(model: Any, properties: Sequence[str] | None = None, *, options
         raise
     if not result.violations and not result.vacuous:
         return result
-    from isrcheck.explorer.traces.text import render_violation
-
     parts, written = [], []
     for v in result.violations:
         paths = _write_artifacts(model, result, v, spec, dict(options or {}))
         written += paths
-        parts.append(f"{render_violation(model, v)}\n\nITF trace: {paths[0]}\nHTML report: {paths[1]}")
+        parts.append(_failure_text(model, v, paths))
     for name in result.vacuous:
         parts.append(f"{name} (sometimes) never held in any reachable state: the check proved nothing about it")
     raise PropertyFailed("\n\n".join(parts), result, written)
+
+
+def _failure_text(model: Any, v: Violation, paths: Sequence[Path]) -> str:
+    from isrcheck.explorer.traces.text import render_violation
+
+    return f"{render_violation(model, v)}\n\nITF trace: {paths[0]}\nHTML report: {paths[1]}"
+
+
+def assert_trace_holds(model: Any, trace: Trace, prop: str, *, spec: str = "",
+                       options: dict[str, Any] | None = None, note: str = "") -> None:
+    """``prop`` holds along ``trace`` (a replayed path, as ``--regression`` files replay theirs), or
+    ``PropertyFailed`` with the trace up to the failing state, rendered and written as artifacts
+    as ``assert_holds`` writes them; ``note`` ends the message (what to do next)."""
+    __tracebackhide__ = True
+    from isrcheck.explorer.traces.replay import evaluate
+
+    failed = [(name, index, detail) for name, index, detail in evaluate(model, trace, [prop]).violated]
+    if not failed:
+        return
+    _, index, detail = failed[0]
+    kind = next(p.kind.value for p in model.properties() if p.name == prop)
+    shown = Trace(trace.steps[:index], model=trace.model) if trace.loop is None else trace
+    v = Violation(prop, kind, shown, detail)
+    result = CheckResult(distinct_states=len(shown), generated_states=len(shown), depth=len(shown), complete=False,
+                         violations=[v], elapsed=0.0, engine="replay", properties=[prop])
+    paths = _write_artifacts(model, result, v, spec, dict(options or {}))
+    raise PropertyFailed(_failure_text(model, v, paths) + (f"\n\n{note}" if note else ""), result, paths)

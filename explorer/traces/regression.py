@@ -7,8 +7,9 @@ the loop is fair and the liveness property never holds on it).
 It pins the counterexample, so once a fix removes it the test fails and says so. The file has an
 ``EXPECT`` switch for that moment: set ``EXPECT = "fixed"`` and the same test asserts the fix
 instead (the recorded path is no longer possible, or the property now holds along it), so the
-bug stays fixed. The model file is recorded relative to the regression file, so the test runs
-from any directory and keeps working when the pair is moved together."""
+bug stays fixed; if it comes back, the test fails with the trace rendered and written as ITF and HTML
+files (``isrcheck.testing.assert_trace_holds``, the pytest plugin's way of failing). The model file
+is recorded relative to the regression file, so the test runs from any directory and keeps working when the pair is moved together."""
 
 from __future__ import annotations
 
@@ -35,8 +36,11 @@ def regression_source(spec: str, options: dict[str, Any], violation: Violation, 
                                      properties_file, relative_to)
     if violation.kind == "deadlock":
         fails = "not list(model.successors(trace.last))"
+        stays_fixed = f'assert not ({fails}), "the recorded trace still violates {violation.property}"'
     else:
         fails = "evaluate(model, trace, [PROPERTY]).violates(PROPERTY)"
+        # isrcheck.testing: a failure shows the trace as isrcheck check prints it, with ITF and HTML files
+        stays_fixed = "assert_trace_holds(model, trace, PROPERTY, spec=MODEL, options=OPTIONS, note=\"the bug is back\")"
     return _with_properties_file(f'''"""Regression pinned by isrcheck: {title}.
 
 Replays the counterexample against the model; run with pytest. While EXPECT is "violated" the test
@@ -50,6 +54,7 @@ import os
 from isrcheck.explorer.registry import build_model, resolve_spec
 # evaluate is not used for a deadlock's trace
 from isrcheck.explorer.traces.replay import Divergence, evaluate, replay_actions  # noqa: F401
+from isrcheck.testing import assert_trace_holds  # noqa: F401  (not used for a deadlock's trace)
 
 EXPECT = "violated"  # or "fixed"
 MODEL = {model!r}  # a model file's path is relative to this file's folder
@@ -75,7 +80,7 @@ def test_{name}_counterexample_reproduces():
             trace = replay_actions(model, ACTIONS, init_index={init_index})
         except Divergence:
             return  # a recorded step is no longer possible: the path to the bug is gone
-        assert not ({fails}), "the recorded trace still violates {violation.property}"
+        {stays_fixed}
 ''', properties_file, relative_to)
 
 

@@ -44,6 +44,16 @@ def test_trace_and_regression_files_carry_the_properties_file(tmp_path, capsys):
     proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_cex.py"],
                           cwd=tmp_path / "out", capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0 and "1 passed" in proc.stdout, proc.stdout + proc.stderr
+    # Asserted fixed while the bug is there: the failure is the rendered trace with its files.
+    pinned = tmp_path / "out" / "test_cex.py"
+    pinned.write_text(pinned.read_text().replace('EXPECT = "violated"', 'EXPECT = "fixed"'))
+    back = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_cex.py",
+                           "--isrcheck-artifacts", "art"], cwd=tmp_path / "out", capture_output=True, text=True,
+                          timeout=300)
+    assert back.returncode == 1 and "State 9: ConsumerFetch(replica=1, offset=0, record_id=0)" in back.stdout
+    assert "the bug is back" in back.stdout
+    itf = re.search(r"ITF trace: (\S+\.itf\.json)", back.stdout).group(1)
+    assert len(json.loads(open(itf).read())["states"]) == 9 and itf.startswith(str(tmp_path / "out" / "art"))
 
 
 @pytest.mark.parametrize(("text", "options", "message"), [
