@@ -9,7 +9,8 @@ It pins the counterexample, so once a fix removes it the test fails and says so.
 instead (the recorded path is no longer possible, or the property now holds along it), so the
 bug stays fixed; if it comes back, the test fails with the trace rendered and written as ITF and HTML
 files (``isrcheck.testing.assert_trace_holds``, the pytest plugin's way of failing). The model file
-is recorded relative to the regression file, so the test runs from any directory and keeps working when the pair is moved together."""
+is recorded relative to the regression file, so the test runs from any directory and keeps working
+when the pair is moved together."""
 
 from __future__ import annotations
 
@@ -40,7 +41,8 @@ def regression_source(spec: str, options: dict[str, Any], violation: Violation, 
     else:
         fails = "evaluate(model, trace, [PROPERTY]).violates(PROPERTY)"
         # isrcheck.testing: a failure shows the trace as isrcheck check prints it, with ITF and HTML files
-        stays_fixed = "assert_trace_holds(model, trace, PROPERTY, spec=MODEL, options=OPTIONS, note=\"the bug is back\")"
+        stays_fixed = ("assert_trace_holds(model, trace, PROPERTY, spec=MODEL, options=OPTIONS, "
+                       "note='the bug is back')")
     return _with_properties_file(f'''"""Regression pinned by isrcheck: {title}.
 
 Replays the counterexample against the model; run with pytest. While EXPECT is "violated" the test
