@@ -127,3 +127,10 @@ def test_a_properties_file_that_does_not_load_says_what_to_fix(tmp_path, text, m
         load_properties_file(path)
     with pytest.raises(UserError, match="does not exist"):
         load_properties_file(tmp_path / "absent.py")
+
+
+def test_build_model_takes_extra_properties():
+    from isrcheck.explorer.registry import build_model
+
+    model = build_model("classic", {"consumer_reads": "leader"}, extra_properties=load_properties_file(CONSUMER_READ))
+    assert [p.name for p in model.properties()][-2:] == ["ConsumerReadsBelowLeaderHw", "ConsumerReadsBelowServerHw"]
