@@ -119,14 +119,26 @@ def _code_names(fn: Any) -> set[str]:
 
 def _bind(own: OwnProperty, read: Callable[[Any], Any]) -> Property:
     fn, describe = own.fn, own.describe
+
+    def refused(exc: UserError) -> UserError:
+        # A read the check before the run could not see (a name built at run time): still bad
+        # input, now with the property's name.
+        return type(exc)(f"property {own.name!r}: {exc}")
+
     if own.kind is Kind.TRANSITION:
         def predicate(s: Any, a: Any, t: Any) -> bool:
-            return bool(fn(read(s), a, read(t)))
+            try:
+                return bool(fn(read(s), a, read(t)))
+            except UserError as exc:
+                raise refused(exc) from None
 
         told = None if describe is None else (lambda s, a, t: describe(read(s), a, read(t)))
     else:
         def predicate(s: Any) -> bool:  # type: ignore[misc]
-            return bool(fn(read(s)))
+            try:
+                return bool(fn(read(s)))
+            except UserError as exc:
+                raise refused(exc) from None
 
         told = None if describe is None else (lambda s: describe(read(s)))
     target = None if own.target is None else (lambda s, q=own.target: bool(q(read(s))))

@@ -50,15 +50,15 @@ def _present(tables: Any, field: str) -> bool:
     return getattr(tables.fields, field) >= 0 or (field == "racks" and bool(tables.az_of))
 
 
-def _missing(field: str, attribute: str) -> str:
+def _missing(field: str, attribute: str, verb: str = "it reads ") -> str:
     key, option = ADDED_BY[field]
-    return (f"it reads {attribute} (trace: {key}), a field this model does not have; it is added by {option}. "
+    return (f"{verb}{attribute} (trace: {key}), a field this model does not have; it is added by {option}. "
             "Build the model with that option, or drop the property")
 
 
 def _require(tables: Any, field: str, attribute: str) -> int:
     if not _present(tables, field):
-        raise FieldNotInModel(f"a property read a field the model lacks: {_missing(field, attribute)}")
+        raise FieldNotInModel(_missing(field, attribute, "it read "))
     return getattr(tables.fields, field)
 
 

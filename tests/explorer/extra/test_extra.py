@@ -79,7 +79,7 @@ def test_a_read_the_code_scan_misses_is_still_bad_input_during_the_run():
 
     model = with_properties(make_model(), [Hidden])
     # getattr with no default raises FieldNotInModel, a UserError: the engines let it through (exit 2)
-    with pytest.raises(UserError, match="--consumer-reads"):
+    with pytest.raises(UserError, match="property 'Hidden': it read served .*added by --consumer-reads"):
         isrcheck.check(model, properties=["Hidden"], workers=1, progress=Silent())
 
 
