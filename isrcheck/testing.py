@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -24,7 +25,7 @@ from typing import Any
 
 from isrcheck.explorer.check import check
 from isrcheck.explorer.errors import ModelError, UserError
-from isrcheck.explorer.extra import with_properties
+from isrcheck.explorer.extra import WithProperties, with_properties
 from isrcheck.explorer.outputs import write_atomically
 from isrcheck.explorer.progress import Silent
 from isrcheck.explorer.registry import build_model, portable_spec
@@ -76,10 +77,30 @@ def _write_artifacts(model: Any, result: CheckResult, v: Violation, spec: str, o
     itf, html = folder / f"{stem}.itf.json", folder / f"{stem}.html"
     meta = {"schema_version": SCHEMA_VERSION, "model": portable_spec(spec, str(folder)) if spec else repr(model),
             "options": options, "property": v.property, "kind": v.kind, "detail": v.detail}
+    source = _properties_file(model)
+    if source:  # isrcheck replay adds the same properties again (isrcheck.explorer.traces.replay)
+        meta["properties_file"] = portable_spec(source, str(folder))
     write_atomically(itf, json.dumps(trace_to_itf(model, v.trace, meta), indent=1) + "\n")
     write_atomically(html, render(check_report(model, result, model_name=spec or type(model).__name__,
                                                options=options)))
     return [itf, html]
+
+
+def _properties_file(model: Any) -> str | None:
+    """The one file the model's added properties come from, when there is one: a ``--properties``
+    file, or the module that defines every added property at its top level."""
+    if not isinstance(model, WithProperties):
+        return None
+    if model.source:
+        return model.source
+    files = set()
+    for p in model.extra:
+        fn = getattr(p, "fn", None)
+        module = sys.modules.get(getattr(fn, "__module__", ""))
+        if module is None or getattr(module, getattr(fn, "__qualname__", ""), None) is not p:
+            return None
+        files.add(getattr(module, "__file__", None))
+    return files.pop() if len(files) == 1 and None not in files else None
 
 
 def assert_holds(model: Any, properties: Sequence[str] | None = None, *, options: dict[str, Any] | None = None,
