@@ -20,9 +20,11 @@ from isrcheck.explorer.errors import UserError
 
 from .fields import (
     ACKED,
+    ALTER_PARTITION,
     BROKER_FIELDS,
     C_UNFENCED,
     EPOCH_START,
+    FETCHES,
     GLOBAL_FIELDS,
     HW,
     LOG,
@@ -131,6 +133,19 @@ class Broker:
     def unfenced(self) -> bool:
         """The controller has it registered and unfenced (``controller.unfenced.N``)."""
         return bool(self._s[self._b + C_UNFENCED])
+
+    @property
+    def pending_alter_partition(self) -> dict[str, Any] | None:
+        """The AlterPartition this leader has in flight (``pendingAlterPartition.N``: ``phase``,
+        proposed ``isr``, ``brokerEpochs``), or None."""
+        slot = BROKER_FIELDS[ALTER_PARTITION].show(self._t, self._s, self._b + ALTER_PARTITION)
+        return slot if slot["phase"] is not None else None
+
+    @property
+    def fetches_in_flight(self) -> list[str]:
+        """Fetch requests and responses in flight from this broker (``fetchesInFlight.N``; with
+        ``--split-fetch`` only, else empty)."""
+        return BROKER_FIELDS[FETCHES].show(self._t, self._s, self._b + FETCHES)
 
     def __getitem__(self, key: str) -> Any:
         """A field by its trace key without the broker suffix: ``b["partitionLeso"]``."""

@@ -92,7 +92,10 @@ def test_replica_ids_out_of_range_and_unknown_trace_keys_are_refused_with_the_ch
 
 
 def test_kraft_reads_equal_the_trace_view():
-    model = make_model(generation="kraft-kip966", replicas=3, max_crashes=1, stops="lossy")
+    model = make_model(generation="kraft-kip966", replicas=3, max_crashes=1, stops="lossy", max_leader_shrinks=1,
+                       split_fetch=True)
+    assert any(model.read(raw).broker(1).pending_alter_partition for raw in _states(model, 600))
+    assert any(b.fetches_in_flight for raw in _states(model, 600) for b in model.read(raw).brokers)
     for raw in _states(model, 300):
         s, view = model.read(raw), model.state_view(raw)
         for b in s.brokers:
@@ -105,6 +108,9 @@ def test_kraft_reads_equal_the_trace_view():
             assert _ids(b.isr) == view[f"partitionMetadata.isr.{b.id}"]
             assert b.epoch_start == view[f"partitionLeso.{b.id}"] == b["partitionLeso"]
             assert b.unfenced == view[f"controller.unfenced.{b.id}"]
+            pending = view[f"pendingAlterPartition.{b.id}"]
+            assert b.pending_alter_partition == (pending if pending["phase"] else None)
+            assert b.fetches_in_flight == view[f"fetchesInFlight.{b.id}"]
         log = view["controller.metadataLog"]
         assert [(r.leader, r.leader_epoch, r.partition_epoch, _ids(r.isr), _ids(r.elr)) for r in s.metadata_log] \
             == [(r["leader"], r["leaderEpoch"], r["partitionEpoch"], r["isr"], r["elr"]) for r in log]
