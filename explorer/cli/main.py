@@ -1,12 +1,12 @@
 """The ``isrcheck`` command line.
 
     isrcheck check MODEL [model options] [checker options]   explore a model, print traces
-    isrcheck replay TRACE.json                               re-execute a recorded trace
+    isrcheck replay TRACE.json [--model MODEL]               re-execute a recorded trace (runs model code)
     isrcheck models                                          registered models and their options
     isrcheck properties MODEL [model options]                a model's properties and which run by default
     isrcheck scenarios [--json]                              the bug catalogue: named scenarios
     isrcheck scenario ID [--full] [--json] [--trace-json PATH]  run one and print its shortest trace
-    isrcheck show TRACE.json [--html FILE]                   show a trace file (text, or a page to step through)
+    isrcheck show TRACE.json [--html FILE]                   show a trace file as recorded (runs no model code)
     isrcheck bmc MODEL [options] --depth K                   bounded model checking with z3 (shortest trace first)
     isrcheck prove MODEL [options]                           induction, k-induction, Houdini lemmas with z3
     isrcheck simulate MODEL --depth D --behaviours N --seed S random behaviours, as TLC's -simulate
@@ -366,16 +366,20 @@ def _json_summary(model: Any, result: Any, spec: str, options: dict[str, Any]) -
 
 def cmd_replay(argv: list[str]) -> int:
     from isrcheck.explorer.traces.itf import read_itf
-    from isrcheck.explorer.traces.replay import Divergence, load_and_replay
+    from isrcheck.explorer.traces.replay import Divergence, load_and_replay, replay_model_spec
     from isrcheck.explorer.traces.text import render_trace
 
-    p = _Parser(prog="isrcheck replay", description="Re-execute an ITF trace written by isrcheck against its model.")
+    p = _Parser(prog="isrcheck replay", description="Re-execute an ITF trace written by isrcheck against a model: "
+                "the registered model the trace names, or the one given with --model (never a file the trace names).")
     p.add_argument("trace", help="the .itf.json file")
+    p.add_argument("--model", metavar="MODEL", help="the model to run: a registered name or path/to/file.py[:factory] "
+                   "(needed when the trace names a model file: isrcheck runs no code a trace file names)")
     p.add_argument("--full", action="store_true", help="print whole states")
     args = p.parse_args(argv)
     data = read_itf(args.trace)
+    print(replay_model_spec(data, args.model, base=os.path.dirname(os.path.abspath(args.trace)))[1])
     try:
-        model, replayed = load_and_replay(data, base=os.path.dirname(os.path.abspath(args.trace)))
+        model, replayed = load_and_replay(data, args.model)
     except Divergence as exc:
         print(f"Replay diverged from the model at {exc}", file=sys.stderr)
         return EXIT_DIVERGED
