@@ -4,22 +4,20 @@ to replay it against: a trace file never makes isrcheck run code).
 
 The output path is checked before a search starts (a directory, a missing folder, a device or an
 unwritable place is refused with exit 2, so no long run ends in a lost report) and the page is
-written atomically (a temporary file in the same folder, then a rename), so an interrupt never
-leaves half a page where a report is expected.
+written as every output file is (``isrcheck.explorer.outputs``: atomically, through symlinks, mode
+from the umask), so an interrupt never leaves half a page where a report is expected.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import stat
 import sys
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from isrcheck.explorer.errors import UserError
+from isrcheck.explorer.errors import RunFailed, UserError
 
 EXIT_OK, EXIT_DIVERGED = 0, 3
 
@@ -38,38 +36,24 @@ def add_option(parser: argparse.ArgumentParser) -> None:
 
 
 def check_path(path: str | None) -> None:
-    """Refuse an output path that cannot take the report, before any work is done."""
-    if not path:
-        return
-    target = Path(path)
-    if target.is_dir():
-        raise UserError(f"--html {path!r} is a directory; name a file, e.g. {str(target / 'report.html')!r}")
-    if target.exists() and not stat.S_ISREG(target.stat().st_mode):
-        raise UserError(f"--html {path!r} exists and is not a regular file (a device or a pipe); name a file")
-    parent = target.parent if str(target.parent) else Path(".")
-    if not parent.is_dir():
-        raise UserError(f"--html {path!r}: the folder {str(parent)!r} does not exist; create it first")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise UserError(f"--html {path!r}: the folder {str(parent)!r} is not writable; choose another place")
+    """Refuse an output path that cannot take the report, before any work is done (the checks
+    every output file gets: ``isrcheck.explorer.outputs.check_output_path``)."""
+    from isrcheck.explorer.outputs import check_output_path
+
+    if path:
+        check_output_path(path, "--html")
 
 
 def write_page(path: str | os.PathLike, text: str) -> None:
-    """Write atomically; a symlink is written through (its target is replaced, not the link)."""
-    target = Path(os.path.realpath(path))
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    """``show``'s page, written as every output is (``isrcheck.explorer.outputs.write_atomically``);
+    the page is the command's whole product, so a disk that fails now ends it with exit 7."""
+    from isrcheck.explorer.outputs import write_atomically
+
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        mask = os.umask(0)
-        os.umask(mask)
-        os.chmod(tmp, 0o666 & ~mask)  # as an ordinary file would be created, not mkstemp's 0600
-        os.replace(tmp, target)
+        write_atomically(path, text)
     except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
-        raise UserError(f"could not write the HTML report to {str(path)!r}: {exc.strerror or exc}") from None
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        raise RunFailed(f"could not write the HTML page {str(path)!r}: {exc.strerror or exc}. Free space on that "
+                        "disk (or name another folder) and run again") from None
 
 
 def set_options(model_name: str, options: dict[str, Any], *, trusted: bool = True) -> dict[str, Any]:
@@ -87,15 +71,17 @@ def set_options(model_name: str, options: dict[str, Any], *, trusted: bool = Tru
     return {k: v for k, v in options.items() if k not in defaults or defaults[k] != v}
 
 
-def write_check(path: str, model: Any, result: Any, *, model_name: str, options: dict[str, Any],
-                scenario: dict[str, str] | None = None, command: str = "",
-                notes: Sequence[tuple[str, str]] = ()) -> None:
+def check_page(model: Any, result: Any, *, model_name: str, options: dict[str, Any],
+               scenario: dict[str, str] | None = None, command: str = "",
+               notes: Sequence[tuple[str, str]] = ()) -> str:
+    """A run's page (``--html`` on ``check`` and ``scenario``); written by the caller with the
+    run's other outputs (``isrcheck.explorer.cli.written``)."""
     from isrcheck.explorer.traces.html import render
     from isrcheck.explorer.traces.html.report import check_report
 
     data = check_report(model, result, model_name=model_name, options=set_options(model_name, options),
                         scenario=scenario, command=command, notes=notes)
-    write_page(path, render(data))
+    return render(data)
 
 
 def _scenario(meta: dict[str, Any]) -> dict[str, str] | None:

@@ -218,7 +218,7 @@ def test_cli_check_scenario_and_show_write_pages(capsys, tmp_path):
 def test_cli_refuses_an_unusable_html_path_before_searching(capsys, tmp_path):
     assert main(["check", "classic", "--html", str(tmp_path)]) == 2
     err = capsys.readouterr().err
-    assert "is a directory" in err and "Model checking" not in err
+    assert "is a folder" in err and "Model checking" not in err
     assert main(["scenario", "K1", "--html", str(tmp_path / "missing" / "k1.html")]) == 2
     assert "does not exist" in capsys.readouterr().err
 
