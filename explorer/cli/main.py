@@ -323,6 +323,8 @@ def _json_summary(model: Any, result: Any, spec: str, options: dict[str, Any]) -
         "complete": result.complete,
         "interrupted": result.interrupted,
         "limit": getattr(result, "limit", None),
+        "limit_note": getattr(result, "limit_note", "") or None,
+        "frontier_left": result.stats.get("frontier_left"),
         "distinct_states": result.distinct_states,
         "generated_states": result.generated_states,
         "depth": result.depth,
