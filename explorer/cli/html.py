@@ -117,6 +117,7 @@ def cmd_show(argv: list[str]) -> int:
     from isrcheck.explorer.traces.recorded import recorded_trace
     from isrcheck.explorer.traces.replay import Divergence
     from isrcheck.explorer.traces.text import render_trace
+    from isrcheck.explorer.traces.trace_file import printable
 
     p = _Parser(prog="isrcheck show",
                 description="Show an ITF trace written by isrcheck: as text, or with --html as a page to step "
@@ -131,12 +132,13 @@ def cmd_show(argv: list[str]) -> int:
     check_path(args.html)
     data = read_itf(args.trace)
     meta = data["#meta"]
-    prop, kind, detail = meta.get("property") or "", meta.get("kind") or "", meta.get("detail") or ""
+    prop, kind, detail = (printable(meta.get(k) or "") for k in ("property", "kind", "detail"))
     if args.model:
         try:
             model, trace, found = _replayed(data, args.model)
         except Divergence as exc:
-            print(f"The trace does not replay against model {args.model}: it diverged at {exc}", file=sys.stderr)
+            print(f"The trace does not replay against model {args.model}: it diverged at {printable(str(exc))}",
+                  file=sys.stderr)
             return EXIT_DIVERGED
         how = "replayed against " + args.model + ": every step matches the model"
     else:

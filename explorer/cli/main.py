@@ -349,6 +349,7 @@ def cmd_replay(argv: list[str]) -> int:
     from isrcheck.explorer.traces.itf import read_itf
     from isrcheck.explorer.traces.replay import Divergence, load_and_replay, replay_model_spec
     from isrcheck.explorer.traces.text import render_trace
+    from isrcheck.explorer.traces.trace_file import printable
 
     p = _Parser(prog="isrcheck replay", description="Re-execute an ITF trace written by isrcheck against a model: "
                 "the registered model the trace names, or the one given with --model (never a file the trace names).")
@@ -362,7 +363,7 @@ def cmd_replay(argv: list[str]) -> int:
     try:
         model, replayed = load_and_replay(data, args.model)
     except Divergence as exc:
-        print(f"Replay diverged from the model at {exc}", file=sys.stderr)
+        print(f"Replay diverged from the model at {printable(str(exc))}", file=sys.stderr)
         return EXIT_DIVERGED
     print(render_trace(model, replayed.trace, full=args.full))
     print(f"\nReplayed {len(replayed.trace)} states; every step matches the model.")

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from isrcheck.explorer.result import Step, Trace
-from isrcheck.explorer.traces.trace_file import decode_value
+from isrcheck.explorer.traces.trace_file import decode_value, printable
 
 
 @dataclass(frozen=True)
@@ -33,7 +33,8 @@ class RecordedModel:
 
     def __init__(self, data: dict[str, Any]) -> None:
         states = data["states"]
-        self._views = [{k: decode_value(v, f"states[{i}].{k}") for k, v in entry.items() if k != "#meta"}
+        self._views = [{printable(k): decode_value(v, f"states[{i}].{printable(k)}") for k, v in entry.items()
+                        if k != "#meta"}
                        for i, entry in enumerate(states)]
         self._signals = [entry["#meta"].get("signals") for entry in states]
 
@@ -48,9 +49,9 @@ class RecordedModel:
 def recorded_trace(data: dict[str, Any]) -> tuple[RecordedModel, Trace]:
     """The file's trace and the stand-in model that shows it (``data`` from ``read_itf``)."""
     model = RecordedModel(data)
-    steps = tuple(Step(None if entry["#meta"]["action"] is None else RecordedAction(entry["#meta"]["action"]), i)
-                  for i, entry in enumerate(data["states"]))
+    actions = [entry["#meta"]["action"] for entry in data["states"]]
+    steps = tuple(Step(None if text is None else RecordedAction(printable(text)), i) for i, text in enumerate(actions))
     loop = data.get("loop")
     loop_text = data["#meta"].get("loop_action")
-    loop_action = None if loop is None or loop_text is None else RecordedAction(loop_text)
+    loop_action = None if loop is None or loop_text is None else RecordedAction(printable(loop_text))
     return model, Trace(steps, loop=loop, loop_action=loop_action)

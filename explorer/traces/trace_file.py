@@ -36,6 +36,15 @@ MAX_BYTES = 1 << 30
 _META_STRINGS = ("property", "kind", "detail", "scenario", "loop_action")
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """``text`` with control characters written as escapes (``\\x1b``): a string from a trace file
+    is shown on a terminal, and a hostile file must not drive the terminal with escape sequences."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
 def _damaged(path: str, problem: str) -> UserError:
     return UserError(f"trace file {path!r}: {problem}; the file is damaged or was not written by isrcheck "
                      "(write it again with --trace-json)")
@@ -79,7 +88,9 @@ def decode_value(value: Any, where: str, depth: int = 0) -> Any:
     """An ITF value as a plain Python value, or a UserError naming the field (``where``)."""
     if depth > MAX_DEPTH:
         raise UserError(f"{where} is nested more than {MAX_DEPTH} levels deep")
-    if value is None or isinstance(value, bool | int | str | float):
+    if isinstance(value, str):
+        return printable(value)
+    if value is None or isinstance(value, bool | int | float):
         return value
     if isinstance(value, list):
         return [decode_value(v, f"{where}[{i}]", depth + 1) for i, v in enumerate(value)]
@@ -98,9 +109,9 @@ def decode_value(value: Any, where: str, depth: int = 0) -> Any:
         if tag == "#map":
             if not isinstance(inner, list) or not all(isinstance(p, list) and len(p) == 2 for p in inner):
                 raise UserError(f"{where}.#map must be a list of [key, value] pairs")
-            return {str(decode_value(k, f"{where}.#map[{i}][0]", depth + 1)):
+            return {printable(str(decode_value(k, f"{where}.#map[{i}][0]", depth + 1))):
                     decode_value(v, f"{where}.#map[{i}][1]", depth + 1) for i, (k, v) in enumerate(inner)}
-    return {str(k): decode_value(v, f"{where}.{k}", depth + 1) for k, v in value.items()}
+    return {printable(str(k)): decode_value(v, f"{where}.{printable(str(k))}", depth + 1) for k, v in value.items()}
 
 
 def _check_meta(path: str, meta: dict[str, Any]) -> None:

@@ -143,3 +143,17 @@ def test_a_truncated_file_names_the_line_and_column(capsys, racy_trace):
     racy_trace.write_text(text[:100])
     code, _, err = run(capsys, "show", str(racy_trace))
     assert code == 2 and re.search(r"at line 4, column \d+\); it ends before the JSON does: was it cut short", err)
+
+
+def test_control_characters_in_a_trace_never_reach_the_terminal(capsys, racy_trace):
+    """A hostile file must not drive the terminal with escape sequences (ESC ] ... sets a title, etc.)."""
+    data = json.loads(racy_trace.read_text())
+    data["states"][2]["#meta"]["action"] = "Check(process=1)\x1b]0;owned\x07"
+    data["states"][2]["pc"] = {"p0": "idle\x1b[2J", "p1": "checked"}
+    data["#meta"]["detail"] = "both\x1b[31m"
+    racy_trace.write_text(json.dumps(data))
+    code, out, err = run(capsys, "show", str(racy_trace))
+    assert code == 0 and "\x1b" not in out + err and "\x07" not in out + err
+    assert "Check(process=1)\\x1b]0;owned\\x07" in out and "idle\\x1b[2J" in out
+    code, out, err = run(capsys, "replay", str(racy_trace), "--model", RACY)
+    assert code == 3 and "\x1b" not in out + err and "Check(process=1)\\x1b]0;owned" in err
