@@ -96,3 +96,17 @@ def test_show_whose_page_cannot_be_written_exits_7(capsys, tmp_path, monkeypatch
     code, _, err = run(capsys, "show", str(trace), "--html", str(tmp_path / "p.html"))
     assert code == 7 and "the run failed: could not write the HTML page" in err
     assert "Free space on that disk (or name another folder)" in err and "Traceback" not in err
+
+
+def test_simulate_and_bmc_outputs_go_through_the_same_report(capsys, tmp_path, monkeypatch):
+    disk_full_for(monkeypatch)
+    code, out, err = run(capsys, "simulate", RACY, "--depth", "10", "--behaviours", "500", "--seed", "1",
+                         "--trace-json", str(tmp_path / "sim.itf.json"))
+    assert code == 1 and "MutualExclusion" in out  # the verdict's status
+    assert "1 output file could not be written: could not write --trace-json" in err and "Traceback" not in err
+    code, out, err = run(capsys, "bmc", "classic", "--generation", "truncate-to-hw", "--depth", "10", "--invariant",
+                         "WeakIsr", "--quiet", "--trace-json", str(tmp_path / "b.itf.json"), "--regression",
+                         str(tmp_path / "test_b.py"))
+    assert code == 1 and "WeakIsr (invariant) violated" in out
+    assert "2 output files could not be written" in err and "Traceback" not in err
+    assert not list(tmp_path.iterdir())
