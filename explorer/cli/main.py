@@ -59,8 +59,8 @@ from isrcheck.explorer.errors import (
 )
 
 __all__ = ["COMMANDS", "EXIT_DIVERGED", "EXIT_INTERNAL", "EXIT_INTERRUPTED", "EXIT_LIMIT", "EXIT_MODEL", "EXIT_OK",
-           "EXIT_RUN_FAILED",
-           "EXIT_USAGE", "EXIT_VIOLATION", "add_run_options", "main", "positive_float", "positive_int"]
+           "EXIT_RUN_FAILED", "EXIT_USAGE", "EXIT_VIOLATION", "add_run_options", "main", "positive_float",
+           "positive_int"]
 
 
 class _Parser(argparse.ArgumentParser):
