@@ -144,7 +144,7 @@ def cmd_show(argv: list[str]) -> int:
     else:
         model, trace = recorded_trace(data)
         found = (len(trace), detail) if prop and kind in ("always", "transition") else None
-        how = "as recorded in the file; not replayed (isrcheck replay, or show --model, re-checks it)"
+        how = "as recorded in the file, not replayed: isrcheck replay or show --model re-checks it"
     loop = trace.loop
     fail_index = None
     if found is not None:

@@ -55,7 +55,7 @@ def test_show_draws_a_trace_naming_a_hostile_model_without_running_it(capsys, ho
     code, out, err = run(capsys, "show", str(trace))
     assert code == 0, err
     assert "State 3: Check(process=1)" in out and "pc.p1: idle -> checked" in out
-    assert "MutualExclusion fails at state 5 (as recorded in the file; not replayed" in out
+    assert "MutualExclusion fails at state 5 (as recorded in the file, not replayed:" in out
     page = tmp_path / "page.html"
     assert run(capsys, "show", str(trace), "--html", str(page))[0] == 0
     assert page.exists() and "Check(process=1)" in page.read_text()
