@@ -277,10 +277,15 @@ def cmd_check(argv: list[str]) -> int:
         raise UserError("--workers applies to --engine local; the spark engine spreads work over its executors")
     # Every core is the default (docs/performance.md); check() gives way to one process for the state graph.
     workers = (None if not args.workers else args.workers) if args.engine == "local" else 1
-    result = check(model, engine=args.engine, max_depth=args.max_depth, stop_at_first=not args.keep_going,
-                   symmetry=args.symmetry, check_deadlock=args.deadlock, properties=args.properties,
-                   store=args.store, progress=_progress(args), max_memory=_max_memory(args),
-                   workers=workers, **graph_options, **engine_options)
+    try:
+        result = check(model, engine=args.engine, max_depth=args.max_depth, stop_at_first=not args.keep_going,
+                       symmetry=args.symmetry, check_deadlock=args.deadlock, properties=args.properties,
+                       store=args.store, progress=_progress(args), max_memory=_max_memory(args),
+                       workers=workers, **graph_options, **engine_options)
+    except RunFailed as exc:  # exit 7 (main); under --json the statistics so far are still one JSON document
+        if args.json and exc.result is not None:
+            print(json.dumps(_json_summary(model, exc.result, args.model, options), indent=1))
+        raise
 
     if args.json:
         print(json.dumps(_json_summary(model, result, args.model, options), indent=1))

@@ -83,9 +83,11 @@ def test_a_checkpoint_disk_that_fails_is_exit_7_and_the_checkpoint_resumes(spark
     ck = tmp_path / "ck"
     text = "No space left on device" if error == errno.ENOSPC else "Read-only file system"
     fail_at_level(monkeypatch, 7, OSError(error, text, str(ck / "level-000007.tmp")))
-    code = main([*CLASSIC, "--checkpoint", str(ck)])
+    code = main([*CLASSIC, "--checkpoint", str(ck), "--json"])
     out, err = capsys.readouterr()
     assert code == 7, err
+    so_far = json.loads(out)  # --json: the statistics so far are still one JSON document
+    assert so_far["depth"] == 6 and not so_far["complete"] and so_far["frontier_left"] > 0
     assert "Model checking" in err and "6 complete level(s)" in err  # the statistics so far
     assert f"the run failed: writing to the checkpoint folder {str(ck)!r} failed at level 7 ({text})" in err
     assert "run the same command with --resume" in err and "Traceback" not in err
