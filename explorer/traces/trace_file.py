@@ -118,7 +118,7 @@ def _check_meta(path: str, meta: dict[str, Any]) -> None:
     if not isinstance(meta.get("model"), str) or not meta["model"]:
         raise _damaged(path, "'#meta'.'model' must name the model (a string), "
                              f"not {type(meta.get('model')).__name__}")
-    if not isinstance(meta.get("options", {}) or {}, dict):
+    if meta.get("options") is not None and not isinstance(meta["options"], dict):
         raise _damaged(path, f"'#meta'.'options' must be a JSON object, not {type(meta['options']).__name__}")
     for key, value in (meta.get("options") or {}).items():
         if not (value is None or isinstance(value, bool | int | str | float)):

@@ -106,6 +106,8 @@ CORRUPT = {
                            "states[1].flag.#bigint must be a string of at most 4300"),
     "options not an object": (lambda t: _edited(t, lambda d: d["#meta"].update(options=[1, 2])),
                               "'#meta'.'options' must be a JSON object, not list"),
+    "options an empty list": (lambda t: _edited(t, lambda d: d["#meta"].update(options=[])),
+                              "'#meta'.'options' must be a JSON object, not list"),
     "model not a string": (lambda t: _edited(t, lambda d: d["#meta"].update(model=7)),
                            "'#meta'.'model' must name the model (a string), not int"),
     "action a number": (lambda t: _edited(t, lambda d: d["states"][2]["#meta"].update(action=3)),
