@@ -78,7 +78,7 @@ def _write_artifacts(model: Any, result: CheckResult, v: Violation, spec: str, o
     meta = {"schema_version": SCHEMA_VERSION, "model": portable_spec(spec, str(folder)) if spec else repr(model),
             "options": options, "property": v.property, "kind": v.kind, "detail": v.detail}
     source = _properties_file(model)
-    if source:  # isrcheck replay adds the same properties again (isrcheck.explorer.traces.replay)
+    if source:  # replay says which file to pass with --properties (isrcheck.explorer.traces.replay)
         meta["properties_file"] = portable_spec(source, str(folder))
     write_atomically(itf, json.dumps(trace_to_itf(model, v.trace, meta), indent=1) + "\n")
     write_atomically(html, render(check_report(model, result, model_name=spec or type(model).__name__,

@@ -68,8 +68,13 @@ def test_a_failing_check_fails_the_test_with_the_trace_and_its_artifacts(tmp_pat
     trace = json.loads(itf.read_text())
     assert len(trace["states"]) == 9 and trace["#meta"]["property"] == "ConsumerReadsBelowLeaderHw"
     assert html.read_text().lstrip().lower().startswith("<!doctype html")
-    replayed = subprocess.run([sys.executable, "-m", "isrcheck", "replay", str(itf)], capture_output=True, text=True,
-                              timeout=300, cwd=tmp_path)  # the artifact names the properties' file: replay adds it
+    named = json.loads(itf.read_text())["#meta"]["properties_file"]  # recorded relative to the artifact
+    refused = subprocess.run([sys.executable, "-m", "isrcheck", "replay", str(itf)], capture_output=True, text=True,
+                             timeout=300, cwd=tmp_path)  # named by the trace only: never imported on its word
+    assert refused.returncode == 2 and "--properties" in refused.stderr, refused.stdout + refused.stderr
+    replayed = subprocess.run([sys.executable, "-m", "isrcheck", "replay", str(itf), "--properties",
+                               str((itf.parent / named).resolve())], capture_output=True, text=True,
+                              timeout=300, cwd=tmp_path)
     assert replayed.returncode == 1 and "ConsumerReadsBelowLeaderHw fails at state 9" in replayed.stdout, \
         replayed.stdout + replayed.stderr
 
