@@ -59,7 +59,12 @@ __all__ = ["COMMANDS", "EXIT_DIVERGED", "EXIT_INTERNAL", "EXIT_INTERRUPTED", "EX
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is a UserError (one paragraph, exit 2) like every other."""
+    """argparse, but a usage error is a UserError (one paragraph, exit 2) like every other, and no
+    option is abbreviated: ``--replica 3`` must not silently become ``--replicas 3``."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs["allow_abbrev"] = False
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> None:  # type: ignore[override]
         raise UserError(f"{message} (see {self.prog} --help)")
@@ -112,7 +117,9 @@ def _check_parser() -> argparse.ArgumentParser:
     p.add_argument("model", help="a registered model name or path/to/file.py[:make_model]")
     p.add_argument("-h", "--help", action="store_true", help="show this help (and MODEL's options) and exit")
     p.add_argument("--engine", choices=["local", "spark"], default="local")
-    p.add_argument("--max-depth", type=int, metavar="N", help="do not expand states at depth N (initial = 1)")
+    p.add_argument("--max-depth", "--depth", dest="max_depth", type=int, metavar="N",
+                   help="do not expand states at depth N (initial = 1): traces of at most N states; "
+                        "--depth is the same option (as bmc and simulate spell it)")
     p.add_argument("--symmetry", action="store_true", help="reduce by the model's canonical(state)")
     p.add_argument("--continue", dest="keep_going", action="store_true",
                    help="keep exploring after a violation; report the shortest violation of each property")
@@ -164,9 +171,12 @@ def parse_model_command(parser: argparse.ArgumentParser,
     (a factory that raises is the model's fault: exit 4, ``registry.make_model``)."""
     from isrcheck.explorer.registry import load_factory, make_model, model_options
 
-    if not argv or argv[0] in ("-h", "--help"):
+    if argv and argv[0] in ("-h", "--help"):
         parser.print_help()
         raise SystemExit(EXIT_OK)
+    if not argv:
+        raise UserError(f"MODEL is missing: write {parser.prog} MODEL [options], where MODEL is a registered "
+                        "name (isrcheck models lists them) or path/to/file.py[:make_model]")
     args, rest = parser.parse_known_args(argv)
     factory = load_factory(args.model)
     mparser = model_parser(args.model, model_options(factory), parser.prog)
@@ -177,10 +187,23 @@ def parse_model_command(parser: argparse.ArgumentParser,
         raise SystemExit(EXIT_OK)
     margs, unknown = mparser.parse_known_args(rest)
     if unknown:
-        known = " ".join(o.flag for o in model_options(factory)) or "(none)"
-        raise UserError(f"unrecognised argument(s) {' '.join(unknown)}; model {args.model!r} takes: {known}")
+        raise UserError(_unknown_arguments(unknown, parser, mparser, args.model))
     options = vars(margs)
     return args, options, make_model(factory, args.model, options)
+
+
+def _unknown_arguments(unknown: list[str], parser: argparse.ArgumentParser, mparser: argparse.ArgumentParser,
+                       spec: str) -> str:
+    """The refusal of arguments neither parser took: the nearest known option, then every model option."""
+    import difflib
+
+    flags = [f for p in (parser, mparser) for a in p._actions for f in a.option_strings]
+    model_flags = [f for a in mparser._actions for f in a.option_strings if not f.startswith("--no-")]
+    near = [m for u in unknown if u.startswith("--")
+            for m in difflib.get_close_matches(u.split("=", 1)[0], flags, n=1, cutoff=0.75)]
+    hint = f" (did you mean {', '.join(dict.fromkeys(near))}?)" if near else ""
+    return (f"unrecognised argument(s) {' '.join(unknown)}{hint}; model {spec!r} takes: "
+            f"{' '.join(model_flags) or '(none)'}; {parser.prog} --help lists the command's own options")
 
 
 def _parse_check(argv: list[str]) -> tuple[argparse.Namespace, dict[str, Any], Any]:
