@@ -87,3 +87,12 @@ def test_a_fairness_family_of_the_classic_model_is_checked_against_its_per_broke
 def test_parsers_are_built_without_abbreviation_even_when_asked():
     assert not cli_main._Parser(prog="x", allow_abbrev=True).allow_abbrev
     assert isinstance(cli_main._Parser(prog="x"), argparse.ArgumentParser)
+
+
+@pytest.mark.parametrize("page", ["consumers.md", "durability.md"])
+def test_the_pages_do_not_say_elr_is_unmodelled_while_the_kraft_generation_models_it(page):
+    import re
+
+    text = " ".join((ROOT / "docs" / page).read_text().split())
+    assert not re.search(r"(ELR|Eligible Leader Replicas)[^.]{0,60} (is|are) not modelled", text)
+    assert "kraft-kip966" in text
