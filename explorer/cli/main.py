@@ -151,16 +151,25 @@ def _check_parser() -> argparse.ArgumentParser:
     return p
 
 
-def model_parser(spec: str, options: list[Any], prog: str = "isrcheck check") -> argparse.ArgumentParser:
-    """The parser of MODEL's own options, read from its factory's signature (``model_options``)."""
+def model_parser(spec: str, options: list[Any], prog: str = "isrcheck check",
+                 renamed: dict[str, str] | None = None) -> argparse.ArgumentParser:
+    """The parser of MODEL's own options, read from its factory's signature (``model_options``):
+    each with the factory docstring's help and its default; a renamed option's old name is refused
+    with the new one."""
+    from isrcheck.explorer.cli.model_help import option_help_text, renamed_action
+
     p = _Parser(prog=f"{prog} {spec}", add_help=False)
     group = p.add_argument_group(f"options of model {spec}")
     for opt in options:
         if opt.type is bool:
-            group.add_argument(opt.flag, dest=opt.name, action=argparse.BooleanOptionalAction, default=opt.default)
+            group.add_argument(opt.flag, dest=opt.name, action=argparse.BooleanOptionalAction, default=opt.default,
+                               help=option_help_text(opt))
         else:
             group.add_argument(opt.flag, dest=opt.name, type=opt.type, default=opt.default, choices=opt.choices,
-                               help=f"default: {opt.default}")
+                               help=option_help_text(opt))
+    for old, message in (renamed or {}).items():  # old name -> the refusal naming the new one
+        p.add_argument("--" + old.replace("_", "-"), action=renamed_action(message), help=argparse.SUPPRESS,
+                       default=argparse.SUPPRESS)
     return p
 
 
@@ -169,7 +178,7 @@ def parse_model_command(parser: argparse.ArgumentParser,
     """``MODEL [model options] [command options]`` for every command that builds a model (check,
     bmc, prove, simulate): the command's options, MODEL's options and the model built from them
     (a factory that raises is the model's fault: exit 4, ``registry.make_model``)."""
-    from isrcheck.explorer.registry import load_factory, make_model, model_options
+    from isrcheck.explorer.registry import load_factory, make_model, model_options, rename_message, renamed_options
 
     if argv and argv[0] in ("-h", "--help"):
         parser.print_help()
@@ -179,7 +188,8 @@ def parse_model_command(parser: argparse.ArgumentParser,
                         "name (isrcheck models lists them) or path/to/file.py[:make_model]")
     args, rest = parser.parse_known_args(argv)
     factory = load_factory(args.model)
-    mparser = model_parser(args.model, model_options(factory), parser.prog)
+    renamed = {old: rename_message(factory, args.model, old) for old in renamed_options(factory)}
+    mparser = model_parser(args.model, model_options(factory), parser.prog, renamed)
     if args.help:
         parser.print_help()
         print()
@@ -413,6 +423,7 @@ def cmd_replay(argv: list[str]) -> int:
 
 
 def cmd_models(argv: list[str]) -> int:
+    from isrcheck.explorer.cli.model_help import model_option_lines
     from isrcheck.explorer.registry import load_factory, model_options, registered
 
     _Parser(prog="isrcheck models", description="List the registered models and their options.").parse_args(argv)
@@ -421,9 +432,8 @@ def cmd_models(argv: list[str]) -> int:
         print("No models registered (is isrcheck installed? pip install -e .)")
     for name, target in sorted(models.items()):
         print(f"{name}  ({target})")
-        for opt in model_options(load_factory(name)):
-            choices = f" {{{','.join(map(str, opt.choices))}}}" if opt.choices else ""
-            print(f"    {opt.flag}{choices}  default {opt.default}")
+        for line in model_option_lines(model_options(load_factory(name))):
+            print(line)
     return EXIT_OK
 
 

@@ -50,7 +50,7 @@ def select_symbolic(sym: Any, names: Sequence[str] | None) -> tuple[list[str], l
         missing = [n for n in names if n not in explicit]
         if missing:
             raise UserError(f"the model does not check {', '.join(missing)} with these options; "
-                            "pass --invariants all (a model option) or name another invariant")
+                            "pass --property-set all (a model option) or name another invariant")
         chosen = list(dict.fromkeys(names))
     else:
         chosen = [n for n in encoded if n in explicit and explicit[n].default]

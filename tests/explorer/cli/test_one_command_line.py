@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import argparse
 
-import isrcheck
 import pytest
 from isrcheck.explorer.cli import main as cli_main
 from isrcheck.explorer.cli.main import main
 from isrcheck.explorer.registry import build_model
 
+import isrcheck
 from tests.fixtures.paths import ROOT
 
 MUTEX = str(ROOT / "docs" / "examples" / "mutex.py")
