@@ -96,3 +96,113 @@ def test_the_pages_do_not_say_elr_is_unmodelled_while_the_kraft_generation_model
     text = " ".join((ROOT / "docs" / page).read_text().split())
     assert not re.search(r"(ELR|Eligible Leader Replicas)[^.]{0,60} (is|are) not modelled", text)
     assert "kraft-kip966" in text
+
+
+# -- model options: help, defaults, the renamed --invariants --------------------------------------------
+
+
+def test_models_lists_each_option_with_its_help_and_default(capsys):
+    code, out, _ = run(capsys, "models")
+    assert code == 0
+    assert "    --acks {none,0,1,all}  (default: none)\n        producer acks: none" in out
+    assert "    --split-fetch / --no-split-fetch  (default: off)\n        a fetch as the spec's three steps" in out
+    assert "    --hw-over-maximal-isr / --no-hw-over-maximal-isr  (default: on)" in out
+    assert "    --max-az-failures INT  (default: 0)\n        power failures of a whole zone." in out
+
+
+def test_check_model_help_shows_the_factory_docstring_and_boolean_defaults(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["check", "classic", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert exit_.value.code == 0
+    assert "--replicas REPLICAS the spec's Replicas: how many brokers replicate the partition. (default: 2)" in out
+    assert "maximal ISR off). (default: on)" in out and "(KIP-392 follower fetching). (default: off)" in out
+
+
+def test_option_help_reads_one_entry_per_name_and_its_continuation_lines():
+    from isrcheck.explorer.registry import option_help
+
+    def make(*, a: int = 1, b: bool = False, c: str = "x", d: int = 0):
+        """A factory.
+
+        a: the first.
+        b, c: shared text that goes
+            on here.
+        d: one; not a new entry: nothing.
+        Not part of d.
+        """
+
+    assert option_help(make) == {"a": "the first.", "b": "shared text that goes on here.",
+                                 "c": "shared text that goes on here.", "d": "one; not a new entry: nothing."}
+
+
+@pytest.mark.parametrize("argv", [["--invariants", "all"], ["--invariants=WeakIsr"]])
+def test_the_old_invariants_option_is_refused_with_its_new_name(capsys, argv):
+    code, out, err = run(capsys, "check", "classic", *argv, "--quiet")
+    assert code == 2 and out == ""
+    assert "--invariants" in err and "is now property_set (--property-set)" in err and "--invariant NAME" in err
+
+
+def test_the_old_invariants_option_is_refused_in_python_and_in_trace_files():
+    with pytest.raises(isrcheck.UserError, match=r"is now property_set \(--property-set\)"):
+        build_model("classic", {"invariants": "all"})
+    model = build_model("classic", {"property_set": "WeakIsr"})
+    assert [p.name for p in model.properties()] == ["WeakIsr"]
+
+
+# -- which option adds a property --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("options, name, words", [
+    ({}, "AckedRecordNotLost", "--acks 0, 1 or all adds AckedRecordNotLost"),
+    ({}, "ConsistentRead", "--consumer-reads leader or any adds ConsistentRead"),
+    ({}, "BrokerStoppedAndBack", "--max-crashes 1"),
+    ({}, "LeaderCompleteness", "a property of the KRaft generations"),
+    ({"property_set": "WeakIsr"}, "StrongIsr", "--property-set 'WeakIsr' leaves StrongIsr out"),
+    ({"generation": "kraft-3.5"}, "ElrNonEmpty", "add --generation kraft-kip966"),
+    ({"generation": "kraft-3.5"}, "StrongIsr", "a property of the ZooKeeper-era generations"),
+    ({"generation": "kraft-kip966"}, "BrokerBackFromUncleanShutdown", "add --max-crashes 1"),
+])
+def test_an_unknown_property_says_which_option_adds_it(options, name, words):
+    model = build_model("classic", options)
+    with pytest.raises(isrcheck.UserError) as info:
+        isrcheck.check(model, properties=[name])
+    assert f"unknown property {name!r}" in str(info.value) and words in str(info.value)
+    assert "this model has:" in str(info.value)
+
+
+def test_the_hint_names_an_option_that_really_adds_the_property():
+    # derived, not written by hand: the option the hint names makes the property exist
+    assert "AckedRecordNotLost" in [p.name for p in build_model("classic", {"acks": "1"}).properties()]
+    assert "ConsistentRead" in [p.name for p in build_model("classic", {"consumer_reads": "leader"}).properties()]
+
+
+def test_an_unknown_property_on_the_command_line_names_the_option(capsys):
+    code, _, err = run(capsys, "check", "classic", "--invariant", "AckedRecordNotLost", "--quiet")
+    assert code == 2 and "--acks 0, 1 or all adds AckedRecordNotLost" in err
+
+
+def test_a_name_no_generation_knows_gets_no_hint():
+    with pytest.raises(isrcheck.UserError) as info:
+        isrcheck.check(build_model("classic"), properties=["Nope"])
+    assert str(info.value).startswith("unknown property 'Nope'; this model has:")
+
+
+# -- defaults that make sense for each family ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("generation", ["kraft-3.5", "kraft-kip966"])
+def test_a_kraft_run_with_the_defaults_is_not_vacuous(generation):
+    result = isrcheck.check(build_model("classic", {"generation": generation}), workers=1)
+    assert result.complete and not result.violations and result.vacuous == []
+    assert "NewLeaderElected" in result.examples
+    assert build_model("classic", {"generation": generation}).config.min_isr == 2
+
+
+def test_the_kraft_defaults_leave_the_zookeeper_generations_alone():
+    result = isrcheck.check(build_model("classic"), workers=1)
+    assert (result.distinct_states, result.depth) == (5973, 18)  # TLC's count (tests/model/test_classic_parity.py)
+    with pytest.raises(isrcheck.UserError, match=r"max_fencings applies to the KRaft generations \(kraft-3.5, kraft-kip966\) only"):
+        build_model("classic", {"max_fencings": 1})
+    # an explicit value still wins over the family's default
+    assert build_model("classic", {"generation": "kraft-3.5", "min_insync_replicas": 1}).config.min_isr == 1
