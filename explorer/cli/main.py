@@ -5,7 +5,7 @@
     isrcheck models                                          registered models and their options
     isrcheck properties MODEL [model options]                a model's properties and which run by default
     isrcheck scenarios [--json]                              the bug catalogue: named scenarios
-    isrcheck scenario ID [--full] [--json] [--trace-json PATH]  run one and print its shortest trace
+    isrcheck scenario ID [--full] [--json] [--trace-json PATH] [--regression PATH]  run one, print its trace
     isrcheck show TRACE.json [--html FILE]                   show a trace file (text, or a page to step through)
     isrcheck bmc MODEL [options] --depth K                   bounded model checking with z3 (shortest trace first)
     isrcheck prove MODEL [options]                           induction, k-induction, Houdini lemmas with z3
@@ -489,13 +489,15 @@ def cmd_scenario(argv: list[str]) -> int:
     p.add_argument("--json", action="store_true",
                    help="print the verdict and the check's summary as JSON on stdout (docs/json.md)")
     p.add_argument("--trace-json", metavar="PATH", help="write the counterexample as an ITF JSON trace")
+    p.add_argument("--regression", metavar="PATH", help="write the counterexample as a pytest regression")
     add_run_options(p)
     cli_html.add_option(p)
     args = p.parse_args(argv)
     cli_html.check_path(args.html)
     sc = get_scenario(args.id)
-    if args.trace_json:
-        check_output_path(args.trace_json, "--trace-json")
+    for path, what in ((args.trace_json, "--trace-json"), (args.regression, "--regression")):
+        if path:
+            check_output_path(path, what)  # before the run: a found trace must not be lost
     model = build_model(sc.model, dict(sc.options))
     if not args.json:
         print(f"{sc.id}: {sc.title}\n{sc.story}\n$ {sc.command()}\n")
@@ -519,6 +521,14 @@ def cmd_scenario(argv: list[str]) -> int:
         meta = _trace_meta(sc.model, dict(sc.options), violation, None, scenario=sc.id)
         outputs.write(args.trace_json, json.dumps(trace_to_itf(model, violation.trace, meta), indent=1) + "\n",
                       "--trace-json")
+    if args.regression and result.violations:
+        from isrcheck.explorer.traces.regression import init_index_of, regression_source
+
+        _audit_exported(model, result.violations[:1])
+        v = result.violations[0]
+        outputs.write(args.regression, regression_source(sc.model, dict(sc.options), v, init_index_of(model, v),
+                                                         relative_to=str(Path(args.regression).parent)),
+                      "--regression")
     outputs.report(to_stderr=args.json)
     if not args.json:
         expected = sc.expect + (f", trace of {sc.trace_length} states" if sc.trace_length else "")

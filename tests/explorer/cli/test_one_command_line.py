@@ -206,3 +206,23 @@ def test_the_kraft_defaults_leave_the_zookeeper_generations_alone():
         build_model("classic", {"max_fencings": 1})
     # an explicit value still wins over the family's default
     assert build_model("classic", {"generation": "kraft-3.5", "min_insync_replicas": 1}).config.min_isr == 1
+
+
+def test_scenario_writes_a_regression_that_passes_while_the_bug_reproduces(capsys, tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    regression = tmp_path / "test_k1_regression.py"
+    code, out, _ = run(capsys, "scenario", "K1", "--quiet", "--regression", str(regression))
+    assert code == 0 and f"Wrote {regression}" in out
+    source = regression.read_text()
+    assert "PROPERTY = 'StrongIsr'" in source and "'generation': 'truncate-to-hw'" in source
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(regression)],
+                          capture_output=True, text=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_scenario_checks_the_regression_path_before_the_run(capsys, tmp_path):
+    code, out, err = run(capsys, "scenario", "K1", "--quiet", "--regression", str(tmp_path / "no" / "such" / "t.py"))
+    assert code == 2 and "--regression" in err and "StrongIsr" not in out
