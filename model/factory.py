@@ -105,6 +105,9 @@ def make_model(
     the number of values, max_crashes/stops the unclean (lossy) and clean (controlled) shutdowns.
     """
     options_given = {k: v for k, v in locals().items() if k not in ("generation", "property_set")}
+    if generation not in GENERATIONS and generation not in KRAFT_GENERATIONS:  # both families' names
+        raise ValueError(f"generation={generation!r} is unknown: choose one of "
+                         f"{', '.join([*GENERATIONS, *KRAFT_GENERATIONS])}")
     if generation in KRAFT_GENERATIONS:
         from .kraft.factory import make_kraft_model
 

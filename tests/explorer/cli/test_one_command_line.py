@@ -226,3 +226,40 @@ def test_scenario_writes_a_regression_that_passes_while_the_bug_reproduces(capsy
 def test_scenario_checks_the_regression_path_before_the_run(capsys, tmp_path):
     code, out, err = run(capsys, "scenario", "K1", "--quiet", "--regression", str(tmp_path / "no" / "such" / "t.py"))
     assert code == 2 and "--regression" in err and "StrongIsr" not in out
+
+
+# -- the audit: every option that takes a name refuses an unknown one with the known ones -------------
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["check", "clasic"], ["unknown model 'clasic'", "classic"]),
+    (["scenario", "K99"], ["unknown scenario 'K99'", "K1"]),
+    (["check", "classic", "--invariant", "StrongIrs"], ["unknown property 'StrongIrs'", "StrongIsr"]),
+    (["simulate", "classic", "--invariant", "StrongIrs"], ["unknown property 'StrongIrs'", "StrongIsr"]),
+    (["bmc", "classic", "--depth", "2", "--invariant", "StrongIrs"], ["no invariant StrongIrs", "StrongIsr"]),
+    (["prove", "classic", "--lemma", "Nope"], ["no built-in lemma 'Nope'"]),
+    (["check", "classic", "--generation", "kip32"], ["invalid choice: 'kip32'", "kraft-kip966"]),
+    (["check", "classic", "--engine", "sprak"], ["invalid choice: 'sprak'", "spark"]),
+    (["check", "classic", "--store", "exakt"], ["invalid choice: 'exakt'", "fingerprint"]),
+    (["check", MUTEX, "--fairness", "enter=strnog"], ["weak|strong"]),
+])
+def test_every_name_option_refuses_an_unknown_name_with_the_known_ones(capsys, argv, words):
+    code, _, err = run(capsys, *argv)
+    assert code == 2 and "Traceback" not in err
+    for word in words:
+        assert word in err
+
+
+@pytest.mark.parametrize("call, words", [
+    (lambda: isrcheck.check(build_model("classic"), max_dept=3), ["unknown option(s) max_dept", "max_depth"]),
+    (lambda: isrcheck.check(build_model("classic"), engine="sprak"), ["unknown engine 'sprak'", "spark"]),
+    (lambda: isrcheck.check(build_model("classic"), store="exakt"), ["unknown store 'exakt'", "fingerprint"]),
+    (lambda: build_model("classic", {"generation": "kip32"}), ["'kip32' is unknown", "kip320", "kraft-kip966"]),
+    (lambda: build_model("classic", {"replica": 3}), ["has no option replica", "replicas"]),
+    (lambda: build_model("classic", {"acks": "2"}), ["'2' is unknown", "none, 0, 1, all"]),
+])
+def test_the_python_api_refuses_unknown_names_with_the_known_ones(call, words):
+    with pytest.raises(isrcheck.UserError) as info:
+        call()
+    for word in words:
+        assert word in str(info.value)
