@@ -43,10 +43,16 @@ def test_an_abbreviated_command_option_is_refused(capsys):
     assert code == 2 and "did you mean --workers?" in err
 
 
-def test_every_parser_of_the_command_line_refuses_abbreviations():
-    parsers = [cli_main._check_parser(), cli_main.model_parser("classic", [], "isrcheck check")]
-    assert all(not p.allow_abbrev for p in parsers)
-    assert isinstance(parsers[0], cli_main._Parser)
+@pytest.mark.parametrize("argv", [
+    ["check", "classic", "--sym"], ["simulate", "classic", "--behav", "2"],
+    ["bmc", "classic", "--depth", "2", "--incr"], ["prove", "classic", "--hou"], ["scenarios", "--js"],
+    ["scenario", "K1", "--ful"], ["replay", "t.json", "--ful"],
+    ["show", "t.json", "--ful"], ["properties", "classic", "--gen", "kip101"], ["models", "--h"],
+])
+def test_every_command_refuses_an_abbreviated_option(capsys, argv):
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and "Traceback" not in err, err
+    assert argv[-1] in err or argv[-2] in err
 
 
 def test_depth_is_one_option_spelled_either_way_on_check_bmc_and_simulate(capsys):
