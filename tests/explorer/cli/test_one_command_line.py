@@ -269,3 +269,11 @@ def test_the_python_api_refuses_unknown_names_with_the_known_ones(call, words):
         call()
     for word in words:
         assert word in str(info.value)
+
+
+def test_property_set_and_the_property_option_live_side_by_side(capsys):
+    code, out, _ = run(capsys, "check", "classic", "--property-set=WeakIsr,RecordCommitted", "--property", "WeakIsr",
+                       "--quiet", "--workers", "1")
+    assert code == 0 and "5,973 distinct states" in out and "Reached" not in out  # only WeakIsr was checked
+    code, out, _ = run(capsys, "properties", "classic", "--property-set", "WeakIsr,RecordCommitted")
+    assert code == 0 and out.startswith("WeakIsr  [always]\n") and "StrongIsr" not in out
