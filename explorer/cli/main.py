@@ -197,23 +197,11 @@ def parse_model_command(parser: argparse.ArgumentParser,
         raise SystemExit(EXIT_OK)
     margs, unknown = mparser.parse_known_args(rest)
     if unknown:
-        raise UserError(_unknown_arguments(unknown, parser, mparser, args.model))
+        from isrcheck.explorer.cli.model_help import unknown_arguments
+
+        raise UserError(unknown_arguments(unknown, parser, mparser, args.model))
     options = vars(margs)
     return args, options, make_model(factory, args.model, options)
-
-
-def _unknown_arguments(unknown: list[str], parser: argparse.ArgumentParser, mparser: argparse.ArgumentParser,
-                       spec: str) -> str:
-    """The refusal of arguments neither parser took: the nearest known option, then every model option."""
-    import difflib
-
-    flags = [f for p in (parser, mparser) for a in p._actions for f in a.option_strings]
-    model_flags = [f for a in mparser._actions for f in a.option_strings if not f.startswith("--no-")]
-    near = [m for u in unknown if u.startswith("--")
-            for m in difflib.get_close_matches(u.split("=", 1)[0], flags, n=1, cutoff=0.75)]
-    hint = f" (did you mean {', '.join(dict.fromkeys(near))}?)" if near else ""
-    return (f"unrecognised argument(s) {' '.join(unknown)}{hint}; model {spec!r} takes: "
-            f"{' '.join(model_flags) or '(none)'}; {parser.prog} --help lists the command's own options")
 
 
 def _parse_check(argv: list[str]) -> tuple[argparse.Namespace, dict[str, Any], Any]:

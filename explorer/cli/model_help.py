@@ -1,6 +1,7 @@
 """How the command line shows a model's options: each with its help (the factory docstring's
 entry, ``isrcheck.explorer.registry.option_help``) and its default, booleans included, in
-``isrcheck models`` and ``isrcheck check MODEL --help``; and the refusal of a renamed option.
+``isrcheck models`` and ``isrcheck check MODEL --help``; the refusal of a renamed option, and of
+arguments neither the command nor the model takes (with the nearest known option).
 
 Kept out of ``isrcheck.explorer.cli.main`` so that the parser there gains only the calls."""
 
@@ -56,3 +57,19 @@ def renamed_action(message: str) -> type[argparse.Action]:
             raise UserError(message)
 
     return Renamed
+
+
+def unknown_arguments(unknown: list[str], parser: argparse.ArgumentParser, mparser: argparse.ArgumentParser,
+                      spec: str) -> str:
+    """The refusal of arguments neither parser took: the nearest known option, then every model option."""
+    import difflib
+
+    shown = [a for p in (parser, mparser) for a in p._actions if a.help != argparse.SUPPRESS]  # not old names
+    flags = [f for a in shown for f in a.option_strings]
+    model_flags = [f for a in mparser._actions if a.help != argparse.SUPPRESS
+                   for f in a.option_strings if not f.startswith("--no-")]
+    near = [m for u in unknown if u.startswith("--")
+            for m in difflib.get_close_matches(u.split("=", 1)[0], flags, n=1, cutoff=0.75)]
+    hint = f" (did you mean {', '.join(dict.fromkeys(near))}?)" if near else ""
+    return (f"unrecognised argument(s) {' '.join(unknown)}{hint}; model {spec!r} takes: "
+            f"{' '.join(model_flags) or '(none)'}; {parser.prog} --help lists the command's own options")
