@@ -81,6 +81,11 @@ def check(
             "nothing to check: none of the model's properties runs by default (all are opt-in: "
             f"{', '.join(declared)}); name the ones to check with --invariant NAME"
         )
+    if fairness is not None and not props.liveness:
+        # Nothing would read it, so its family names would go unchecked: refuse rather than ignore.
+        live = [p.name for p in model.properties() if p.kind.is_liveness]
+        raise UserError("fairness applies to liveness properties (eventually, leads-to) and this run checks none; "
+                        + (f"name one with --invariant: {', '.join(live)}" if live else "the model has none"))
     wants_graph = graph or bool(props.liveness)
     if wants_graph and engine != "local":
         what = "liveness properties (" + ", ".join(p.name for p in props.liveness) + ")" if props.liveness \

@@ -277,3 +277,10 @@ def test_property_set_and_the_property_option_live_side_by_side(capsys):
     assert code == 0 and "5,973 distinct states" in out and "Reached" not in out  # only WeakIsr was checked
     code, out, _ = run(capsys, "properties", "classic", "--property-set", "WeakIsr,RecordCommitted")
     assert code == 0 and out.startswith("WeakIsr  [always]\n") and "StrongIsr" not in out
+
+
+def test_fairness_without_a_liveness_property_is_refused_not_ignored(capsys):
+    code, _, err = run(capsys, "check", "classic", "--fairness", "Hartbeat=weak", "--quiet")
+    assert code == 2 and "checks none" in err and "LeaderEventuallyElected" in err
+    with pytest.raises(isrcheck.UserError, match="checks none"):
+        isrcheck.check(build_model("classic"), fairness={})
