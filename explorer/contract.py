@@ -134,7 +134,9 @@ class Model(Protocol[S, A]):
     each state's ``#meta``, so replay and state comparison ignore them. Keys are short words;
     values are ints, strings, bools (True shows the key alone, False hides it), None (shown
     ``-``), lists, or flat dicts (shown ``k=v k=v``). For liveness: ``fairness() -> dict[str, str]``
-    and ``action_family(action) -> str`` (see the module docstring).
+    and ``action_family(action) -> str`` (see the module docstring). ``property_hint(name) -> str |
+    None``: why the model has no property ``name`` and what would add it ("--acks 1 adds
+    AckedRecordNotLost"), appended to the refusal of a name a run asks for (``selection``).
 
     ``picture(state[, detail]) -> dict``, optional: the state drawn for the HTML trace report
     (``--html``; docs/html.md), as Stateright's models can draw themselves. Without it a report

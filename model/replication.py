@@ -111,6 +111,13 @@ class ReplicationModel:
         """The state drawn as Kafka's diagrams draw it (``isrcheck.model.encoding.picture``), for the HTML report."""
         return picture(self.state_view(state), detail)
 
+    def property_hint(self, name: str) -> str | None:
+        """Why this configuration has no property ``name`` and which option adds it
+        (``isrcheck.model.property_hints``), for the refusal of an unknown property."""
+        from .property_hints import classic_hint
+
+        return classic_hint(name, self)
+
     def fairness(self) -> dict[str, str]:
         """Weak fairness of the steps Kafka takes on its own (``isrcheck.model.fairness``), for liveness."""
         return fairness_table(self.config.replicas)

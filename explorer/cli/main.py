@@ -5,7 +5,7 @@
     isrcheck models                                          registered models and their options
     isrcheck properties MODEL [model options]                a model's properties and which run by default
     isrcheck scenarios [--json]                              the bug catalogue: named scenarios
-    isrcheck scenario ID [--full] [--json] [--trace-json PATH]  run one and print its shortest trace
+    isrcheck scenario ID [--full] [--json] [--trace-json PATH] [--regression PATH]  run one, print its trace
     isrcheck show TRACE.json [--html FILE]                   show a trace file as recorded (runs no model code)
     isrcheck bmc MODEL [options] --depth K                   bounded model checking with z3 (shortest trace first)
     isrcheck prove MODEL [options]                           induction, k-induction, Houdini lemmas with z3
@@ -64,7 +64,12 @@ __all__ = ["COMMANDS", "EXIT_DIVERGED", "EXIT_INTERNAL", "EXIT_INTERRUPTED", "EX
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is a UserError (one paragraph, exit 2) like every other."""
+    """argparse, but a usage error is a UserError (one paragraph, exit 2) like every other, and no
+    option is abbreviated: ``--replica 3`` must not silently become ``--replicas 3``."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs["allow_abbrev"] = False
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> None:  # type: ignore[override]
         raise UserError(f"{message} (see {self.prog} --help)")
@@ -117,7 +122,9 @@ def _check_parser() -> argparse.ArgumentParser:
     p.add_argument("model", help="a registered model name or path/to/file.py[:make_model]")
     p.add_argument("-h", "--help", action="store_true", help="show this help (and MODEL's options) and exit")
     p.add_argument("--engine", choices=["local", "spark"], default="local")
-    p.add_argument("--max-depth", type=int, metavar="N", help="do not expand states at depth N (initial = 1)")
+    p.add_argument("--max-depth", "--depth", dest="max_depth", type=int, metavar="N",
+                   help="do not expand states at depth N (initial = 1): traces of at most N states; "
+                        "--depth is the same option (as bmc and simulate spell it)")
     p.add_argument("--symmetry", action="store_true", help="reduce by the model's canonical(state)")
     p.add_argument("--continue", dest="keep_going", action="store_true",
                    help="keep exploring after a violation; report the shortest violation of each property")
@@ -151,16 +158,25 @@ def _check_parser() -> argparse.ArgumentParser:
     return p
 
 
-def model_parser(spec: str, options: list[Any], prog: str = "isrcheck check") -> argparse.ArgumentParser:
-    """The parser of MODEL's own options, read from its factory's signature (``model_options``)."""
+def model_parser(spec: str, options: list[Any], prog: str = "isrcheck check",
+                 renamed: dict[str, str] | None = None) -> argparse.ArgumentParser:
+    """The parser of MODEL's own options, read from its factory's signature (``model_options``):
+    each with the factory docstring's help and its default; a renamed option's old name is refused
+    with the new one."""
+    from isrcheck.explorer.cli.model_help import option_help_text, renamed_action
+
     p = _Parser(prog=f"{prog} {spec}", add_help=False)
     group = p.add_argument_group(f"options of model {spec}")
     for opt in options:
         if opt.type is bool:
-            group.add_argument(opt.flag, dest=opt.name, action=argparse.BooleanOptionalAction, default=opt.default)
+            group.add_argument(opt.flag, dest=opt.name, action=argparse.BooleanOptionalAction, default=opt.default,
+                               help=option_help_text(opt))
         else:
             group.add_argument(opt.flag, dest=opt.name, type=opt.type, default=opt.default, choices=opt.choices,
-                               help=f"default: {opt.default}")
+                               help=option_help_text(opt))
+    for old, message in (renamed or {}).items():  # old name -> the refusal naming the new one
+        p.add_argument("--" + old.replace("_", "-"), action=renamed_action(message), help=argparse.SUPPRESS,
+                       default=argparse.SUPPRESS)
     return p
 
 
@@ -169,14 +185,18 @@ def parse_model_command(parser: argparse.ArgumentParser,
     """``MODEL [model options] [command options]`` for every command that builds a model (check,
     bmc, prove, simulate): the command's options, MODEL's options and the model built from them
     (a factory that raises is the model's fault: exit 4, ``registry.make_model``)."""
-    from isrcheck.explorer.registry import load_factory, make_model, model_options
+    from isrcheck.explorer.registry import load_factory, make_model, model_options, rename_message, renamed_options
 
-    if not argv or argv[0] in ("-h", "--help"):
+    if argv and argv[0] in ("-h", "--help"):
         parser.print_help()
         raise SystemExit(EXIT_OK)
+    if not argv:
+        raise UserError(f"MODEL is missing: write {parser.prog} MODEL [options], where MODEL is a registered "
+                        "name (isrcheck models lists them) or path/to/file.py[:make_model]")
     args, rest = parser.parse_known_args(argv)
     factory = load_factory(args.model)
-    mparser = model_parser(args.model, model_options(factory), parser.prog)
+    renamed = {old: rename_message(factory, args.model, old) for old in renamed_options(factory)}
+    mparser = model_parser(args.model, model_options(factory), parser.prog, renamed)
     if args.help:
         parser.print_help()
         print()
@@ -184,8 +204,9 @@ def parse_model_command(parser: argparse.ArgumentParser,
         raise SystemExit(EXIT_OK)
     margs, unknown = mparser.parse_known_args(rest)
     if unknown:
-        known = " ".join(o.flag for o in model_options(factory)) or "(none)"
-        raise UserError(f"unrecognised argument(s) {' '.join(unknown)}; model {args.model!r} takes: {known}")
+        from isrcheck.explorer.cli.model_help import unknown_arguments
+
+        raise UserError(unknown_arguments(unknown, parser, mparser, args.model))
     options = vars(margs)
     return args, options, make_model(factory, args.model, options)
 
@@ -399,6 +420,7 @@ def cmd_replay(argv: list[str]) -> int:
 
 
 def cmd_models(argv: list[str]) -> int:
+    from isrcheck.explorer.cli.model_help import model_option_lines
     from isrcheck.explorer.registry import load_factory, model_options, registered
 
     _Parser(prog="isrcheck models", description="List the registered models and their options.").parse_args(argv)
@@ -407,9 +429,8 @@ def cmd_models(argv: list[str]) -> int:
         print("No models registered (is isrcheck installed? pip install -e .)")
     for name, target in sorted(models.items()):
         print(f"{name}  ({target})")
-        for opt in model_options(load_factory(name)):
-            choices = f" {{{','.join(map(str, opt.choices))}}}" if opt.choices else ""
-            print(f"    {opt.flag}{choices}  default {opt.default}")
+        for line in model_option_lines(model_options(load_factory(name))):
+            print(line)
     return EXIT_OK
 
 
@@ -465,13 +486,15 @@ def cmd_scenario(argv: list[str]) -> int:
     p.add_argument("--json", action="store_true",
                    help="print the verdict and the check's summary as JSON on stdout (docs/json.md)")
     p.add_argument("--trace-json", metavar="PATH", help="write the counterexample as an ITF JSON trace")
+    p.add_argument("--regression", metavar="PATH", help="write the counterexample as a pytest regression")
     add_run_options(p)
     cli_html.add_option(p)
     args = p.parse_args(argv)
     cli_html.check_path(args.html)
     sc = get_scenario(args.id)
-    if args.trace_json:
-        check_output_path(args.trace_json, "--trace-json")
+    for path, what in ((args.trace_json, "--trace-json"), (args.regression, "--regression")):
+        if path:
+            check_output_path(path, what)  # before the run: a found trace must not be lost
     model = build_model(sc.model, dict(sc.options))
     if not args.json:
         print(f"{sc.id}: {sc.title}\n{sc.story}\n$ {sc.command()}\n")
@@ -503,6 +526,14 @@ def cmd_scenario(argv: list[str]) -> int:
             model, result, model_name=sc.model, options=dict(sc.options),
             scenario={"id": sc.id, "title": sc.title, "story": sc.story}, command=sc.command(),
             notes=[("catalogue", f"expected {wanted}; got {found} ({said})")]), "--html")
+    if args.regression and result.violations:
+        from isrcheck.explorer.traces.regression import init_index_of, regression_source
+
+        _audit_exported(model, result.violations[:1])
+        v = result.violations[0]
+        outputs.write(args.regression, regression_source(sc.model, dict(sc.options), v, init_index_of(model, v),
+                                                         relative_to=str(Path(args.regression).parent)),
+                      "--regression")
     outputs.report(to_stderr=args.json, command="isrcheck scenario")
     if not args.json:
         expected = sc.expect + (f", trace of {sc.trace_length} states" if sc.trace_length else "")

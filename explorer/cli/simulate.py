@@ -27,8 +27,10 @@ def _parser() -> argparse.ArgumentParser:
                 description="Check random behaviours of MODEL (TLC's -simulate); finds violations, proves nothing.")
     p.add_argument("model", help="a registered model name or path/to/file.py[:make_model]")
     p.add_argument("-h", "--help", action="store_true", help="show this help (and MODEL's options) and exit")
-    p.add_argument("--depth", type=positive_int, default=100, metavar="D",
-                   help="states per behaviour, the initial one included (default 100)")
+    p.add_argument("--max-depth", "--depth", dest="depth", type=positive_int, default=100, metavar="D",
+                   help="states per behaviour, the initial one included (default 100); --depth is the same option")
+    p.add_argument("--quiet", action="store_true",
+                   help="accepted as by every command that runs a search; simulate prints no progress lines")
     p.add_argument("--behaviours", "--behaviors", dest="behaviours", type=positive_int, default=1000, metavar="N",
                    help="how many behaviours to try (default 1000)")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="random seed; the same seed replays the same run")

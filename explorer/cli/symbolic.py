@@ -60,8 +60,9 @@ def cmd_bmc(argv: list[str]) -> int:
                 description="Bounded model checking with z3: is there a violation in a trace of at most "
                             "--depth states? Shortest traces first; every trace is replayed through the model.")
     _common(p)
-    p.add_argument("--depth", type=int, required=True, metavar="K",
-                   help="longest trace to consider, in states (the initial state is 1, as check's --max-depth)")
+    p.add_argument("--max-depth", "--depth", dest="depth", type=int, required=True, metavar="K",
+                   help="longest trace to consider, in states (the initial state is 1, as check's --max-depth); "
+                        "--depth is the same option")
     p.add_argument("--trace-json", metavar="PATH", help="write the counterexample as an ITF JSON trace")
     p.add_argument("--regression", metavar="PATH", help="write the counterexample as a pytest regression")
     p.add_argument("--incremental", action="store_true",

@@ -126,6 +126,8 @@ def render_summary(result: CheckResult) -> str:
     if result.collision_probability is not None:
         lines.append("Fingerprint collision probability (TLC's optimistic estimate): "
                      f"{result.collision_probability:.1e}")
+    if result.stats.get("stop_note"):  # an engine's own account of where it stopped (spark: a whole level)
+        lines.append(result.stats["stop_note"])
     if getattr(result, "limit", None):
         lines.append(result.limit_note or f"Stopped at the {result.limit} limit before an answer.")
     elif not result.complete and not result.interrupted and not result.violations:

@@ -95,6 +95,12 @@ class KraftModel:
         s[g:] = ((record,), c.brokers, 0, 0, 0, 0, 0, 0, 0, 0, ())
         return [tuple(s)]
 
+    def property_hint(self, name: str) -> str | None:
+        """Why this configuration has no property ``name`` and what adds it (``isrcheck.model.property_hints``)."""
+        from ..property_hints import kraft_hint
+
+        return kraft_hint(name, self)
+
     def properties(self) -> Sequence[Property]:
         return self._properties
 

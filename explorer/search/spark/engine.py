@@ -96,6 +96,10 @@ def run_spark(
     return run.execute()
 
 
+STOP_NOTE = ("The spark engine stops at the end of the level (depth) of its first violation: its counts "
+             "include that whole level, and each property violated there is reported (docs/spark.md).")
+
+
 class _Run:
     def __init__(self, model: Any, props: Selected, *, max_depth: int | None, stop_at_first: bool, symmetry: bool,
                  check_deadlock: bool, progress: Progress, opts: dict[str, Any], threshold: int):
@@ -395,6 +399,11 @@ class _Run:
             collision_probability=collision_probability(self.distinct, self.generated, bits=128),
             stats={
                 "frontier_left": 0 if complete else self.frontier_size,
+                # The local engines' wording ("stopped at the first violation"), with why the counts
+                # differ: a level is expanded as a whole on the executors, so the run stops at the end
+                # of the level that found a violation, with every property violated in that level.
+                "stopped_at_violation": self.stopped and not interrupted,
+                "stop_note": STOP_NOTE if self.stopped and not interrupted else None,
                 "max_depth": self.max_depth,
                 "symmetry": self.symmetry,
                 "master": self.sc.master,

@@ -84,7 +84,7 @@ def test_corrupt_trace_files_are_refused_with_exit_2(capsys, tmp_path, content, 
     (["check", "no-such-model"], "unknown model 'no-such-model'"),
     (["check", "missing/file.py"], "does not exist"),
     (["check", RACY, "--bogus", "1"], "unrecognised argument(s) --bogus 1; model"),
-    (["check", RACY, "--max-depth", "x"], "--max-depth: invalid int value"),
+    (["check", RACY, "--max-depth", "x"], "--max-depth/--depth: invalid int value"),
     (["check", RACY, "--max-depth", "0"], "max_depth must be a positive integer"),
     (["check", RACY, "--invariant", "Nope"], "unknown property 'Nope'; this model has: MutualExclusion"),
     (["check", RACY, "--checkpoint", "/tmp/x"], "--engine spark only"),
@@ -152,7 +152,7 @@ def test_models_command_lists_the_registry(capsys):
     assert code == 0
     assert "classic  (isrcheck.model.factory:make_model)" in out
     generations = ",".join([*GENERATIONS, *KRAFT_GENERATIONS])  # the declared lists, in their order
-    assert f"--generation {{{generations}}}  default kip320" in out
+    assert f"--generation {{{generations}}}  (default: kip320)" in out
 
 
 def test_properties_command_lists_kinds_and_opt_in(capsys):
