@@ -133,6 +133,9 @@ class Model(Protocol[S, A]):
     values are ints, strings, bools (True shows the key alone, False hides it), None (shown
     ``-``), lists, or flat dicts (shown ``k=v k=v``). For liveness: ``fairness() -> dict[str, str]``
     and ``action_family(action) -> str`` (see the module docstring).
+    ``field_docs() -> dict[str, str]``: one line per ``state_view`` key saying what the field
+    means, shown beside the field on the HTML page and under ``--explain`` in text traces (a
+    broker's or replica's copy, ``replicaState.2.hw``, takes the description of ``replicaState.hw``).
 
     ``picture(state[, detail]) -> dict``, optional: the state drawn for the HTML trace report
     (``--html``; docs/html.md), as Stateright's models can draw themselves. Without it a report
@@ -187,6 +190,12 @@ def signals(model: Any, state: Any) -> dict[str, Any] | None:
     """The model's operator signals for ``state``, or None when the model defines none."""
     fn = getattr(model, "signals", None)
     return None if fn is None else dict(fn(state))
+
+
+def field_docs(model: Any) -> dict[str, str]:
+    """The model's one-line description of each ``state_view`` key, or {} when it has none."""
+    fn = getattr(model, "field_docs", None)
+    return {} if fn is None else {str(k): str(v) for k, v in fn().items()}
 
 
 def canonical_fn(model: Any) -> Callable[[Any], Any] | None:

@@ -33,6 +33,7 @@ from isrcheck.explorer.contract import Property
 
 from .config import ClassicConfig
 from .encoding.packed import packing
+from .encoding.fields import field_docs
 from .encoding.picture import picture
 from .encoding.signals import Signals
 from .encoding.symmetry import Symmetry
@@ -101,6 +102,10 @@ class ReplicationModel:
     def state_view(self, state: tuple) -> dict[str, Any]:
         """The state as the spec's named variables, JSON-friendly (replica ids 1..n)."""
         return self._view.view(state)
+
+    def field_docs(self) -> dict[str, str]:
+        """One line per view key saying what it means (``isrcheck.model.encoding.fields``), for traces."""
+        return field_docs()
 
     def picture(self, state: tuple, detail: str = "") -> dict[str, Any]:
         """The state drawn as Kafka's diagrams draw it (``isrcheck.model.encoding.picture``), for the HTML report."""

@@ -108,7 +108,7 @@ def _scenario(meta: dict[str, Any]) -> dict[str, str] | None:
 
 
 def cmd_show(argv: list[str]) -> int:
-    """``isrcheck show TRACE.itf.json [--html FILE] [--full]``: replay a trace file against its model
+    """``isrcheck show TRACE.itf.json [--html FILE] [--full] [--explain]``: replay a trace file against its model
     and show it, as text or as an HTML page."""
     from isrcheck.explorer.traces.html import render
     from isrcheck.explorer.traces.html.report import header, report, trace_entry
@@ -121,6 +121,7 @@ def cmd_show(argv: list[str]) -> int:
     p.add_argument("trace", help="the .itf.json file")
     add_option(p)
     p.add_argument("--full", action="store_true", help="print whole states in the text trace")
+    p.add_argument("--explain", action="store_true", help="after the text trace, say what each field shown means")
     args = p.parse_args(argv)
     check_path(args.html)
     data = read_itf(args.trace)
@@ -144,7 +145,7 @@ def cmd_show(argv: list[str]) -> int:
         verdict, tone = "no checked property fails along this trace (every step replays)", "good"
         kind = ""
     if not args.html:
-        print(render_trace(model, replayed.trace, full=args.full))
+        print(render_trace(model, replayed.trace, full=args.full, explain=args.explain))
         print(f"\n{verdict}" + (f": {detail}" if detail and tone == "bad" else ""))
         return EXIT_OK
     model_name = str(meta.get("model"))

@@ -112,6 +112,10 @@ class KraftModel:
             view[f.view] = f.show(t, s, lay.g + i)
         return view
 
+    def field_docs(self) -> dict[str, str]:
+        """One line per view key saying what it means (``isrcheck.model.kraft.fields``), for traces."""
+        return dict(fields.FIELD_DOCS)
+
     def signals(self, s: tuple) -> dict[str, Any]:
         """What an operator sees: the controller's leader (``offline`` without one), ISR and ELR sizes
         against min.insync.replicas, fenced and stopped brokers, pending AlterPartition."""
