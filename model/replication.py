@@ -32,8 +32,8 @@ import isrcheck.properties as catalogue
 from isrcheck.explorer.contract import Property
 
 from .config import ClassicConfig
-from .encoding.packed import packing
 from .encoding.fields import field_docs
+from .encoding.packed import packing
 from .encoding.picture import picture
 from .encoding.signals import Signals
 from .encoding.symmetry import Symmetry

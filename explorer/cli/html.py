@@ -71,25 +71,13 @@ def write_page(path: str | os.PathLike, text: str) -> None:
         raise
 
 
-def set_options(model_name: str, options: dict[str, Any]) -> dict[str, Any]:
-    """The options that differ from the factory's defaults: what a reader needs to tell this run
-    from another (the command line and ITF carry all of them)."""
-    from isrcheck.explorer.registry import load_factory, model_options
-
-    try:
-        defaults = {opt.name: opt.default for opt in model_options(load_factory(model_name))}
-    except UserError:
-        return dict(options)
-    return {k: v for k, v in options.items() if k not in defaults or defaults[k] != v}
-
-
 def write_check(path: str, model: Any, result: Any, *, model_name: str, options: dict[str, Any],
                 scenario: dict[str, str] | None = None, command: str = "",
                 notes: Sequence[tuple[str, str]] = ()) -> None:
     from isrcheck.explorer.traces.html import render
     from isrcheck.explorer.traces.html.report import check_report
 
-    data = check_report(model, result, model_name=model_name, options=set_options(model_name, options),
+    data = check_report(model, result, model_name=model_name, options=dict(options),
                         scenario=scenario, command=command, notes=notes)
     write_page(path, render(data))
 
@@ -149,7 +137,7 @@ def cmd_show(argv: list[str]) -> int:
         print(f"\n{verdict}" + (f": {detail}" if detail and tone == "bad" else ""))
         return EXIT_OK
     model_name = str(meta.get("model"))
-    head = header(model_name=model_name, options=set_options(model_name, meta.get("options") or {}),
+    head = header(model_name=model_name, options=dict(meta.get("options") or {}),
                   properties=[prop] if prop else [], verdict=verdict, tone=tone, scenario=_scenario(meta),
                   counts=[("trace", f"{len(replayed.trace)} states"), ("file", str(args.trace))])
     name = Path(args.trace).name

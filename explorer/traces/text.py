@@ -127,7 +127,7 @@ def _paths(model: Any, trace: Trace, full: bool) -> list[str]:
     if not views:
         return []
     paths = list(flatten(views[0]))
-    for before, after in zip(views, views[1:]):
+    for before, after in zip(views, views[1:], strict=False):
         paths += list(flatten(after)) if full else [p for p, _, _ in changes(before, after)]
     return paths
 

@@ -66,18 +66,26 @@ def _served(t: Any, s: tuple, i: int) -> dict[str, Any]:
 
 # One replica's block (``replicaLog[r]`` and ``replicaState[r]``), repeated for every replica.
 REPLICA_FIELDS = (
-    Field("log", "replicaLog", 0, VALUE, doc="the replica's log: each record's id and the leader epoch it was written in, offset 0 first"),
-    Field("hw", "replicaState.hw", 0, VALUE, doc="the replica's high watermark: records below this offset are committed as the replica knows it"),
-    Field("epoch", "replicaState.leaderEpoch", -1, VALUE, doc="the leader epoch the replica last learned (from a LeaderAndIsr request); -1: none yet"),
-    Field("leader", "replicaState.leader", -1, REPLICA, doc="the leader the replica last learned; - (None): none yet, or the replica leads no one"),
-    Field("isr", "replicaState.isr", 0, REPLICA_SET, doc="the ISR as this replica last learned it (a leader updates it as it shrinks or expands the ISR)"),
+    Field("log", "replicaLog", 0, VALUE,
+          doc="the replica's log: each record's id and the leader epoch it was written in, offset 0 first"),
+    Field("hw", "replicaState.hw", 0, VALUE,
+          doc="the replica's high watermark: records below this offset are committed as the replica knows it"),
+    Field("epoch", "replicaState.leaderEpoch", -1, VALUE,
+          doc="the leader epoch the replica last learned (from a LeaderAndIsr request); -1: none yet"),
+    Field("leader", "replicaState.leader", -1, REPLICA,
+          doc="the leader the replica last learned; - (None): none known"),
+    Field("isr", "replicaState.isr", 0, REPLICA_SET,
+          doc="the ISR as this replica last learned it (a leader updates it as it shrinks or expands the ISR)"),
 )
 # After the blocks: the controller's state and the requests it sent.
 GLOBAL_FIELDS = (
     Field("next_record_id", "nextRecordId", 0, VALUE, doc="the id the next record a producer writes gets"),
-    Field("q_leader", "quorumState.leader", -1, REPLICA, signal="leader", doc="the partition's leader as the controller (ZooKeeper) records it; - (None): offline"),
-    Field("q_isr", "quorumState.isr", INITIAL_ALL, REPLICA_SET, signal="ISR", doc="the ISR as the controller (ZooKeeper) records it"),
-    Field("requests", "leaderAndIsrRequests", (), REQUESTS, doc="every LeaderAndIsr request the controller sent, one per leader epoch: its leader and ISR"),
+    Field("q_leader", "quorumState.leader", -1, REPLICA, signal="leader",
+          doc="the partition's leader as the controller (ZooKeeper) records it; - (None): offline"),
+    Field("q_isr", "quorumState.isr", INITIAL_ALL, REPLICA_SET, signal="ISR",
+          doc="the ISR as the controller (ZooKeeper) records it"),
+    Field("requests", "leaderAndIsrRequests", (), REQUESTS,
+          doc="every LeaderAndIsr request the controller sent, one per leader epoch: its leader and ISR"),
 )
 # Fields the options add (ghost and failure state), in the order they are appended.
 OPTION_FIELDS = (
@@ -97,7 +105,8 @@ OPTION_FIELDS = (
           doc="the record ids the producer was told are written (acknowledged)"),
     Field("served", "served", 0, VALUE, OFFSETS,
           high=lambda t: t.config.max_records + 1, present=lambda o, c: c.consumer_reads != "off",
-          show=_served, doc="per offset, the record id a consumer was served there; CONFLICT: two different records; -: none yet"),
+          show=_served,
+          doc="per offset, the record id a consumer was served there; CONFLICT: two different records; -: none yet"),
     Field("racks", "racks", width=NONE, present=lambda o, c: bool(c.azs),
           show=lambda t, s, i: {str(r + 1): f"az{z + 1}" for r, z in enumerate(t.az_of)},
           doc="each replica's availability zone (configuration, fixed for the run)"),

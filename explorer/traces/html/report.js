@@ -36,7 +36,10 @@
     row("model", el("code", {}, h.model));
     const opts = el("span", { class: "options" });
     for (const o of h.options) { opts.append(el("code", {}, o), document.createTextNode(" ")); }
-    if (h.options.length) row("options", opts);
+    for (const o of h.defaults || []) {  // the rest of the configuration, muted: each at its default
+      opts.append(el("code", { class: "default", title: "the default" }, o), document.createTextNode(" "));
+    }
+    if (opts.childNodes.length) row("options", opts);
     if (h.properties && h.properties.length) row("properties", document.createTextNode(h.properties.join(", ")));
     row("verdict", el("span", { class: "verdict " + h.tone, id: "verdict" }, h.verdict));
     for (const [k, v] of h.counts || []) row(k, document.createTextNode(v));
@@ -99,7 +102,24 @@
     const slider = document.getElementById("slider");
     slider.max = String(t.steps.length);
     document.body.dataset.trace = String(traceIndex);
-    go(0);
+    go(opening(t));
+  }
+
+  // -- where a trace opens: the state a link names (#state=N, 1-based), else where the property fails
+  // (a sometimes property: where it is reached, the last state) -------------------------------------------
+  function linked() {
+    const m = /^#(?:trace=(\d+)&)?state=(\d+)$/.exec(location.hash || "");
+    return m ? { trace: m[1] ? Number(m[1]) - 1 : 0, state: Number(m[2]) - 1 } : null;
+  }
+  function opening(t) {
+    const link = linked();
+    if (link && link.trace === traceIndex && link.state >= 0 && link.state < t.steps.length) return link.state;
+    return t.fail !== null && t.fail !== undefined ? t.fail : t.steps.length - 1;
+  }
+  function remember() {  // the address names the state shown, so it can be copied into a bug report
+    const hash = (traceIndex ? "#trace=" + (traceIndex + 1) + "&" : "#") + "state=" + (step + 1);
+    if (location.hash === hash) return;
+    try { history.replaceState(null, "", hash); } catch (e) { /* a frame without an address (srcdoc) */ }
   }
 
   // -- one state ---------------------------------------------------------------------------------------------
@@ -113,6 +133,7 @@
     const s = closing ? { action: closing.action || "(the step back to state " + (t.loop + 1) + ")", fields: own.fields, signals: own.signals, changed: closing.changed,
                           picture: closing.picture } : own;
     document.body.dataset.step = String(step);
+    remember();
     document.body.dataset.via = closing ? "loop" : "";
     document.getElementById("slider").value = String(step + 1);
     document.getElementById("position").textContent = "state " + (step + 1) + " of " + n;
@@ -287,6 +308,7 @@
   }
 
   function drawFields(s) {
+    const docs = trace().docs || {};
     const body = document.querySelector("#fields tbody");
     body.textContent = "";
     const changed = {};
@@ -303,6 +325,7 @@
         td.textContent = value;
       }
       tr.append(td);
+      tr.append(el("td", { class: "doc" }, docs[path] || ""));  // what the field means (the model's field_docs)
       body.append(tr);
     };
     for (const [path, value] of s.fields) { seen.add(path); row(path, value); }
@@ -331,6 +354,13 @@
   drawHeader();
   if (DATA.traces.length) {
     document.getElementById("trace").hidden = false;
+    const link = linked();
+    if (link && link.trace > 0 && link.trace < DATA.traces.length) traceIndex = link.trace;
+    window.addEventListener("hashchange", () => {  // a #state=N link followed inside the page
+      const to = linked();
+      if (!to || to.trace < 0 || to.trace >= DATA.traces.length) return;
+      if (to.trace !== traceIndex) { traceIndex = to.trace; drawTabs(); showTrace(); } else go(to.state);
+    });
     drawTabs();
     wire();
     showTrace();

@@ -22,6 +22,7 @@ from typing import Any
 from isrcheck.explorer.contract import signals
 from isrcheck.explorer.errors import ContractError
 from isrcheck.explorer.result import CheckResult, Trace
+from isrcheck.explorer.traces.glossary import describer
 from isrcheck.explorer.traces.text import signals_line
 from isrcheck.explorer.traces.views import changes, flatten, short, view
 
@@ -184,8 +185,11 @@ def trace_entry(model: Any, trace: Trace, *, name: str, kind: str = "", detail: 
             previous_picture = pic
         steps.append(entry)
         previous_view = current
+    describe = describer(model)
+    paths = dict.fromkeys(path for entry in steps for path, _ in entry["fields"])
+    docs = {path: text for path in paths if (text := describe(path))}
     out = {"name": name, "title": title or name, "kind": kind, "detail": detail, "fail": failing if kind else None,
-           "loop": loop, "steps": steps}
+           "loop": loop, "steps": steps, "docs": docs}
     if loop is not None:
         out["lasso"] = _closing_step(model, trace, loop, loop_action, previous_view, previous_picture)
     return out
@@ -250,13 +254,32 @@ def _options_list(options: dict[str, Any] | None) -> list[str]:
     """None: the options are not known (a model built in Python, not named on the command line)."""
     if options is None:
         return []
-    return [f"{k}={short(v)}" for k, v in options.items()] or ["(the model's defaults)"]
+    return [f"{k}={short(v)}" for k, v in options.items()]
+
+
+def option_values(model_name: str, options: dict[str, Any] | None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(the options set to something else than the factory's default, every other option with its
+    default): a page attached to a bug report names the whole configuration. A model the registry
+    cannot load (a file that moved) shows its given options only."""
+    from isrcheck.explorer.errors import UserError
+    from isrcheck.explorer.registry import load_factory, model_options
+
+    if options is None:
+        return {}, {}
+    try:
+        defaults = {opt.name: opt.default for opt in model_options(load_factory(model_name))}
+    except (UserError, ImportError, OSError):
+        return dict(options), {}
+    given = {k: v for k, v in options.items() if k not in defaults or defaults[k] != v}
+    return given, {k: v for k, v in defaults.items() if k not in given}
 
 
 def header(*, model_name: str, options: dict[str, Any] | None, properties: Sequence[str], verdict: str, tone: str,
            counts: list[tuple[str, str]] | None = None, levels: Sequence[int] = (),
            scenario: dict[str, str] | None = None, command: str = "") -> dict[str, Any]:
-    return {"model": model_name, "options": _options_list(options), "properties": list(properties),
+    given, defaults = option_values(model_name, options)
+    shown = _options_list(given) or ([] if options is None or defaults else ["(the model's defaults)"])
+    return {"model": model_name, "options": shown, "defaults": _options_list(defaults), "properties": list(properties),
             "verdict": verdict, "tone": tone, "counts": [list(c) for c in counts or []], "levels": list(levels),
             "scenario": scenario, "command": command}
 

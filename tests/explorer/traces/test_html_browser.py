@@ -68,8 +68,11 @@ def test_k1_one_step_per_state_and_the_arrow_key_shows_each_change_the_trace_nam
     page.wait_for_selector("body[data-ready='1']")
     states = violation.trace.states
     assert page.locator("#timeline li").count() == len(states) == 10
-    assert page.get_attribute("#slider", "max") == "10" and step_of(page) == 0
-    assert highlighted(page) == []
+    # The page opens at the violating state, and its address names it.
+    assert page.get_attribute("#slider", "max") == "10" and step_of(page) == 9
+    assert page.evaluate("location.hash") == "#state=10"
+    page.keyboard.press("Home")
+    assert step_of(page) == 0 and highlighted(page) == []
     views = [view(model, s) for s in states]
     for i in range(1, len(states)):
         page.keyboard.press("ArrowRight")
@@ -179,4 +182,26 @@ def test_a_lasso_that_stutters_stays(browser, tmp_path):
     assert "stutters forever" in page.inner_text("#loopnote") and page.is_disabled("#next")
     page.keyboard.press("ArrowRight")
     assert step_of(page) == 3
+    page.close()
+
+
+def test_a_state_link_opens_that_state_and_every_field_says_what_it_means(browser, k1):
+    path, model, violation = k1
+    page = chromium.open_report(browser, str(path) + "#state=3")
+    assert step_of(page) == 2 and page.inner_text("#action code") == repr(violation.trace.steps[2].action)
+    page.keyboard.press("ArrowRight")
+    assert page.evaluate("location.hash") == "#state=4"
+    # A link followed inside the page moves there.
+    page.evaluate("location.hash = '#state=7'")
+    page.wait_for_function("document.body.dataset.step === '6'")
+    # A link past the end opens where the property fails.
+    page.close()
+    page = chromium.open_report(browser, str(path) + "#state=99")
+    assert step_of(page) == 9
+    docs = page.eval_on_selector_all("#fields tr", "rows => rows.map(r => [r.dataset.path, r.cells[2].textContent])")
+    assert docs and all(text for _, text in docs), [p for p, text in docs if not text]
+    assert dict(docs)["replicaState.2.hw"].startswith("the replica's high watermark")
+    # The header names every option: the one set, then the defaults (muted).
+    assert page.locator(".options code.default").count() > 10
+    assert "replicas=2" in page.inner_text(".options")
     page.close()
