@@ -38,6 +38,7 @@ from .fields import (
     STATUS,
     Layout,
 )
+from .picture import picture as draw
 from .steps import KraftSteps
 
 
@@ -111,6 +112,10 @@ class KraftModel:
         for i, f in enumerate(GLOBAL_FIELDS):
             view[f.view] = f.show(t, s, lay.g + i)
         return view
+
+    def picture(self, s: tuple, detail: str = "") -> dict[str, Any]:
+        """The state drawn as the classic family's is (``isrcheck.model.kraft.picture``), for the HTML report."""
+        return draw(self.state_view(s), detail, split_fetch=self.config.split_fetch)
 
     def field_docs(self) -> dict[str, str]:
         """One line per view key saying what it means (``isrcheck.model.kraft.fields``), for traces."""

@@ -205,3 +205,23 @@ def test_a_state_link_opens_that_state_and_every_field_says_what_it_means(browse
     assert page.locator(".options code.default").count() > 10
     assert "replicas=2" in page.inner_text(".options")
     page.close()
+
+
+def test_a_kraft_page_draws_brokers_and_the_controller_and_marks_the_missing_commit(browser, tmp_path_factory):
+    path, _, violation = scenario_page(tmp_path_factory, "K7")
+    page = chromium.open_report(browser, path)
+    assert step_of(page) == len(violation.trace) - 1  # opens where the property fails
+    names = page.eval_on_selector_all(".lane", "ls => ls.map(l => l.dataset.lane)")
+    assert names == ["broker 1", "broker 2", "broker 3", "controller"]
+    assert page.locator('.lane[data-lane="broker 1"] g.mark[data-mark="HW"]').count() == 1
+    assert page.locator('.lane[data-lane="controller"] g.cell').count() == 3
+    assert page.locator('.lane[data-lane="controller"] g.mark').count() == 3
+    lost = page.locator('.lane[data-lane="broker 2"] .lost')
+    assert lost.count() == 1 and "committed value A (offset 0) not on broker 2" in lost.text_content()
+    assert page.locator('.lane[data-lane="broker 1"] g.cell.focus').count() == 1
+    assert "fenced · broker epoch 3" in page.inner_text('.lane[data-lane="broker 3"] .head')
+    # The loss is marked only where the property fails.
+    page.keyboard.press("Home")
+    page.keyboard.press("ArrowRight")
+    assert page.locator(".lost").count() == 0
+    page.close()
