@@ -137,5 +137,9 @@ class KraftModel:
         out["alter-partition"] = any(s[lay.base[b] + ALTER_PARTITION] for b in lay.brokers)
         if leader != NIL and s[lay.base[leader] + STATUS] == RUNNING and s[lay.base[leader] + MD_LEADER] == leader:
             lead_end = len(s[lay.base[leader] + LOG])
-            out["lag"] = {f"r{b + 1}": lead_end - len(s[lay.base[b] + LOG]) for b in lay.brokers if b != leader}
+            gaps = {f"r{b + 1}": lead_end - len(s[lay.base[b] + LOG]) for b in lay.brokers if b != leader}
+            out["lag"] = {r: gap for r, gap in gaps.items() if gap >= 0}
+            ahead = {r: -gap for r, gap in gaps.items() if gap < 0}  # longer than the leader: will truncate
+            if ahead:
+                out["ahead"] = ahead
         return out
