@@ -161,8 +161,9 @@ class BrokerCrash:
     """Broker ``replica`` dies (process killed, ZooKeeper session or KRaft heartbeat expiry); the
     controller removes it from the ISR under ``epoch`` (-1: it was not in the ISR) and the partition
     is leaderless if it led. ``lost_unflushed``: the machine lost its page cache too (power failure),
-    so the log keeps only its flushed prefix, ``log_end`` records (-1 and not shown without a power failure; Kafka does not fsync each write;
-    recovery truncates to the recovery point)."""
+    so the log keeps only its flushed prefix, ``log_end`` records (Kafka does not fsync each write;
+    recovery truncates to the recovery point); without a power failure ``log_end`` is -1 and not
+    shown."""
 
     replica: int
     epoch: int

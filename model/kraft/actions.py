@@ -24,7 +24,7 @@ class _Elects:
 
     def __repr__(self) -> str:
         shown = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in fields(self) if f.name != "elected")
-        return f"{type(self).__name__}({shown}{_elected(getattr(self, 'elected'))})"
+        return f"{type(self).__name__}({shown}{_elected(self.elected)})"
 
 
 @dataclass(frozen=True, slots=True)

@@ -77,7 +77,8 @@ def test_itf_carries_signals_in_meta_and_replay_ignores_them(tmp_path):
     v = violation(model, "StrongIsr")
     data = trace_to_itf(model, v.trace, {"model": "classic", "options": {"generation": "truncate-to-hw"}})
     assert data["states"][0]["#meta"]["signals"] == {
-        "leader": None, "awaiting LeaderAndIsr": False, "offline": True, "ISR": "2/2", "under-replicated": False, "lag": {}}
+        "leader": None, "awaiting LeaderAndIsr": False, "offline": True, "ISR": "2/2", "under-replicated": False,
+        "lag": {}}
     assert "signals" not in data["vars"] and all("signals" not in st for st in data["states"])
     # A JSON round trip (what a user's tool reads) keeps them, and replay still matches every state.
     data = json.loads(json.dumps(data))
