@@ -146,7 +146,8 @@ def cmd_show(argv: list[str]) -> int:
     title = f"{scenario['id']}: {scenario['title']}" if scenario and scenario["title"] else what
     entry = trace_entry(model, replayed.trace, name=prop or "trace", kind=kind, detail=detail,
                         fail_index=fail_index, loop=loop, loop_action=meta.get("loop_action"),
-                        title=f"{what}: {len(replayed.trace)} states")
+                        title=f"{what}: {len(replayed.trace)} states",
+                        trigger=fail_index if kind == "leads-to" else None)
     write_page(args.html, render(report(head, [entry], title=title)))
     print(f"Wrote {args.html} ({len(replayed.trace)} states)")
     return EXIT_OK

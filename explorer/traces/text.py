@@ -9,20 +9,28 @@ from typing import Any
 from isrcheck.explorer.contract import signals
 from isrcheck.explorer.result import CheckResult, Trace, Violation
 from isrcheck.explorer.traces.glossary import glossary
+from isrcheck.explorer.traces.trigger import trigger_index
 from isrcheck.explorer.traces.views import changes, flatten, short, view
 
 
-def render_trace(model: Any, trace: Trace, *, full: bool = False, explain: bool = False) -> str:
+def render_trace(model: Any, trace: Trace, *, full: bool = False, explain: bool = False,
+                 trigger: int | None = None) -> str:
     """The trace as numbered states; ``explain`` adds what each field shown means (the model's
-    ``field_docs``) after the trace."""
+    ``field_docs``) after the trace; ``trigger`` (0-based) marks where a leads-to property's
+    trigger held with its target never holding after."""
     lines = []
     shown: list[str] = []
     previous: dict[str, Any] | None = None
     for index, step in enumerate(trace.steps, start=1):
         current = view(model, step.state)
         head = "initial state" if step.action is None else repr(step.action)
+        notes = []
         if trace.loop is not None and index == trace.loop + 1:
-            head += "   <- the loop starts here"
+            notes.append("the loop starts here")
+        if trigger is not None and index == trigger + 1:
+            notes.append("the trigger holds here, and the target never holds from here on")
+        if notes:
+            head += "   <- " + "; ".join(notes)
         lines.append(f"State {index}: {head}")
         if previous is None or full:
             for path, value in flatten(current).items():
@@ -108,7 +116,8 @@ def render_violation(model: Any, violation: Violation, *, full: bool = False, ex
         cycle = len(t) - t.loop
         title = (f"{violation.property} ({what}) violated by a lasso: {t.loop} state(s) of prefix, then a loop "
                  f"of {cycle} state(s) repeated forever")
-    body = render_trace(model, violation.trace, full=full)
+    trigger = trigger_index(model, violation.property, violation.kind, violation.trace)
+    body = render_trace(model, violation.trace, full=full, trigger=trigger)
     where = "on this behaviour" if violation.trace.loop is not None else "here"
     tail = f"\n=> {violation.property} fails {where}" + (f": {violation.detail}" if violation.detail else "")
     glossary_text = "\n".join(explain_lines(model, _paths(model, violation.trace, full))) if explain else ""

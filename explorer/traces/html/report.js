@@ -96,6 +96,7 @@
       li.append(act);
       if (t.fail === i) li.classList.add("fails");
       if (t.loop !== null && t.loop !== undefined && i >= t.loop) li.classList.add("in-loop");
+      if (t.trigger === i) { li.classList.add("trigger"); li.title = s.action + " (the trigger holds here)"; }
       li.addEventListener("click", () => go(i));
       ol.append(li);
     });
@@ -167,6 +168,12 @@
     }
     const loopnote = document.getElementById("loopnote");
     loopnote.textContent = "";
+    const trig = document.getElementById("trigger");
+    trig.textContent = "";
+    if (t.trigger === step && !closing) {  // a leads-to lasso: where P held and Q never holds after
+      trig.textContent = "\u25B8 The trigger of " + t.name + " holds here, and from this state on its target never " +
+        "holds (the loop repeats forever).";
+    }
     if (lasso && step === n - 1 && !closing) {
       loopnote.textContent = lasso.stutters
         ? "\u21BB State " + n + " stutters forever: no fairly scheduled action is enabled, so nothing changes again."

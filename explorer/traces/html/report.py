@@ -24,6 +24,7 @@ from isrcheck.explorer.errors import ContractError
 from isrcheck.explorer.result import CheckResult, Trace
 from isrcheck.explorer.traces.glossary import describer
 from isrcheck.explorer.traces.text import signals_line
+from isrcheck.explorer.traces.trigger import trigger_index
 from isrcheck.explorer.traces.views import changes, flatten, short, view
 
 FORMAT = 1  # bumped when the page's data shape changes
@@ -155,11 +156,12 @@ def mark_changes(before: dict[str, Any] | None, after: dict[str, Any]) -> None:
 
 def trace_entry(model: Any, trace: Trace, *, name: str, kind: str = "", detail: str = "",
                 fail_index: int | None = None, loop: int | None = None, loop_action: str | None = None,
-                title: str = "") -> dict[str, Any]:
+                title: str = "", trigger: int | None = None) -> dict[str, Any]:
     """One trace of the report. ``fail_index`` (0-based, default the last state) is the state the
     property fails in: only its picture is asked to mark what ``detail`` names. A lasso has ``loop``
     (0-based), the state its last state goes back to by ``loop_action`` (the action's text; None
-    with ``loop`` the last index: the last state stutters forever)."""
+    with ``loop`` the last index: the last state stutters forever); a leads-to lasso has
+    ``trigger`` (0-based), the state where its trigger held and its target never holds after."""
     draw = picture_hook(model)
     with_detail = draw is not None and _takes_detail(draw)
     failing = len(trace) - 1 if fail_index is None else fail_index
@@ -189,7 +191,7 @@ def trace_entry(model: Any, trace: Trace, *, name: str, kind: str = "", detail: 
     paths = dict.fromkeys(path for entry in steps for path, _ in entry["fields"])
     docs = {path: text for path in paths if (text := describe(path))}
     out = {"name": name, "title": title or name, "kind": kind, "detail": detail, "fail": failing if kind else None,
-           "loop": loop, "steps": steps, "docs": docs}
+           "loop": loop, "trigger": trigger, "steps": steps, "docs": docs}
     if loop is not None:
         out["lasso"] = _closing_step(model, trace, loop, loop_action, previous_view, previous_picture)
     return out
@@ -242,7 +244,8 @@ def traces_of(model: Any, result: CheckResult) -> list[dict[str, Any]]:
     for v in result.violations:
         loop, loop_action = lasso_of(v.trace)
         out.append(trace_entry(model, v.trace, name=v.property, kind=v.kind, detail=v.detail, loop=loop,
-                               loop_action=loop_action, title=_violation_title(v)))
+                               loop_action=loop_action, title=_violation_title(v),
+                               trigger=trigger_index(model, v.property, v.kind, v.trace)))
     for prop, trace in result.examples.items():
         out.append(trace_entry(model, trace, name=prop, title=f"{prop} (sometimes) reached in {len(trace)} states"))
     return out
