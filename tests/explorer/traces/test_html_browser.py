@@ -225,3 +225,20 @@ def test_a_kraft_page_draws_brokers_and_the_controller_and_marks_the_missing_com
     page.keyboard.press("ArrowRight")
     assert page.locator(".lost").count() == 0
     page.close()
+
+
+def test_a_leads_to_lasso_marks_where_its_trigger_held(browser, tmp_path_factory):
+    sc = get_scenario("L1")
+    model = build_model(sc.model, dict(sc.options))
+    result = check(model, properties=list(sc.properties), **dict(sc.check_options))
+    path = tmp_path_factory.mktemp("html") / "L1.html"
+    path.write_text(render(check_report(model, result, model_name=sc.model, options=dict(sc.options))))
+    page = chromium.open_report(browser, path)
+    marked = page.locator("#timeline li.trigger")
+    assert marked.count() == 1 and marked.get_attribute("data-index") == "4"
+    page.keyboard.press("Home")
+    assert page.inner_text("#trigger") == ""
+    page.evaluate("location.hash = '#state=5'")
+    page.wait_for_function("document.body.dataset.step === '4'")
+    assert "The trigger of EventuallyOnline holds here" in page.inner_text("#trigger")
+    page.close()
