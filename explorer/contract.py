@@ -155,6 +155,17 @@ class Model(Protocol[S, A]):
          "focus": {"keys": ["record 7"], "offsets": [0],     # only in the failing state's picture:
                    "missing": [{"lane": 1, "at": 0, "text": "record 7 lost"}]}}   # outlined, marked
 
+    ``swimlanes() -> list[str]`` with ``swimlane(action, before, after) -> dict``, optional: the
+    whole trace as a space-time view on the same page, one lane per name (name them as the
+    picture's lanes, so a record the violation names is followed across them), one row per step::
+
+        {"lane": "replica 2", "label": "fetch",             # who acts, and a short word for it
+         "send": [{"id": "LeaderAndIsr 1", "label": "...", "from": "controller"}],  # messages sent
+         "receive": ["LeaderAndIsr 1"],                     # ids of messages sent in earlier rows
+         "arrows": [{"from": "replica 1", "to": "replica 2", "label": "record 0"}]}  # within the row
+
+    A received id is drawn as an arrow from the row (and lane) that last sent it.
+
     The explorer diffs consecutive pictures (cells by lane name and position, moved marks, new tags
     and facts) to highlight what a step changed. It passes the violated property's ``detail`` text
     only for the state where the property fails, and only if the hook takes a second argument; the

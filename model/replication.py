@@ -36,6 +36,8 @@ from .encoding.fields import field_docs
 from .encoding.packed import packing
 from .encoding.picture import picture
 from .encoding.signals import Signals
+from .encoding.swimlane import event as swimlane_event
+from .encoding.swimlane import lanes as swimlane_lanes
 from .encoding.symmetry import Symmetry
 from .encoding.view import StateView
 from .fairness import action_family as step_family
@@ -110,6 +112,14 @@ class ReplicationModel:
     def picture(self, state: tuple, detail: str = "") -> dict[str, Any]:
         """The state drawn as Kafka's diagrams draw it (``isrcheck.model.encoding.picture``), for the HTML report."""
         return picture(self.state_view(state), detail)
+
+    def swimlanes(self) -> list[str]:
+        """The lanes of the report's space-time view: each replica, then the controller."""
+        return swimlane_lanes(self.config.replicas)
+
+    def swimlane(self, action: Any, before: tuple, after: tuple) -> dict[str, Any]:
+        """One step as an event of the space-time view (``isrcheck.model.encoding.swimlane``)."""
+        return swimlane_event(action, self.state_view(before), self.state_view(after))
 
     def fairness(self) -> dict[str, str]:
         """Weak fairness of the steps Kafka takes on its own (``isrcheck.model.fairness``), for liveness."""

@@ -40,6 +40,7 @@ from .fields import (
 )
 from .picture import picture as draw
 from .steps import KraftSteps
+from .swimlane import event as swimlane_event
 
 
 @dataclass(frozen=True)
@@ -116,6 +117,14 @@ class KraftModel:
     def picture(self, s: tuple, detail: str = "") -> dict[str, Any]:
         """The state drawn as the classic family's is (``isrcheck.model.kraft.picture``), for the HTML report."""
         return draw(self.state_view(s), detail, split_fetch=self.config.split_fetch)
+
+    def swimlanes(self) -> list[str]:
+        """The lanes of the report's space-time view: each broker, then the controller."""
+        return [f"broker {b + 1}" for b in self.layout.brokers] + ["controller"]
+
+    def swimlane(self, action: Any, before: tuple, after: tuple) -> dict[str, Any]:
+        """One step as an event of the space-time view (``isrcheck.model.kraft.swimlane``)."""
+        return swimlane_event(action, self.state_view(before), self.state_view(after))
 
     def field_docs(self) -> dict[str, str]:
         """One line per view key saying what it means (``isrcheck.model.kraft.fields``), for traces."""

@@ -103,6 +103,7 @@
     const slider = document.getElementById("slider");
     slider.max = String(t.steps.length);
     document.body.dataset.trace = String(traceIndex);
+    drawSwim(t);
     go(opening(t));
   }
 
@@ -146,6 +147,9 @@
     for (const li of document.querySelectorAll("#timeline li")) {
       li.classList.toggle("current", Number(li.dataset.index) === step);
     }
+    for (const row of document.querySelectorAll("#swim g.srow")) {
+      row.classList.toggle("current", Number(row.dataset.index) === step);
+    }
     const cur = document.querySelector("#timeline li.current");
     if (cur && cur.scrollIntoView) cur.scrollIntoView({ block: "nearest" });
 
@@ -184,6 +188,107 @@
     }
     drawPicture(t, s);
     drawFields(s);
+  }
+
+  // -- the whole trace as a space-time (swimlane) view: one lane per process, one row per step -------------
+  // Messages go from the row (and lane) that sent them to the row that received them; the records a
+  // violation names are followed down every lane that holds them, and marked where one is lost.
+  const LANE_W = 150, ROW_H = 30, HEAD = 28, LEFT = 36;
+  function drawSwim(t) {
+    const box = document.getElementById("swim-box"), holder = document.getElementById("swim");
+    holder.textContent = "";
+    box.hidden = !t.swim;
+    if (!t.swim) return;
+    const lanes = t.swim.lanes, n = t.steps.length;
+    const lx = (name) => LEFT + lanes.indexOf(name) * LANE_W + LANE_W / 2;
+    const ry = (i) => HEAD + i * ROW_H + ROW_H / 2;
+    // Room on the right for the last lane's labels, and below for messages still in flight at the end.
+    const width = LEFT + lanes.length * LANE_W + 130, height = HEAD + n * ROW_H + ROW_H + 8;
+    const g = svg("svg", { width, height, class: "swim", role: "img", "aria-label": "space-time view of the trace" });
+    for (let i = 0; i < n; i++) {  // rows first, so arrows and dots draw over them
+      const row = svg("g", { class: "srow" + (t.fail === i ? " fails" : "") + (t.trigger === i ? " trigger" : "") +
+                                 (t.loop !== null && t.loop !== undefined && i >= t.loop ? " in-loop" : ""), "data-index": i });
+      row.append(svg("rect", { class: "band", x: 0, y: HEAD + i * ROW_H, width, height: ROW_H }));
+      row.append(svg("text", { class: "n", x: 4, y: ry(i) + 4 }, String(i + 1)));
+      row.append(svg("title", {}, (i + 1) + ": " + t.steps[i].action));
+      row.addEventListener("click", () => go(i));
+      g.append(row);
+    }
+    lanes.forEach((name) => {
+      g.append(svg("text", { class: "lanehead", x: lx(name), y: 16, "text-anchor": "middle" }, name));
+      g.append(svg("line", { class: "lifeline", x1: lx(name), x2: lx(name), y1: HEAD, y2: height - 4 }));
+    });
+    // The named records, followed: a bar down each lane while its log holds one.
+    const keys = new Set(focusOf(t).keys);
+    if (keys.size) {
+      t.steps.forEach((st, i) => {
+        if (!st.picture) return;
+        for (const lane of st.picture.lanes) {
+          if (!lanes.includes(lane.name) || !lane.cells.some((c) => c.key && keys.has(c.key))) continue;
+          const held = svg("rect", { class: "held", x: lx(lane.name) - 3, y: HEAD + i * ROW_H, width: 6, height: ROW_H, "data-lane": lane.name, "data-index": i });
+          held.append(svg("title", {}, lane.name + " holds " + [...keys].join(", ")));
+          g.append(held);
+        }
+      });
+      const failing = t.fail !== null && t.fail !== undefined ? t.steps[t.fail].picture : null;
+      for (const m of (failing && failing.focus ? failing.focus.missing : [])) {
+        const name = failing.lanes[m.lane] ? failing.lanes[m.lane].name : null;
+        if (!name || !lanes.includes(name)) continue;
+        const lost = svg("text", { class: "lost-mark", x: lx(name) - 14, y: ry(t.fail) + 6, "text-anchor": "middle", "data-lane": name }, "\u2717");
+        lost.append(svg("title", {}, m.text));
+        g.append(lost);
+      }
+    }
+    const sent = {};
+    const arrow = (x1, y1, x2, y2, cls, label) => {
+      const a = svg("g", { class: cls });
+      a.append(svg("line", { x1, y1, x2, y2 }));
+      // The head drawn as a triangle (a page that references nothing, not even its own markers).
+      const ang = Math.atan2(y2 - y1, x2 - x1), h = 7, w = 3.5;
+      const bx = x2 - h * Math.cos(ang), by = y2 - h * Math.sin(ang);
+      const pts = [[x2, y2], [bx - w * Math.sin(ang), by + w * Math.cos(ang)], [bx + w * Math.sin(ang), by - w * Math.cos(ang)]];
+      a.append(svg("polygon", { class: "head", points: pts.map((p) => p[0].toFixed(1) + "," + p[1].toFixed(1)).join(" ") }));
+      if (label) {
+        a.append(svg("text", { x: (x1 + x2) / 2, y: (y1 + y2) / 2 - 3, "text-anchor": "middle" }, label.length > 34 ? label.slice(0, 33) + "\u2026" : label));
+        a.append(svg("title", {}, label));
+      }
+      g.append(a);
+      return a;
+    };
+    t.swim.events.forEach((ev, i) => {
+      if (!ev) return;
+      const x = lx(ev.lane), y = ry(i);
+      for (const id of ev.receive) {
+        const from = sent[id];
+        if (!from) continue;
+        const a = arrow(lx(from.lane), ry(from.row), x, y, "msg", from.label);
+        a.setAttribute("data-from", String(from.row)); a.setAttribute("data-to", String(i));
+        from.received = true;
+      }
+      for (const m of ev.send) sent[m.id] = { lane: m.from, row: i, label: m.label, received: false };
+      for (const a of ev.arrows) {
+        const fx = lx(a.from), tx = lx(a.to);
+        const d = arrow(fx, y - 5, tx + (tx > fx ? -6 : 6), y + 5, "fetch", a.label);
+        d.setAttribute("data-row", String(i));
+      }
+      const dot = svg("g", { class: "ev", "data-index": i, "data-lane": ev.lane });
+      dot.append(svg("circle", { cx: x, cy: y, r: 4.5 }));
+      const text = ev.label.length > 24 ? ev.label.slice(0, 23) + "\u2026" : ev.label;
+      dot.append(svg("text", { x: x + 8, y: y - 6 }, text));
+      dot.append(svg("title", {}, t.steps[i].action));
+      dot.addEventListener("click", () => go(i));
+      g.append(dot);
+    });
+    const stubs = {};
+    for (const [id, m] of Object.entries(sent)) {  // sent and never received in the trace: still in flight
+      if (m.received) continue;
+      const k = stubs[m.row + "/" + m.lane] = (stubs[m.row + "/" + m.lane] || 0) + 1;  // fan out from one dot
+      const a = arrow(lx(m.lane), ry(m.row), lx(m.lane) - 30 * k, ry(m.row) + ROW_H - 4, "msg inflight", "");
+      a.setAttribute("data-id", id);
+      const label = svg("text", { class: "inflight-label", x: lx(m.lane) + 8, y: ry(m.row) + 8 + 11 * k }, m.label + " (in flight)");
+      g.append(label);
+    }
+    holder.append(g);
   }
 
   function focusOf(t) {

@@ -115,6 +115,40 @@ def normalise_picture(pic: Any) -> dict[str, Any]:
     return out
 
 
+def swimlane_of(model: Any, trace: Trace) -> dict[str, Any] | None:
+    """The whole trace as a space-time view, from the model's optional ``swimlanes()`` and
+    ``swimlane(action, before, after)`` hooks (``isrcheck.explorer.contract``): the lanes, then one
+    event per step (None for the initial state). A lane an event names must be one of the lanes."""
+    lanes_fn, event_fn = getattr(model, "swimlanes", None), getattr(model, "swimlane", None)
+    if not callable(lanes_fn) or not callable(event_fn):
+        return None
+    lanes = [str(x) for x in lanes_fn()]
+    known = set(lanes)
+
+    def lane(value: Any, where: str) -> str:
+        if not isinstance(value, str) or value not in known:
+            raise ContractError(f"swimlane(): {where} {value!r:.60} is not one of swimlanes() {lanes}")
+        return value
+
+    events: list[dict[str, Any] | None] = [None]
+    for i in range(1, len(trace.steps)):
+        step = trace.steps[i]
+        ev = event_fn(step.action, trace.steps[i - 1].state, step.state)
+        if not isinstance(ev, dict):
+            raise ContractError(f"swimlane() must return a dict, not {ev!r:.80}")
+        at = lane(ev.get("lane"), f"step {i + 1}'s lane")
+        events.append({
+            "lane": at, "label": str(ev.get("label", "")),
+            "send": [{"id": str(m["id"]), "label": str(m.get("label", m["id"])),
+                      "from": lane(m.get("from", at), f"step {i + 1}'s send from")} for m in ev.get("send", [])],
+            "receive": [str(r) for r in ev.get("receive", [])],
+            "arrows": [{"from": lane(a["from"], f"step {i + 1}'s arrow from"),
+                        "to": lane(a["to"], f"step {i + 1}'s arrow to"), "label": str(a.get("label", ""))}
+                       for a in ev.get("arrows", [])],
+        })
+    return {"lanes": lanes, "events": events}
+
+
 def _unflagged(cell: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in cell.items() if k != "changed"}
 
@@ -187,11 +221,14 @@ def trace_entry(model: Any, trace: Trace, *, name: str, kind: str = "", detail: 
             previous_picture = pic
         steps.append(entry)
         previous_view = current
+    swim = swimlane_of(model, trace)
     describe = describer(model)
     paths = dict.fromkeys(path for entry in steps for path, _ in entry["fields"])
     docs = {path: text for path in paths if (text := describe(path))}
     out = {"name": name, "title": title or name, "kind": kind, "detail": detail, "fail": failing if kind else None,
            "loop": loop, "trigger": trigger, "steps": steps, "docs": docs}
+    if swim is not None:
+        out["swim"] = swim
     if loop is not None:
         out["lasso"] = _closing_step(model, trace, loop, loop_action, previous_view, previous_picture)
     return out

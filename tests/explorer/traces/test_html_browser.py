@@ -242,3 +242,24 @@ def test_a_leads_to_lasso_marks_where_its_trigger_held(browser, tmp_path_factory
     page.wait_for_function("document.body.dataset.step === '4'")
     assert "The trigger of EventuallyOnline holds here" in page.inner_text("#trigger")
     page.close()
+
+
+def test_the_swimlane_view_draws_the_whole_trace_and_follows_the_lost_record(browser, k8):
+    path, _, violation = k8
+    page = chromium.open_report(browser, path)
+    rows = page.locator("#swim g.srow")
+    assert rows.count() == len(violation.trace) == 9
+    heads = page.eval_on_selector_all("#swim .lanehead", "ts => ts.map(t => t.textContent)")
+    assert heads == ["replica 1", "replica 2", "controller"]
+    assert page.locator("#swim g.ev").count() == 8  # one event per step after the initial state
+    # LeaderAndIsr epoch 0, sent by the controller at state 2, received by BecomeLeader at state 3.
+    assert page.locator('#swim g.msg[data-from="1"][data-to="2"]').count() == 1
+    # Record 0 is followed down replica 1's lane from its write to the end; lost on replica 2.
+    held = page.eval_on_selector_all("#swim rect.held", "rs => rs.map(r => [r.dataset.lane, r.dataset.index])")
+    assert {lane for lane, _ in held} == {"replica 1"} and min(int(i) for _, i in held) == 4
+    assert page.locator('#swim .lost-mark[data-lane="replica 2"]').count() == 1
+    # The row of the state shown is highlighted, and a click on a row goes to that state.
+    assert page.locator("#swim g.srow.current").get_attribute("data-index") == "8"
+    page.locator('#swim g.srow[data-index="3"] rect.band').click()
+    assert step_of(page) == 3 and page.locator("#swim g.srow.current").get_attribute("data-index") == "3"
+    page.close()
