@@ -49,7 +49,8 @@ def classic_scenarios() -> list[Scenario]:
         ),
         Scenario(
             id="K4",
-            title="KIP-279 without fencing: truncation against a leader of another epoch (3 replicas)",
+            title=("KIP-279 without fencing: a late LeaderAndIsr makes a follower truncate against a replica "
+                   "that never led (3 replicas)"),
             model="classic",
             options=_classic("kip279", 3),
             properties=("StrongIsr",),
