@@ -203,7 +203,7 @@
     const lx = (name) => LEFT + lanes.indexOf(name) * LANE_W + LANE_W / 2;
     const ry = (i) => HEAD + i * ROW_H + ROW_H / 2;
     // Room on the right for the last lane's labels, and below for messages still in flight at the end.
-    const width = LEFT + lanes.length * LANE_W + 130, height = HEAD + n * ROW_H + ROW_H + 8;
+    const width = LEFT + lanes.length * LANE_W + 200, height = HEAD + n * ROW_H + ROW_H + 8;
     const g = svg("svg", { width, height, class: "swim", role: "img", "aria-label": "space-time view of the trace" });
     for (let i = 0; i < n; i++) {  // rows first, so arrows and dots draw over them
       const row = svg("g", { class: "srow" + (t.fail === i ? " fails" : "") + (t.trigger === i ? " trigger" : "") +
