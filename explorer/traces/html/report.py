@@ -20,7 +20,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from isrcheck.explorer.contract import signals
-from isrcheck.explorer.errors import ContractError
+from isrcheck.explorer.errors import ContractError, UserError
+from isrcheck.explorer.registry import load_factory, model_options
 from isrcheck.explorer.result import CheckResult, Trace
 from isrcheck.explorer.traces.glossary import describer
 from isrcheck.explorer.traces.text import signals_line
@@ -301,9 +302,6 @@ def option_values(model_name: str, options: dict[str, Any] | None) -> tuple[dict
     """(the options set to something else than the factory's default, every other option with its
     default): a page attached to a bug report names the whole configuration. A model the registry
     cannot load (a file that moved) shows its given options only."""
-    from isrcheck.explorer.errors import UserError
-    from isrcheck.explorer.registry import load_factory, model_options
-
     if options is None:
         return {}, {}
     try:

@@ -197,6 +197,8 @@ def test_cli_check_scenario_and_show_write_pages(capsys, tmp_path):
     assert main(["show", str(lasso_file), "--html", str(shown)]) == 0
     replayed = page_data(shown.read_text())["traces"][0]
     assert replayed["loop"] == loop and replayed["lasso"] == ran["lasso"]
+    # Both mark the state where EventuallyOnline's trigger held (the crash that left it offline).
+    assert ran["trigger"] == replayed["trigger"] == 4
 
     racy = tmp_path / "racy.html"
     assert main(["check", RACY, "--quiet", "--html", str(racy)]) == 1
