@@ -17,6 +17,7 @@ from isrcheck.model.encoding import fields as classic_fields
 from isrcheck.model.kraft import fields as kraft_fields
 
 from tests.fixtures.models import Counters
+from tests.fixtures.paths import ROOT
 
 # Every option that adds a field, in each family.
 CONFIGS = [
@@ -104,3 +105,10 @@ def test_the_header_lists_every_option_defaults_included(tmp_path, capsys):
     capsys.readouterr()
     data = json.loads(re.search(r'id="isrcheck-data">(.*?)</script>', page.read_text(), re.S).group(1))
     assert "max_leader_epoch=2" in data["header"]["defaults"]
+
+
+def test_show_explains_a_trace_files_fields(capsys):
+    assert main(["show", str(ROOT / "docs" / "examples" / "k8.itf.json"), "--explain"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"^    ackedRecords: the record ids the producer was told are written", out, re.M)
+    assert re.search(r"^    stoppedBrokers: the brokers that are stopped now", out, re.M)
