@@ -56,21 +56,6 @@ def write_page(path: str | os.PathLike, text: str) -> None:
                         "disk (or name another folder) and run again") from None
 
 
-def set_options(model_name: str, options: dict[str, Any], *, trusted: bool = True) -> dict[str, Any]:
-    """The options that differ from the factory's defaults: what a reader needs to tell this run
-    from another (the command line and ITF carry all of them). ``trusted=False`` (a name read
-    from a trace file): only a registered model's factory is looked at, never a file imported."""
-    from isrcheck.explorer.registry import is_file_spec, load_factory, model_options
-
-    if not trusted and is_file_spec(model_name):
-        return dict(options)
-    try:
-        defaults = {opt.name: opt.default for opt in model_options(load_factory(model_name))}
-    except UserError:
-        return dict(options)
-    return {k: v for k, v in options.items() if k not in defaults or defaults[k] != v}
-
-
 def check_page(model: Any, result: Any, *, model_name: str, options: dict[str, Any],
                scenario: dict[str, str] | None = None, command: str = "",
                notes: Sequence[tuple[str, str]] = ()) -> str:
@@ -79,7 +64,7 @@ def check_page(model: Any, result: Any, *, model_name: str, options: dict[str, A
     from isrcheck.explorer.traces.html import render
     from isrcheck.explorer.traces.html.report import check_report
 
-    data = check_report(model, result, model_name=model_name, options=set_options(model_name, options),
+    data = check_report(model, result, model_name=model_name, options=dict(options),
                         scenario=scenario, command=command, notes=notes)
     return render(data)
 
@@ -108,9 +93,9 @@ def _replayed(data: dict[str, Any], spec: str) -> tuple[Any, Any, tuple[int, str
 
 
 def cmd_show(argv: list[str]) -> int:
-    """``isrcheck show TRACE.itf.json [--html FILE] [--full] [--model MODEL]``: show a trace file as
-    text or as an HTML page. From the file alone (no model code runs: a trace may come from
-    anyone); with ``--model``, replayed against that model first, which also draws its pictures."""
+    """``isrcheck show TRACE.itf.json [--html FILE] [--full] [--explain] [--model MODEL]``: show a
+    trace file as text or as an HTML page. From the file alone (no model code runs: a trace may come
+    from anyone); with ``--model``, replayed against that model first, which also draws its pictures."""
     from isrcheck.explorer.traces.html import render
     from isrcheck.explorer.traces.html.report import header, report, trace_entry
     from isrcheck.explorer.traces.itf import read_itf
@@ -128,6 +113,7 @@ def cmd_show(argv: list[str]) -> int:
     p.add_argument("--model", metavar="MODEL",
                    help="replay the trace against MODEL (a registered name or path/to/file.py) first, and draw "
                         "its pictures; this runs MODEL's code")
+    p.add_argument("--explain", action="store_true", help="after the text trace, say what each field shown means")
     args = p.parse_args(argv)
     check_path(args.html)
     data = read_itf(args.trace)
@@ -156,11 +142,11 @@ def cmd_show(argv: list[str]) -> int:
         verdict, tone = f"no checked property fails along this trace ({how})", "good"
         kind = ""
     if not args.html:
-        print(render_trace(model, trace, full=args.full))
+        print(render_trace(model, trace, full=args.full, explain=args.explain))
         print(f"\n{verdict}" + (f": {detail}" if detail and tone == "bad" else ""))
         return EXIT_OK
-    model_name = meta["model"]
-    head = header(model_name=model_name, options=set_options(model_name, meta.get("options") or {}, trusted=False),
+    model_name = str(meta.get("model"))
+    head = header(model_name=model_name, options=dict(meta.get("options") or {}), trusted=False,
                   properties=[prop] if prop else [], verdict=verdict, tone=tone, scenario=_scenario(meta),
                   counts=[("trace", f"{len(trace)} states"), ("file", str(args.trace))])
     name = Path(args.trace).name
@@ -169,7 +155,8 @@ def cmd_show(argv: list[str]) -> int:
     title = f"{scenario['id']}: {scenario['title']}" if scenario and scenario["title"] else what
     entry = trace_entry(model, trace, name=prop or "trace", kind=kind, detail=detail,
                         fail_index=fail_index, loop=loop, loop_action=meta.get("loop_action"),
-                        title=f"{what}: {len(trace)} states")
+                        title=f"{what}: {len(trace)} states",
+                        trigger=fail_index if kind == "leads-to" else None)
     write_page(args.html, render(report(head, [entry], title=title)))
     print(f"Wrote {args.html} ({len(trace)} states)")
     return EXIT_OK

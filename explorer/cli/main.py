@@ -139,6 +139,7 @@ def _check_parser() -> argparse.ArgumentParser:
                    help="local engine processes (default and 0: every core; liveness and --graph use one); "
                         "the same results for any N")
     p.add_argument("--full", action="store_true", help="print whole states in traces, not only what changed")
+    p.add_argument("--explain", action="store_true", help="after a trace, say what each field shown means")
     p.add_argument("--json", action="store_true", help="print a machine-readable summary on stdout (docs/json.md)")
     p.add_argument("--trace-json", metavar="PATH",
                    help="write the counterexample as an ITF JSON trace; when several properties fail, one file "
@@ -325,7 +326,7 @@ def cmd_check(argv: list[str]) -> int:
     if args.json:
         print(json.dumps(_json_summary(model, result, args.model, options), indent=1))
     else:
-        print(render_result(model, result, full=args.full))  # what print(result) shows
+        print(render_result(model, result, full=args.full, explain=args.explain))  # what print(result) shows
     outputs = OutputFiles()
     # Graph statistics and the fairness line are part of the report; under --json they go to stderr
     # so that stdout stays one JSON document.
@@ -483,6 +484,7 @@ def cmd_scenario(argv: list[str]) -> int:
     p = _Parser(prog="isrcheck scenario", description="Run one named scenario and print its shortest trace.")
     p.add_argument("id", help="a scenario id, e.g. K1 (isrcheck scenarios lists them)")
     p.add_argument("--full", action="store_true", help="print whole states")
+    p.add_argument("--explain", action="store_true", help="after a trace, say what each field shown means")
     p.add_argument("--json", action="store_true",
                    help="print the verdict and the check's summary as JSON on stdout (docs/json.md)")
     p.add_argument("--trace-json", metavar="PATH", help="write the counterexample as an ITF JSON trace")
@@ -510,7 +512,7 @@ def cmd_scenario(argv: list[str]) -> int:
                           "got_trace_length": len(result.violations[0].trace) if result.violations else None,
                           "matched": as_expected, "summary": summary}, indent=1))
     else:
-        print(render_result(model, result, full=args.full))  # what print(result) shows
+        print(render_result(model, result, full=args.full, explain=args.explain))  # what print(result) shows
     outputs = OutputFiles()
     if args.trace_json and result.violations:
         _audit_exported(model, result.violations[:1])

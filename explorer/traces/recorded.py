@@ -5,8 +5,9 @@ run whatever code sits there, and a trace attached to a bug report is not a reas
 So ``show`` renders the file alone: each state's fields as recorded (decoded from ITF), the action
 text as recorded, the operator signals recorded in each state's ``#meta``. ``RecordedModel`` is
 the stand-in the text and HTML renderers are handed: it answers ``state_view`` and ``signals``
-from the file and nothing else (no successors, no properties, no picture), so no renderer can
-reach model code through it. ``isrcheck replay`` is the command that re-executes a trace.
+from the file, and ``field_docs`` from the registered model the file names (never a model file),
+and nothing else (no successors, no properties, no picture), so no renderer can reach a trace-named
+model file's code through it. ``isrcheck replay`` is the command that re-executes a trace.
 """
 
 from __future__ import annotations
@@ -37,6 +38,8 @@ class RecordedModel:
                         if k != "#meta"}
                        for i, entry in enumerate(states)]
         self._signals = [entry["#meta"].get("signals") for entry in states]
+        meta = data["#meta"]
+        self._model_name, self._options = meta.get("model"), meta.get("options") or {}
 
     def state_view(self, state: int) -> dict[str, Any]:
         return self._views[state]
@@ -44,6 +47,22 @@ class RecordedModel:
     def signals(self, state: int) -> dict[str, Any]:
         sig = self._signals[state]
         return {} if sig is None else decode_value(sig, f"states[{state}].#meta.signals")
+
+    def field_docs(self) -> dict[str, str]:
+        """What each field means (``--explain``, the page's descriptions): from the registered model
+        the file names, built with the file's options. That is installed code, the same as any
+        registered model's; a model *file* the trace names is never imported, so its fields go
+        without descriptions."""
+        from isrcheck.explorer.contract import field_docs
+        from isrcheck.explorer.errors import UserError
+        from isrcheck.explorer.registry import build_model, is_file_spec
+
+        if not isinstance(self._model_name, str) or is_file_spec(self._model_name):
+            return {}
+        try:
+            return field_docs(build_model(self._model_name, dict(self._options)))
+        except (UserError, TypeError, ValueError):  # a name or options this installation does not know
+            return {}
 
 
 def recorded_trace(data: dict[str, Any]) -> tuple[RecordedModel, Trace]:

@@ -209,6 +209,8 @@ def test_cli_check_scenario_and_show_write_pages(capsys, tmp_path):
     assert main(["show", str(lasso_file), "--html", str(alone)]) == 0
     recorded = page_data(alone.read_text())["traces"][0]
     assert recorded["loop"] == loop and recorded["lasso"] == {k: v for k, v in ran["lasso"].items() if k != "picture"}
+    # Both mark the state where EventuallyOnline's trigger held (the crash that left it offline).
+    assert ran["trigger"] == replayed["trigger"] == 4
 
     racy = tmp_path / "racy.html"
     assert main(["check", RACY, "--quiet", "--html", str(racy)]) == 1
