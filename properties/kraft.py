@@ -23,11 +23,14 @@ Opt-in (``--invariant NAME``), the specs' checks of their own encoding, kept her
 ValidControllerState (3.5: the ISR is never empty and a fenced broker is in it only as its last
 member; KIP-966: no fenced broker in the ISR, ISR and ELR disjoint, the ELR empty while the ISR has
 min.insync.replicas members) and ValidReplicaState (a replica that acts as leader names itself
-leader in its metadata).
+leader in its metadata). NoLostRegistration is LostRegistration's negation as an invariant, as TLC
+checks a witness: its counterexample is a shortest path to the lost registration.
 
 ``sometimes`` companions (a complete run that never reaches one proves nothing about the others):
-RecordCommitted, RecordAcknowledged, NewLeaderElected, BrokerBackFromUncleanShutdown, and with ELR
-ElrNonEmpty.
+RecordCommitted, RecordAcknowledged, NewLeaderElected, BrokerBackFromUncleanShutdown, with ELR
+ElrNonEmpty, and with two shutdowns or more LostRegistration (a broker starts and its registration is
+refused, because the controller already holds it UNFENCED from the registration request of an
+earlier incarnation, processed after that incarnation shut down: the spec's lost registration).
 
 Like the rest of ``properties/``, this module never imports ``model``: everything it reads comes
 through the model's tables (``config``, ``layout``, ``fields``: the field offsets of
@@ -43,10 +46,12 @@ from isrcheck.explorer.contract import Property
 ALWAYS = ("LeaderCompleteness", "LeaderCandidateCompleteness", "ReplicationQuorumSuperset", "LogMatching",
           "MetadataLogMatching", "ConsistentRead", "NoCommittedRecordLostGlobally", "MinIsrRecoveryQuorum")
 SOMETIMES = ("RecordCommitted", "RecordAcknowledged", "NewLeaderElected", "BrokerBackFromUncleanShutdown",
-             "ElrNonEmpty")
-OPT_IN = ("ValidControllerState", "ValidReplicaState")
+             "ElrNonEmpty", "LostRegistration")
+OPT_IN = ("ValidControllerState", "ValidReplicaState", "NoLostRegistration")
 ELR_ONLY = ("MinIsrRecoveryQuorum", "ElrNonEmpty")
 NEEDS_LOSSY_SHUTDOWN = ("BrokerBackFromUncleanShutdown",)
+# A registration outlives its incarnation only if the broker shuts down, starts, and shuts down again.
+NEEDS_TWO_SHUTDOWNS = ("LostRegistration", "NoLostRegistration")
 
 
 def names(t: Any) -> tuple[str, ...]:
@@ -58,6 +63,8 @@ def names(t: Any) -> tuple[str, ...]:
         if name in ELR_ONLY and not c.gen.elr:
             continue
         if name in NEEDS_LOSSY_SHUTDOWN and not c.lossy_shutdowns:
+            continue
+        if name in NEEDS_TWO_SHUTDOWNS and c.lossy_shutdowns + c.clean_shutdowns < 2:
             continue
         out.append(name)
     return tuple(out)
@@ -91,6 +98,11 @@ def _builders(t: Any) -> dict[str, Any]:
 
     def current(s):
         return s[g + METADATA_LOG][-1]
+
+    STARTING = f.STARTING
+
+    def lost_registration(s):
+        return any(s[base[b] + STATUS] == STARTING and s[base[b] + C_UNFENCED] for b in brokers)
 
     def leader_completeness(s):
         true_hw = s[g + TRUE_HW]
@@ -217,6 +229,12 @@ def _builders(t: Any) -> dict[str, Any]:
             "the controller elects a leader in a later epoch"),
         "BrokerBackFromUncleanShutdown": lambda: Property.sometimes(
             "BrokerBackFromUncleanShutdown", every_broker_back, "a lossy shutdown happened and every broker runs"),
+        "NoLostRegistration": lambda: Property.always(
+            "NoLostRegistration", lambda s: not lost_registration(s),
+            "no starting broker's registration is refused (LostRegistration as an invariant)", default=False),
+        "LostRegistration": lambda: Property.sometimes(
+            "LostRegistration", lost_registration,
+            "a starting broker's registration is refused: an earlier incarnation's request registered it"),
         "ElrNonEmpty": lambda: Property.sometimes(
             "ElrNonEmpty", lambda s: current(s)[R_ELR] != 0, "the controller keeps an Eligible Leader Replica"),
     }

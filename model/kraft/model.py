@@ -88,7 +88,7 @@ class KraftModel:
                 RUNNING, b + 1, 1 if in_sync else 0, NIL if b == 0 else 0, LEADER if b == 0 else FOLLOWER,
                 1, isr if in_sync else lay.all_mask, isr if in_sync else lay.all_mask, 0, 1,
                 partition_epoch if in_sync else 1, (), 0, 0 if b == 0 else NIL, lay.blank_followers, 0, NO_FLOOR,
-                1 if in_sync else 0, b + 1, lay.no_fetches,
+                1 if in_sync else 0, b + 1, lay.no_fetches, (), 0,
             )
         g = lay.g
         s[g:] = ((record,), c.brokers, 0, 0, 0, 0, 0, 0, 0, 0, ())

@@ -18,6 +18,8 @@ ANCHOR = {"replicas": 3, "min_insync_replicas": 2, "max_records": 1, "init_isr_s
           "max_crashes": 1, "stops": "lossy"}
 # K7 needs no shutdown: without one the 3.5 spec's last-replica-standing hole (K11) stays closed.
 NO_SHUTDOWN = {**ANCHOR, "max_crashes": 0, "stops": "all"}
+# The lost registration needs two shutdowns of one broker (one of each kind) and nothing else.
+LOST_REGISTRATION = {"replicas": 2, "min_insync_replicas": 2, "max_records": 1, "max_crashes": 1, "stops": "all"}
 
 
 def scenarios() -> list[Scenario]:
@@ -83,6 +85,26 @@ def scenarios() -> list[Scenario]:
                 "below min ISR; broker 1 back from a lossy shutdown registers with broker epoch 0, so the "
                 "controller takes it out of the ISR and the ELR before it can be elected. Every invariant "
                 "of the spec holds over the whole state space (973,728 states, depth 33)."
+            ),
+        ),
+        Scenario(
+            id="KR-lost-registration",
+            title="KRaft: a registration request outlives its broker; the broker's next registration is refused",
+            model="classic",
+            options={"generation": "kraft-kip966", **LOST_REGISTRATION},
+            properties=("NoLostRegistration",),
+            expect="violated",
+            trace_length=6,
+            story=(
+                "Broker 1 shuts down, losing its log; broker 2 leads. Broker 1 starts and sends "
+                "RegisterBroker, then shuts down again before the controller answers: the request stays "
+                "in the network. Broker 1 starts again with a new incarnation and a new request. The "
+                "controller now processes the first request: broker 1's registration is FENCED, so it is "
+                "accepted (it sent broker epoch 0, so KIP-966 also takes broker 1 out of the ELR), and the "
+                "controller holds broker 1 UNFENCED at broker epoch 3 for an incarnation "
+                "that no longer exists (its response is never received). Broker 1's current request is "
+                "refused until the controller fences it again. TLC reaches the same state at depth 6 "
+                "with the same actions (docs/kraft.md)."
             ),
         ),
     ]
