@@ -3,7 +3,8 @@
 Builds the initial state of the spec's ``Init`` (an established cluster: broker 1 leads at leader
 epoch 1; brokers 1..init_isr_size form the ISR; the others are fenced, out of sync, with stale
 metadata of partition epoch 1), hands out the steps' successors, the properties
-(``isrcheck.properties.kraft``), a named view of each state for traces and ITF, and operator signals.
+(``isrcheck.properties.kraft``), a named view of each state for traces and ITF, operator signals, and
+the canonical form of a state under broker symmetry (``isrcheck.model.kraft.symmetry``).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from .fields import (
     Layout,
 )
 from .steps import KraftSteps
+from .symmetry import BrokerSymmetry
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,7 @@ class KraftModel:
         self.successors = self._steps.successors
         self.tables = KraftTables(config, self.layout, fields)
         self._properties = tuple(kraft_properties.build(self.tables, invariants))
+        self._symmetry = BrokerSymmetry(self.layout)
 
     def __repr__(self) -> str:
         c = self.config
@@ -96,6 +99,11 @@ class KraftModel:
 
     def properties(self) -> Sequence[Property]:
         return self._properties
+
+    def canonical(self, state: tuple) -> tuple:
+        """The least relabelling of ``state`` over every permutation of the brokers (``--symmetry``;
+        ``isrcheck.model.kraft.symmetry`` says why that is sound)."""
+        return self._symmetry.canonical(state)
 
     # -- what users read --------------------------------------------------------------------------------
 
