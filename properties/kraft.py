@@ -25,6 +25,10 @@ member; KIP-966: no fenced broker in the ISR, ISR and ELR disjoint, the ELR empt
 min.insync.replicas members) and ValidReplicaState (a replica that acts as leader names itself
 leader in its metadata). NoLostRegistration is LostRegistration's negation as an invariant, as TLC
 checks a witness: its counterexample is a shortest path to the lost registration.
+NoPrematureIsrExpansion (a transition property, KAFKA-19996): a leader whose ISR is below
+min.insync.replicas proposes to add only followers that have reached its log end offset (the
+specs' rule adds a follower at the frozen high watermark, behind the log end, which then falls out
+of the ISR again: the flapping the bug reports).
 
 ``sometimes`` companions (a complete run that never reaches one proves nothing about the others):
 RecordCommitted, RecordAcknowledged, NewLeaderElected, BrokerBackFromUncleanShutdown, with ELR
@@ -47,7 +51,7 @@ ALWAYS = ("LeaderCompleteness", "LeaderCandidateCompleteness", "ReplicationQuoru
           "MetadataLogMatching", "ConsistentRead", "NoCommittedRecordLostGlobally", "MinIsrRecoveryQuorum")
 SOMETIMES = ("RecordCommitted", "RecordAcknowledged", "NewLeaderElected", "BrokerBackFromUncleanShutdown",
              "ElrNonEmpty", "LostRegistration")
-OPT_IN = ("ValidControllerState", "ValidReplicaState", "NoLostRegistration")
+OPT_IN = ("ValidControllerState", "ValidReplicaState", "NoLostRegistration", "NoPrematureIsrExpansion")
 ELR_ONLY = ("MinIsrRecoveryQuorum", "ElrNonEmpty")
 NEEDS_LOSSY_SHUTDOWN = ("BrokerBackFromUncleanShutdown",)
 # A registration outlives its incarnation only if the broker shuts down, starts, and shuts down again.
@@ -100,6 +104,24 @@ def _builders(t: Any) -> dict[str, Any]:
         return s[g + METADATA_LOG][-1]
 
     STARTING = f.STARTING
+    FOLLOWERS = f.FOLLOWERS
+    min_isr = c.min_isr
+
+    def premature_expansion(s, a) -> str:
+        """Why a SendAlterPartitionRequest adds a follower behind the leader's log end while the
+        leader's ISR is below min ISR; '' when it does not."""
+        if type(a).__name__ != "SendAlterPartitionRequest":
+            return ""
+        o = base[a.leader - 1]
+        isr = s[o + MD_ISR]
+        if size[isr] >= min_isr:
+            return ""
+        leo = len(s[o + LOG])
+        behind = [f + 1 for f in brokers if f + 1 in a.isr and not isr >> f & 1 and s[o + FOLLOWERS][f][0] < leo]
+        if not behind:
+            return ""
+        return (f"leader {a.leader} (ISR {lay.ids(isr)} below min ISR {min_isr}) adds {behind} at the high "
+                f"watermark {s[o + HW]}, behind its log end {leo}")
 
     def lost_registration(s):
         return any(s[base[b] + STATUS] == STARTING and s[base[b] + C_UNFENCED] for b in brokers)
@@ -232,6 +254,10 @@ def _builders(t: Any) -> dict[str, Any]:
         "NoLostRegistration": lambda: Property.always(
             "NoLostRegistration", lambda s: not lost_registration(s),
             "no starting broker's registration is refused (LostRegistration as an invariant)", default=False),
+        "NoPrematureIsrExpansion": lambda: Property.transition(
+            "NoPrematureIsrExpansion", lambda s, a, nxt: not premature_expansion(s, a),
+            "under min ISR, an AlterPartition adds only followers at the leader's log end (KAFKA-19996)",
+            lambda s, a, nxt: premature_expansion(s, a), default=False),
         "LostRegistration": lambda: Property.sometimes(
             "LostRegistration", lost_registration,
             "a starting broker's registration is refused: an earlier incarnation's request registered it"),

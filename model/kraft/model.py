@@ -70,7 +70,8 @@ class KraftModel:
         return (f"KraftModel({c.generation}, brokers={c.brokers}, min_isr={c.min_isr}, init_isr={c.init_isr_size}, "
                 f"values={c.values}, lossy={c.lossy_shutdowns}, clean={c.clean_shutdowns}, fencings={c.fencings}, "
                 f"shrinks={c.leader_shrinks}" + (", avoid-LRS" if c.avoid_last_replica_standing else "")
-                + ("" if c.hw_over_maximal_isr else ", HW over the ISR (K7)") + ")")
+                + ("" if c.hw_over_maximal_isr else ", HW over the ISR (K7)")
+                + (", expansion at the LEO under min ISR" if c.expand_at_leo_under_min_isr else "") + ")")
 
     def __reduce__(self):
         return (KraftModel, (self.config, self.invariants))

@@ -377,6 +377,11 @@ class KraftSteps:
             timeouts = [0]
         known = state[o + FOLLOWERS]
         hw, epoch_start = state[o + HW], state[o + EPOCH_START]
+        # KAFKA-19996's fix: under min ISR the HW is frozen (KIP-966), so reaching it says nothing;
+        # require the leader's log end instead.
+        catch_up = hw
+        if self.config.expand_at_leo_under_min_isr and lay.size[isr] < self.min_isr:
+            catch_up = max(hw, len(state[o + LOG]))
         for timed_out in timeouts:
             proposed = lay.bit[b]
             for f in lay.brokers:
@@ -385,7 +390,7 @@ class KraftSteps:
                 if isr >> f & 1:
                     if not timed_out >> f & 1:
                         proposed |= lay.bit[f]
-                elif known[f][0] != NIL and known[f][0] >= hw and known[f][0] >= epoch_start:
+                elif known[f][0] != NIL and known[f][0] >= catch_up and known[f][0] >= epoch_start:
                     proposed |= lay.bit[f]
             if proposed == isr:
                 continue

@@ -107,4 +107,35 @@ def scenarios() -> list[Scenario]:
                 "with the same actions (docs/kraft.md)."
             ),
         ),
+        Scenario(
+            id="KAFKA-19996",
+            title="KIP-966 leader under min ISR adds a follower at the frozen high watermark, behind its log end",
+            model="classic",
+            options={"generation": "kraft-kip966", **NO_SHUTDOWN},
+            properties=("NoPrematureIsrExpansion",),
+            expect="violated",
+            trace_length=6,
+            story=(
+                "Leader 1 writes A; follower 2 fetches from offset 0, so the leader knows it at offset 0 "
+                "(that it got A shows only at its next fetch). The controller fences 2: the ISR shrinks to "
+                "{1}, below min ISR 2, so KIP-966 freezes the high watermark at 0. The leader learns it "
+                "and, since 2 has reached the high watermark and the start of its epoch, proposes ISR "
+                "{1,2} with 2 known only behind its log end. A follower that stays slow is added at the stale "
+                "high watermark, times out, and is added again: it flaps in and out of the ISR "
+                "(KAFKA-19996). Safety is not at stake: the HW still waits for 2."
+            ),
+        ),
+        Scenario(
+            id="KAFKA-19996-fixed",
+            title="Under min ISR, a follower joins the ISR only once it has reached the leader's log end",
+            model="classic",
+            options={"generation": "kraft-kip966", **NO_SHUTDOWN, "expand_at_leo_under_min_isr": True},
+            properties=("NoPrematureIsrExpansion",),
+            expect="holds",
+            story=(
+                "The same bounds with the fix proposed for KAFKA-19996: while the ISR is below min ISR the "
+                "leader requires a follower to have reached its log end offset, not the frozen high "
+                "watermark. No premature expansion in 9,845 states."
+            ),
+        ),
     ]

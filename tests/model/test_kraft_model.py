@@ -244,3 +244,31 @@ def test_two_shutdowns_reach_the_witness_at_pinned_counts(generation, counts):
 def test_one_shutdown_has_no_lost_registration_to_witness():
     names = [p.name for p in kraft("kraft-kip966", **ANCHOR).properties()]
     assert "LostRegistration" not in names and "NoLostRegistration" not in names
+
+
+# -- KAFKA-19996: premature ISR expansion under min ISR -----------------------------------------------
+
+def test_kafka_19996_a_leader_under_min_isr_adds_a_follower_behind_its_log_end():
+    result = isrcheck.check(kraft("kraft-kip966", **NO_SHUTDOWN), properties=["NoPrematureIsrExpansion"])
+    trace = result.violations[0].trace
+    assert len(trace) == 6
+    assert actions(trace) == ["WriteRecordToLeader", "Fetch", "FenceBroker", "ReceiveMetadataUpdate",
+                              "SendAlterPartitionRequest"]
+    assert trace.actions[-1].isr == (1, 2)
+
+
+def test_kafka_19996_fixed_expands_only_at_the_log_end_and_reaches_the_same_states():
+    # The same distinct states: a premature proposal reaches what proposing first and writing after
+    # reaches (the bug costs availability, not safety); fewer transitions.
+    fixed = isrcheck.check(kraft("kraft-kip966", **NO_SHUTDOWN, expand_at_leo_under_min_isr=True),
+                           properties=["NoPrematureIsrExpansion"])
+    assert fixed.complete and not fixed.violations
+    assert fixed.distinct_states == 9845
+    everything = isrcheck.check(kraft("kraft-kip966", **NO_SHUTDOWN, expand_at_leo_under_min_isr=True))
+    assert everything.complete and everything.ok, (everything.violations, everything.vacuous)
+
+
+def test_the_kafka_19996_fix_is_refused_for_zookeeper_generations():
+    with pytest.raises((ValueError, UserError)) as exc:
+        build_model("classic", {"generation": "kip320", "expand_at_leo_under_min_isr": True})
+    assert "KRaft" in str(exc.value)
