@@ -25,6 +25,13 @@ member; KIP-966: no fenced broker in the ISR, ISR and ELR disjoint, the ELR empt
 min.insync.replicas members) and ValidReplicaState (a replica that acts as leader names itself
 leader in its metadata). NoLostRegistration is LostRegistration's negation as an invariant, as TLC
 checks a witness: its counterexample is a shortest path to the lost registration.
+Liveness, opt-in (``--property NAME``), the specs' leads-to properties under the specs' fairness
+(``isrcheck.model.kraft.fairness``): EventuallyRuns (a STARTING broker eventually runs, UNFENCED;
+checked as "some broker STARTING leads to every broker RUNNING and UNFENCED", which is the specs'
+per-broker form when perturbations are bounded, since BrokerStart and UnfenceBroker are fair),
+EventuallyUnfenced (a fenced broker is eventually unfenced) and EventuallyWriteIsAcceptedOrRejected
+(every value written is eventually acknowledged, positively or negatively).
+
 NoPrematureIsrExpansion (a transition property, KAFKA-19996): a leader whose ISR is below
 min.insync.replicas proposes to add only followers that have reached its log end offset (the
 specs' rule adds a follower at the frozen high watermark, behind the log end, which then falls out
@@ -52,6 +59,8 @@ ALWAYS = ("LeaderCompleteness", "LeaderCandidateCompleteness", "ReplicationQuoru
 SOMETIMES = ("RecordCommitted", "RecordAcknowledged", "NewLeaderElected", "BrokerBackFromUncleanShutdown",
              "ElrNonEmpty", "LostRegistration")
 OPT_IN = ("ValidControllerState", "ValidReplicaState", "NoLostRegistration", "NoPrematureIsrExpansion")
+# The specs' liveness properties (opt-in, checked under KraftModel.fairness()).
+LIVENESS = ("EventuallyRuns", "EventuallyUnfenced", "EventuallyWriteIsAcceptedOrRejected")
 ELR_ONLY = ("MinIsrRecoveryQuorum", "ElrNonEmpty")
 NEEDS_LOSSY_SHUTDOWN = ("BrokerBackFromUncleanShutdown",)
 # A registration outlives its incarnation only if the broker shuts down, starts, and shuts down again.
@@ -63,7 +72,7 @@ def names(t: Any) -> tuple[str, ...]:
     only when lossy shutdowns are allowed (else it could never be reached)."""
     c = t.config
     out = []
-    for name in (*ALWAYS, *SOMETIMES, *OPT_IN):
+    for name in (*ALWAYS, *SOMETIMES, *OPT_IN, *LIVENESS):
         if name in ELR_ONLY and not c.gen.elr:
             continue
         if name in NEEDS_LOSSY_SHUTDOWN and not c.lossy_shutdowns:
@@ -96,6 +105,7 @@ def _builders(t: Any) -> dict[str, Any]:
     METADATA_LOG, NIL, R_ELR, R_ISR, R_LAST_KNOWN_ELR = f.METADATA_LOG, f.NIL, f.R_ELR, f.R_ISR, f.R_LAST_KNOWN_ELR
     R_LEADER, R_LEADER_EPOCH, ROLE, RUNNING, STATUS = f.R_LEADER, f.R_LEADER_EPOCH, f.ROLE, f.RUNNING, f.STATUS
     TRUE_HW, UNCLEAN_SHUTDOWNS, C_UNFENCED, MD_LEADER = f.TRUE_HW, f.UNCLEAN_SHUTDOWNS, f.C_UNFENCED, f.MD_LEADER
+    SENT, NACKED = f.SENT, f.NACKED
     g, base, brokers, members, size = lay.g, lay.base, lay.brokers, lay.members, lay.size
     nv = c.values
     elr = c.gen.elr
@@ -258,6 +268,18 @@ def _builders(t: Any) -> dict[str, Any]:
             "NoPrematureIsrExpansion", lambda s, a, nxt: not premature_expansion(s, a),
             "under min ISR, an AlterPartition adds only followers at the leader's log end (KAFKA-19996)",
             lambda s, a, nxt: premature_expansion(s, a), default=False),
+        "EventuallyRuns": lambda: Property.leads_to(
+            "EventuallyRuns", lambda s: any(s[base[b] + STATUS] == STARTING for b in brokers),
+            lambda s: all(s[base[b] + STATUS] == RUNNING and s[base[b] + C_UNFENCED] for b in brokers),
+            "a STARTING broker eventually runs, UNFENCED (the specs' EventuallyRuns)", default=False),
+        "EventuallyUnfenced": lambda: Property.leads_to(
+            "EventuallyUnfenced", lambda s: not all(s[base[b] + C_UNFENCED] for b in brokers),
+            lambda s: all(s[base[b] + C_UNFENCED] for b in brokers),
+            "every fenced broker is eventually unfenced (the specs' EventuallyUnfenced)", default=False),
+        "EventuallyWriteIsAcceptedOrRejected": lambda: Property.leads_to(
+            "EventuallyWriteIsAcceptedOrRejected", lambda s: s[g + SENT] & ~(s[g + ACKED] | s[g + NACKED]),
+            lambda s: not s[g + SENT] & ~(s[g + ACKED] | s[g + NACKED]),
+            "every value written is eventually acknowledged or refused", default=False),
         "LostRegistration": lambda: Property.sometimes(
             "LostRegistration", lost_registration,
             "a starting broker's registration is refused: an earlier incarnation's request registered it"),

@@ -26,7 +26,8 @@ What is abstracted away, and why it is safe to (docs/kraft.md has the full argum
 - reassignment, heartbeats (fencing and unfencing happen at any time, as in the spec), the
   controller's own Raft, incarnation ids (what they decide is modelled: a request in flight is
   refused while the broker's registration is UNFENCED, a response reaches only its incarnation), the
-  spec's anti-cycle devices (``__AvoidCycle``, ``Converged``: for liveness checking), liveness.
+  spec's anti-cycle devices (``__AvoidCycle``, ``Converged``: for liveness checking). Liveness is
+  checked under the specs' fairness (``isrcheck.model.kraft.fairness``).
 """
 
 from .config import KraftConfig

@@ -19,6 +19,7 @@ from isrcheck.properties import kraft as kraft_properties
 from . import fields
 from .config import KraftConfig
 from .controller import Controller
+from .fairness import action_family, fairness_table
 from .fields import (
     ALTER_PARTITION,
     BLOCK,
@@ -100,6 +101,14 @@ class KraftModel:
 
     def properties(self) -> Sequence[Property]:
         return self._properties
+
+    def fairness(self) -> dict[str, str]:
+        """Weak fairness per broker of the specs' ``Liveness`` steps (``isrcheck.model.kraft.fairness``)."""
+        return fairness_table(self.config.brokers)
+
+    def action_family(self, action: Any) -> str:
+        """The step and the broker taking it: ``Fetch b2``."""
+        return action_family(action)
 
     def canonical(self, state: tuple) -> tuple:
         """The least relabelling of ``state`` over every permutation of the brokers (``--symmetry``;

@@ -138,4 +138,20 @@ def scenarios() -> list[Scenario]:
                 "watermark. No premature expansion in 9,845 states."
             ),
         ),
+        Scenario(
+            id="KR-never-runs",
+            title="KRaft liveness: after a lost registration, a starting broker never runs (the specs' EventuallyRuns)",
+            model="classic",
+            options={"generation": "kraft-kip966", **LOST_REGISTRATION},
+            properties=("EventuallyRuns",),
+            expect="violated",
+            trace_length=7,
+            story=(
+                "The lost registration (KR-lost-registration), then the lasso: broker 1 is STARTING, its "
+                "request refused because the controller holds it UNFENCED for a dead incarnation, and "
+                "only FenceBroker would release it, which the specs count as a perturbation, not a fair "
+                "step (a real controller fences a broker whose heartbeats stop). Under the specs' "
+                "fairness broker 1 never runs: their EventuallyRuns fails once two shutdowns are allowed."
+            ),
+        ),
     ]

@@ -272,3 +272,31 @@ def test_the_kafka_19996_fix_is_refused_for_zookeeper_generations():
     with pytest.raises((ValueError, UserError)) as exc:
         build_model("classic", {"generation": "kip320", "expand_at_leo_under_min_isr": True})
     assert "KRaft" in str(exc.value)
+
+
+# -- liveness under the specs' fairness (isrcheck.model.kraft.fairness) -------------------------------
+
+LIVENESS = ["EventuallyRuns", "EventuallyUnfenced", "EventuallyWriteIsAcceptedOrRejected"]
+
+
+@pytest.mark.parametrize("generation", ["kraft-3.5", "kraft-kip966"])
+@pytest.mark.parametrize("prop", LIVENESS)
+def test_the_specs_liveness_holds_with_one_shutdown(generation, prop):
+    result = isrcheck.check(kraft(generation, **TWO_BROKERS), properties=[prop])
+    assert result.complete and not result.violations
+
+
+def test_a_lost_registration_keeps_a_broker_starting_for_ever():
+    result = isrcheck.check(kraft("kraft-kip966", **LOST_REGISTRATION), properties=["EventuallyRuns"])
+    trace = result.violations[0].trace
+    assert len(trace) == 7
+    assert any(getattr(a, "stale", False) for a in trace.actions)
+    model = kraft("kraft-kip966", **LOST_REGISTRATION)
+    assert model.state_view(trace.states[-1])["brokerState.status.1"] == "STARTING"
+
+
+def test_fairness_names_every_broker_of_the_specs_liveness_steps():
+    model = kraft("kraft-kip966", **TWO_BROKERS)
+    table = model.fairness()
+    assert table["ReceiveBrokerRegRequest b1"] == "weak" and table["Fetch b2"] == "weak"
+    assert "FenceBroker b1" not in table and "WriteRecordToLeader b1" not in table
