@@ -122,7 +122,9 @@ class Model(Protocol[S, A]):
     the same initial states and the same successors in the same order in every process.
 
     Optional methods, found by name: ``within_bounds(state) -> bool``, ``canonical(state) -> state``
-    (symmetry representative), ``state_view(state) -> dict`` (named fields for traces), and
+    (symmetry representative), ``state_view(state) -> dict`` (named fields for traces),
+    ``read(state) -> object`` (the state as users' own properties receive it, read by name:
+    ``isrcheck.explorer.extra``), and
     ``pack(state) -> hashable`` with ``unpack(packed) -> state`` (a compact exact encoding the
     local engine stores instead of states; see ``packing``), and
     ``signals(state) -> dict[str, Any]``: what an operator's dashboard would show in that state

@@ -157,8 +157,14 @@ def model_options(factory: Callable[..., Any]) -> list[ModelOption]:
     return options
 
 
-def build_model(spec: str, options: dict[str, Any] | None = None) -> Any:
-    """The model a spec and options describe; a bad option becomes a UserError naming it."""
+def build_model(spec: str, options: dict[str, Any] | None = None, *, extra_properties: Any = ()) -> Any:
+    """The model a spec and options describe; a bad option becomes a UserError naming it.
+    ``extra_properties``: properties of one's own added after the model's
+    (``isrcheck.explorer.extra.with_properties``)."""
+    if extra_properties:
+        from isrcheck.explorer.extra import with_properties
+
+        return with_properties(build_model(spec, options), extra_properties)
     factory = load_factory(spec)
     known = {o.name for o in model_options(factory)}
     unknown = sorted(set(options or {}) - known)

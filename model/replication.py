@@ -41,6 +41,7 @@ from .fairness import action_family as step_family
 from .fairness import fairness_table
 from .native.packing import native_packing
 from .options import ConsumerOptions, DurabilityOptions
+from .read import ClassicState
 from .steps import successor_function
 from .tables import ModelTables
 
@@ -101,6 +102,10 @@ class ReplicationModel:
     def state_view(self, state: tuple) -> dict[str, Any]:
         """The state as the spec's named variables, JSON-friendly (replica ids 1..n)."""
         return self._view.view(state)
+
+    def read(self, state: tuple) -> ClassicState:
+        """The state read by name (``isrcheck.model.read``): what users' own properties receive."""
+        return ClassicState(self.tables, state)
 
     def picture(self, state: tuple, detail: str = "") -> dict[str, Any]:
         """The state drawn as Kafka's diagrams draw it (``isrcheck.model.encoding.picture``), for the HTML report."""

@@ -13,9 +13,10 @@ interrupted (the figures printed are what ran before the interrupt).
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
+import json
 from typing import Any
 
+from isrcheck.explorer.cli.written import OutputFiles
 from isrcheck.explorer.errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_VIOLATION, UserError
 
 
@@ -55,7 +56,7 @@ def _parse(argv: list[str]) -> tuple[argparse.Namespace, dict[str, Any], Any]:
 def cmd_simulate(argv: list[str]) -> int:
     from isrcheck.explorer.outputs import check_output_path
     from isrcheck.explorer.search.simulate import render_simulation, simulate
-    from isrcheck.explorer.traces.itf import trace_to_itf, write_json
+    from isrcheck.explorer.traces.itf import trace_to_itf
     from isrcheck.explorer.traces.text import render_violation
 
     args, options, model = _parse(argv)
@@ -72,21 +73,21 @@ def cmd_simulate(argv: list[str]) -> int:
     else:
         result = simulate(model, depth=args.depth, behaviours=args.behaviours, seed=args.seed,
                           properties=args.properties)
+    outputs = OutputFiles()  # every output through one mechanism: a full disk is reported, the verdict stands
     for violation in result.violations:
         print(render_violation(model, violation, full=args.full))
         print()
         if args.trace_json:
-            write_json(Path(args.trace_json), trace_to_itf(model, violation.trace, {
+            outputs.write(args.trace_json, json.dumps(trace_to_itf(model, violation.trace, {
                 "model": args.model, "options": options, "property": violation.property,
                 "kind": violation.kind, "detail": violation.detail,
                 "simulation": {"seed": args.seed, "depth": args.depth, "behaviour": result.behaviours,
-                               "engine": args.engine}}))
+                               "engine": args.engine}}), indent=1) + "\n", "--trace-json")
     print(render_simulation(result))
     if args.engine == "spark":
         print("Swarm on Spark: behaviour i walked under a seed derived from the run's seed and i; the first "
               "violation is the one of the smallest i, the same for any executor or partition count.")
-    if args.trace_json and result.violations:
-        print(f"Wrote {args.trace_json}")
+    outputs.report(to_stderr=False, command="isrcheck simulate")
     if result.violations:
         return EXIT_VIOLATION
     return EXIT_INTERRUPTED if result.interrupted else EXIT_OK

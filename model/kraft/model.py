@@ -40,6 +40,7 @@ from .fields import (
     STATUS,
     Layout,
 )
+from .read import KraftState
 from .steps import KraftSteps
 from .symmetry import BrokerSymmetry
 
@@ -129,6 +130,10 @@ class KraftModel:
         for i, f in enumerate(GLOBAL_FIELDS):
             view[f.view] = f.show(t, s, lay.g + i)
         return view
+
+    def read(self, s: tuple) -> KraftState:
+        """The state read by name (``isrcheck.model.kraft.read``): what users' own properties receive."""
+        return KraftState(self.tables, s)
 
     def signals(self, s: tuple) -> dict[str, Any]:
         """What an operator sees: the controller's leader (``offline`` without one), ISR and ELR sizes

@@ -16,6 +16,7 @@ fingerprints of what violated them. States live in the visited set and frontier 
 
 from __future__ import annotations
 
+import contextlib
 import time
 from typing import Any
 
@@ -27,6 +28,7 @@ from isrcheck.explorer.search.audit import audited_init_states
 from isrcheck.explorer.search.fingerprint import collision_probability
 from isrcheck.explorer.search.rebuild import rebuild_trace
 from isrcheck.explorer.search.spark.checkpoint import Checkpoint, run_identity
+from isrcheck.explorer.search.spark.faults import is_fault, stop_for
 from isrcheck.explorer.search.spark.interrupt import Interrupts
 from isrcheck.explorer.search.spark.level import (
     DRIVER_AUDIT,
@@ -185,9 +187,15 @@ class _Run:
             # A Ctrl-C cancels the running jobs: the pending Spark call fails with "job cancelled".
             if not interrupts.requested:
                 contract = _contract_error(exc)
-                if contract is None:
+                if contract is not None:
+                    raise contract from None
+                # The driver JVM out of memory (exit 5) or a checkpoint disk that failed (RunFailed, exit 7):
+                # the statistics so far, from the driver's counters (faults.py).
+                if not is_fault(exc):
                     raise
-                raise contract from None
+                with contextlib.suppress(Exception):  # after a JVM fault Spark may refuse even this
+                    self.store.release()
+                return stop_for(self, exc)
             interrupted = True
         try:
             if interrupted:

@@ -36,8 +36,9 @@ def test_planted_bug_gives_shortest_trace_exit_1_and_replays(capsys, tmp_path):
     assert data["#meta"]["property"] == "MutualExclusion" and len(data["states"]) == 5
     assert data["states"][2]["#meta"]["action"] == "Check(process=1)"
 
-    code, out, _ = run(capsys, "replay", str(trace_file))
+    code, out, _ = run(capsys, "replay", str(trace_file), "--model", RACY)
     assert code == 1 and "=> MutualExclusion fails at state 5" in out
+    assert f"Replaying against model {RACY} (given with --model" in out
 
     proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(regression)],
                           capture_output=True, text=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
@@ -56,14 +57,14 @@ def test_replay_fails_loudly_where_the_model_diverges(capsys, tmp_path):
     data = json.loads(trace_file.read_text())
     data["#meta"]["options"] = {"fixed": True}  # the fixed lock raises the flag at Check
     trace_file.write_text(json.dumps(data))
-    code, _, err = run(capsys, "replay", str(trace_file))
+    code, _, err = run(capsys, "replay", str(trace_file), "--model", RACY)
     assert code == 3
     assert "state 2: Check(process=0) leads elsewhere than recorded: flag.p0: recorded 0, model gives 1" in err
 
     data["states"][2]["#meta"]["action"] = "Teleport(process=1)"
     data["#meta"]["options"] = {}
     trace_file.write_text(json.dumps(data))
-    code, _, err = run(capsys, "replay", str(trace_file))
+    code, _, err = run(capsys, "replay", str(trace_file), "--model", RACY)
     assert code == 3 and "Teleport(process=1) is not enabled; enabled actions: " in err
 
 
