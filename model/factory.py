@@ -58,6 +58,7 @@ def make_model(
     avoid_last_replica_standing: bool = False,
     hw_over_maximal_isr: bool = True,
     split_fetch: bool = False,
+    expand_at_leo_under_min_isr: bool = False,
 ) -> Any:
     """The Kafka replication model (hachikuji/kafka-specification, plus options).
 
@@ -101,6 +102,8 @@ def make_model(
         expansion is in flight (KIP-497's maximal ISR off).
     split_fetch: a fetch as the spec's three steps with its request/response in flight, instead of
         one atomic step (slower; it checks the atomic fetch's abstraction, docs/kraft.md).
+    expand_at_leo_under_min_isr: the fix of KAFKA-19996: while the ISR is below min ISR, a leader
+        adds a follower only once it has reached the leader's log end, not the stale HW.
     With a KRaft generation, replicas is the broker count, min_insync_replicas MinISR, max_records
     the number of values, max_crashes/stops the unclean (lossy) and clean (controlled) shutdowns.
     """

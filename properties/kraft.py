@@ -23,11 +23,25 @@ Opt-in (``--invariant NAME``), the specs' checks of their own encoding, kept her
 ValidControllerState (3.5: the ISR is never empty and a fenced broker is in it only as its last
 member; KIP-966: no fenced broker in the ISR, ISR and ELR disjoint, the ELR empty while the ISR has
 min.insync.replicas members) and ValidReplicaState (a replica that acts as leader names itself
-leader in its metadata).
+leader in its metadata). NoLostRegistration is LostRegistration's negation as an invariant, as TLC
+checks a witness: its counterexample is a shortest path to the lost registration.
+Liveness, opt-in (``--property NAME``), the specs' leads-to properties under the specs' fairness
+(``isrcheck.model.kraft.fairness``): EventuallyRuns (a STARTING broker eventually runs, UNFENCED;
+checked as "some broker STARTING leads to every broker RUNNING and UNFENCED", which is the specs'
+per-broker form when perturbations are bounded, since BrokerStart and UnfenceBroker are fair),
+EventuallyUnfenced (a fenced broker is eventually unfenced) and EventuallyWriteIsAcceptedOrRejected
+(every value written is eventually acknowledged, positively or negatively).
+
+NoPrematureIsrExpansion (a transition property, KAFKA-19996): a leader whose ISR is below
+min.insync.replicas proposes to add only followers that have reached its log end offset (the
+specs' rule adds a follower at the frozen high watermark, behind the log end, which then falls out
+of the ISR again: the flapping the bug reports).
 
 ``sometimes`` companions (a complete run that never reaches one proves nothing about the others):
-RecordCommitted, RecordAcknowledged, NewLeaderElected, BrokerBackFromUncleanShutdown, and with ELR
-ElrNonEmpty.
+RecordCommitted, RecordAcknowledged, NewLeaderElected, BrokerBackFromUncleanShutdown, with ELR
+ElrNonEmpty, and with two shutdowns or more LostRegistration (a broker starts and its registration is
+refused, because the controller already holds it UNFENCED from the registration request of an
+earlier incarnation, processed after that incarnation shut down: the spec's lost registration).
 
 Like the rest of ``properties/``, this module never imports ``model``: everything it reads comes
 through the model's tables (``config``, ``layout``, ``fields``: the field offsets of
@@ -43,10 +57,14 @@ from isrcheck.explorer.contract import Property
 ALWAYS = ("LeaderCompleteness", "LeaderCandidateCompleteness", "ReplicationQuorumSuperset", "LogMatching",
           "MetadataLogMatching", "ConsistentRead", "NoCommittedRecordLostGlobally", "MinIsrRecoveryQuorum")
 SOMETIMES = ("RecordCommitted", "RecordAcknowledged", "NewLeaderElected", "BrokerBackFromUncleanShutdown",
-             "ElrNonEmpty")
-OPT_IN = ("ValidControllerState", "ValidReplicaState")
+             "ElrNonEmpty", "LostRegistration")
+OPT_IN = ("ValidControllerState", "ValidReplicaState", "NoLostRegistration", "NoPrematureIsrExpansion")
+# The specs' liveness properties (opt-in, checked under KraftModel.fairness()).
+LIVENESS = ("EventuallyRuns", "EventuallyUnfenced", "EventuallyWriteIsAcceptedOrRejected")
 ELR_ONLY = ("MinIsrRecoveryQuorum", "ElrNonEmpty")
 NEEDS_LOSSY_SHUTDOWN = ("BrokerBackFromUncleanShutdown",)
+# A registration outlives its incarnation only if the broker shuts down, starts, and shuts down again.
+NEEDS_TWO_SHUTDOWNS = ("LostRegistration", "NoLostRegistration")
 
 
 def names(t: Any) -> tuple[str, ...]:
@@ -54,10 +72,12 @@ def names(t: Any) -> tuple[str, ...]:
     only when lossy shutdowns are allowed (else it could never be reached)."""
     c = t.config
     out = []
-    for name in (*ALWAYS, *SOMETIMES, *OPT_IN):
+    for name in (*ALWAYS, *SOMETIMES, *OPT_IN, *LIVENESS):
         if name in ELR_ONLY and not c.gen.elr:
             continue
         if name in NEEDS_LOSSY_SHUTDOWN and not c.lossy_shutdowns:
+            continue
+        if name in NEEDS_TWO_SHUTDOWNS and c.lossy_shutdowns + c.clean_shutdowns < 2:
             continue
         out.append(name)
     return tuple(out)
@@ -85,12 +105,36 @@ def _builders(t: Any) -> dict[str, Any]:
     METADATA_LOG, NIL, R_ELR, R_ISR, R_LAST_KNOWN_ELR = f.METADATA_LOG, f.NIL, f.R_ELR, f.R_ISR, f.R_LAST_KNOWN_ELR
     R_LEADER, R_LEADER_EPOCH, ROLE, RUNNING, STATUS = f.R_LEADER, f.R_LEADER_EPOCH, f.ROLE, f.RUNNING, f.STATUS
     TRUE_HW, UNCLEAN_SHUTDOWNS, C_UNFENCED, MD_LEADER = f.TRUE_HW, f.UNCLEAN_SHUTDOWNS, f.C_UNFENCED, f.MD_LEADER
+    SENT, NACKED = f.SENT, f.NACKED
     g, base, brokers, members, size = lay.g, lay.base, lay.brokers, lay.members, lay.size
     nv = c.values
     elr = c.gen.elr
 
     def current(s):
         return s[g + METADATA_LOG][-1]
+
+    STARTING = f.STARTING
+    FOLLOWERS = f.FOLLOWERS
+    min_isr = c.min_isr
+
+    def premature_expansion(s, a) -> str:
+        """Why a SendAlterPartitionRequest adds a follower behind the leader's log end while the
+        leader's ISR is below min ISR; '' when it does not."""
+        if type(a).__name__ != "SendAlterPartitionRequest":
+            return ""
+        o = base[a.leader - 1]
+        isr = s[o + MD_ISR]
+        if size[isr] >= min_isr:
+            return ""
+        leo = len(s[o + LOG])
+        behind = [f + 1 for f in brokers if f + 1 in a.isr and not isr >> f & 1 and s[o + FOLLOWERS][f][0] < leo]
+        if not behind:
+            return ""
+        return (f"leader {a.leader} (ISR {lay.ids(isr)} below min ISR {min_isr}) adds {behind} at the high "
+                f"watermark {s[o + HW]}, behind its log end {leo}")
+
+    def lost_registration(s):
+        return any(s[base[b] + STATUS] == STARTING and s[base[b] + C_UNFENCED] for b in brokers)
 
     def leader_completeness(s):
         true_hw = s[g + TRUE_HW]
@@ -217,6 +261,28 @@ def _builders(t: Any) -> dict[str, Any]:
             "the controller elects a leader in a later epoch"),
         "BrokerBackFromUncleanShutdown": lambda: Property.sometimes(
             "BrokerBackFromUncleanShutdown", every_broker_back, "a lossy shutdown happened and every broker runs"),
+        "NoLostRegistration": lambda: Property.always(
+            "NoLostRegistration", lambda s: not lost_registration(s),
+            "no starting broker's registration is refused (LostRegistration as an invariant)", default=False),
+        "NoPrematureIsrExpansion": lambda: Property.transition(
+            "NoPrematureIsrExpansion", lambda s, a, nxt: not premature_expansion(s, a),
+            "under min ISR, an AlterPartition adds only followers at the leader's log end (KAFKA-19996)",
+            lambda s, a, nxt: premature_expansion(s, a), default=False),
+        "EventuallyRuns": lambda: Property.leads_to(
+            "EventuallyRuns", lambda s: any(s[base[b] + STATUS] == STARTING for b in brokers),
+            lambda s: all(s[base[b] + STATUS] == RUNNING and s[base[b] + C_UNFENCED] for b in brokers),
+            "a STARTING broker eventually runs, UNFENCED (the specs' EventuallyRuns)", default=False),
+        "EventuallyUnfenced": lambda: Property.leads_to(
+            "EventuallyUnfenced", lambda s: not all(s[base[b] + C_UNFENCED] for b in brokers),
+            lambda s: all(s[base[b] + C_UNFENCED] for b in brokers),
+            "every fenced broker is eventually unfenced (the specs' EventuallyUnfenced)", default=False),
+        "EventuallyWriteIsAcceptedOrRejected": lambda: Property.leads_to(
+            "EventuallyWriteIsAcceptedOrRejected", lambda s: s[g + SENT] & ~(s[g + ACKED] | s[g + NACKED]),
+            lambda s: not s[g + SENT] & ~(s[g + ACKED] | s[g + NACKED]),
+            "every value written is eventually acknowledged or refused", default=False),
+        "LostRegistration": lambda: Property.sometimes(
+            "LostRegistration", lost_registration,
+            "a starting broker's registration is refused: an earlier incarnation's request registered it"),
         "ElrNonEmpty": lambda: Property.sometimes(
             "ElrNonEmpty", lambda s: current(s)[R_ELR] != 0, "the controller keeps an Eligible Leader Replica"),
     }

@@ -16,15 +16,18 @@ What is abstracted away, and why it is safe to (docs/kraft.md has the full argum
 - the message network: a fetch is one atomic step (request, leader's processing and the
   follower's handling of the response); the one AlterPartition request or response a leader can
   have in flight lives in its ``alter_partition`` slot, and a STARTING broker's registration
-  request/response in its status. Their spec's network delivers each message at most once and never
+  request/response in its status (requests of incarnations that shut down stay in flight, in
+  ``reg_requests``, as in the spec). Their spec's network delivers each message at most once and never
   duplicates one; a message the spec can no longer act on (stale, uncorrelated) is dropped here.
   The atomic fetch leaves out a fetch response overtaken by a change of the follower's leader epoch
   and a request reaching a leader that is deposed but does not know it yet; ``split_fetch`` puts
   that window back (the spec's three fetch steps, one message in flight per fetcher) and changes no
   verdict wherever both can be checked;
 - reassignment, heartbeats (fencing and unfencing happen at any time, as in the spec), the
-  controller's own Raft, incarnation ids (one registration at a time is in flight here), the
-  spec's anti-cycle devices (``__AvoidCycle``, ``Converged``: for liveness checking), liveness.
+  controller's own Raft, incarnation ids (what they decide is modelled: a request in flight is
+  refused while the broker's registration is UNFENCED, a response reaches only its incarnation), the
+  spec's anti-cycle devices (``__AvoidCycle``, ``Converged``: for liveness checking). Liveness is
+  checked under the specs' fairness (``isrcheck.model.kraft.fairness``).
 """
 
 from .config import KraftConfig

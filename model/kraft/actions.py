@@ -37,12 +37,19 @@ class BrokerStart:
 @dataclass(frozen=True, slots=True, repr=False)
 class ReceiveBrokerRegRequest(_Elects):
     """The controller registers ``broker`` with a new ``broker_epoch`` and unfences it; ``unclean``:
-    KIP-966's registration with epoch 0, which first removes it from the ISR and the ELR."""
+    KIP-966's registration with epoch 0, which first removes it from the ISR and the ELR; ``stale``:
+    the request of an incarnation that has shut down since (the lost registration)."""
 
     broker: int
     broker_epoch: int
     unclean: bool
     elected: int | str | None
+    stale: bool = False
+
+    def __repr__(self) -> str:
+        extra = ", stale=True" if self.stale else ""
+        return (f"ReceiveBrokerRegRequest(broker={self.broker}, broker_epoch={self.broker_epoch}, "
+                f"unclean={self.unclean!r}, elected={self.elected!r}{extra})")
 
 
 @dataclass(frozen=True, slots=True)

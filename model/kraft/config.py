@@ -11,6 +11,9 @@ AvoidLastReplicaStanding (3.5 only). ``hw_over_maximal_isr`` False is bug K7: th
 only its ISR for the high watermark while an expansion is in flight (before KIP-497).
 ``split_fetch``: the spec's three fetch actions (SendFetchRequest, ReceiveFetchRequest,
 ReceiveFetchResponse) with the request/response in flight, instead of one atomic fetch.
+``expand_at_leo_under_min_isr``: the fix of KAFKA-19996 (not in the specs): while the ISR is below
+min ISR, a follower is added only once it has reached the leader's log end offset (the specs, and
+Kafka before the fix, add it once it has reached the high watermark, which KIP-966 freezes there).
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ class KraftConfig:
     avoid_last_replica_standing: bool = False
     hw_over_maximal_isr: bool = True
     split_fetch: bool = False
+    expand_at_leo_under_min_isr: bool = False
 
     @property
     def gen(self) -> KraftGeneration:

@@ -23,7 +23,7 @@ ZOOKEEPER_ONLY = {"log_size": 2, "max_leader_epoch": 2, "unclean_election": "off
                   "azs": 0, "placement": "rack-aware", "max_az_failures": 0}
 # The KRaft-only options and the value that leaves them out.
 KRAFT_ONLY = {"init_isr_size": 0, "max_fencings": 0, "max_leader_shrinks": 0, "avoid_last_replica_standing": False,
-              "hw_over_maximal_isr": True, "split_fetch": False}
+              "hw_over_maximal_isr": True, "split_fetch": False, "expand_at_leo_under_min_isr": False}
 _HINTS = {"kip966_unclean_recovery": " (KIP-966's rule is part of --generation kraft-kip966)",
           "unclean_election": " (the KRaft specs model clean election only)"}
 
@@ -75,5 +75,6 @@ def make_kraft_model(generation: str, invariants: str = "all", **options: Any) -
         avoid_last_replica_standing=options.get("avoid_last_replica_standing", False),
         hw_over_maximal_isr=options.get("hw_over_maximal_isr", True),
         split_fetch=options.get("split_fetch", False),
+        expand_at_leo_under_min_isr=options.get("expand_at_leo_under_min_isr", False),
     )
     return KraftModel(config, invariants)

@@ -145,6 +145,13 @@ BROKER_FIELDS = (
           doc="the broker epoch the controller registered for the broker: a request naming another is stale"),
     Field("fetches", "fetchesInFlight", "none", show=_fetches,
           doc="with --split-fetch: the fetch request or response in flight between this broker and a peer"),
+    Field("reg_requests", "staleRegisterBrokerRequests", "none",
+          show=lambda t, s, i: [{"brokerEpoch": e} for e in s[i]],
+          doc="RegisterBroker requests sent by earlier incarnations of b, still in flight after it shut "
+              "down (sorted tuple of the broker epoch each sent); the current one is status STARTING"),
+    Field("reg_response", "registerBrokerResponse", 0, show=lambda t, s, i: s[i] or None,
+          doc="the broker epoch in the RegisterBroker response to b's current incarnation, in flight "
+              "(status STARTING(registered)); 0: none"),
 )
 GLOBAL_FIELDS = (
     Field("metadata_log", "controller.metadataLog", "one PartitionChange record", show=_metadata_log,
@@ -174,7 +181,7 @@ GLOBAL_FIELDS = (
 # Offsets inside a broker's block, in BROKER_FIELDS order.
 (STATUS, BROKER_EPOCH, MD_OFFSET, FETCH_FROM, ROLE, MD_KNOWN, MD_ISR, MD_MAXIMAL_ISR, MD_LEADER, MD_LEADER_EPOCH,
  MD_PARTITION_EPOCH, LOG, HW, EPOCH_START, FOLLOWERS, ALTER_PARTITION, WRITE_FLOOR, C_UNFENCED,
- C_BROKER_EPOCH, FETCHES) = range(len(BROKER_FIELDS))
+ C_BROKER_EPOCH, FETCHES, REG_REQUESTS, REG_RESPONSE) = range(len(BROKER_FIELDS))
 BLOCK = len(BROKER_FIELDS)
 # Offsets after the broker blocks (add ``Layout.g``), in GLOBAL_FIELDS order.
 (METADATA_LOG, LAST_BROKER_EPOCH, UNCLEAN_SHUTDOWNS, CLEAN_SHUTDOWNS, FENCINGS, LEADER_SHRINKS, SENT, ACKED,
@@ -184,7 +191,7 @@ R_LEADER, R_LEADER_EPOCH, R_PARTITION_EPOCH, R_ISR, R_ELR, R_LAST_KNOWN_ELR = ra
 # What the view shows under each key: the row's one-line description (``KraftModel.field_docs``).
 FIELD_DOCS = {f.view: f.doc for f in (*BROKER_FIELDS, *GLOBAL_FIELDS)}
 assert all(FIELD_DOCS.values()), "every field has a one-line description"
-assert BROKER_FIELDS[C_BROKER_EPOCH].name == "c_broker_epoch" and GLOBAL_FIELDS[CONSUMED].name == "consumed"
+assert BROKER_FIELDS[REG_RESPONSE].name == "reg_response" and GLOBAL_FIELDS[CONSUMED].name == "consumed"
 
 
 class Layout:

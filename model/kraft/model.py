@@ -3,7 +3,8 @@
 Builds the initial state of the spec's ``Init`` (an established cluster: broker 1 leads at leader
 epoch 1; brokers 1..init_isr_size form the ISR; the others are fenced, out of sync, with stale
 metadata of partition epoch 1), hands out the steps' successors, the properties
-(``isrcheck.properties.kraft``), a named view of each state for traces and ITF, and operator signals.
+(``isrcheck.properties.kraft``), a named view of each state for traces and ITF, operator signals, and
+the canonical form of a state under broker symmetry (``isrcheck.model.kraft.symmetry``).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from isrcheck.properties import kraft as kraft_properties
 from . import fields
 from .config import KraftConfig
 from .controller import Controller
+from .fairness import action_family, fairness_table
 from .fields import (
     ALTER_PARTITION,
     BLOCK,
@@ -42,6 +44,7 @@ from .picture import picture as draw
 from .read import KraftState
 from .steps import KraftSteps
 from .swimlane import event as swimlane_event
+from .symmetry import BrokerSymmetry
 
 
 @dataclass(frozen=True)
@@ -64,13 +67,15 @@ class KraftModel:
         self.successors = self._steps.successors
         self.tables = KraftTables(config, self.layout, fields)
         self._properties = tuple(kraft_properties.build(self.tables, invariants))
+        self._symmetry = BrokerSymmetry(self.layout)
 
     def __repr__(self) -> str:
         c = self.config
         return (f"KraftModel({c.generation}, brokers={c.brokers}, min_isr={c.min_isr}, init_isr={c.init_isr_size}, "
                 f"values={c.values}, lossy={c.lossy_shutdowns}, clean={c.clean_shutdowns}, fencings={c.fencings}, "
                 f"shrinks={c.leader_shrinks}" + (", avoid-LRS" if c.avoid_last_replica_standing else "")
-                + ("" if c.hw_over_maximal_isr else ", HW over the ISR (K7)") + ")")
+                + ("" if c.hw_over_maximal_isr else ", HW over the ISR (K7)")
+                + (", expansion at the LEO under min ISR" if c.expand_at_leo_under_min_isr else "") + ")")
 
     def __reduce__(self):
         return (KraftModel, (self.config, self.invariants))
@@ -91,7 +96,7 @@ class KraftModel:
                 RUNNING, b + 1, 1 if in_sync else 0, NIL if b == 0 else 0, LEADER if b == 0 else FOLLOWER,
                 1, isr if in_sync else lay.all_mask, isr if in_sync else lay.all_mask, 0, 1,
                 partition_epoch if in_sync else 1, (), 0, 0 if b == 0 else NIL, lay.blank_followers, 0, NO_FLOOR,
-                1 if in_sync else 0, b + 1, lay.no_fetches,
+                1 if in_sync else 0, b + 1, lay.no_fetches, (), 0,
             )
         g = lay.g
         s[g:] = ((record,), c.brokers, 0, 0, 0, 0, 0, 0, 0, 0, ())
@@ -105,6 +110,19 @@ class KraftModel:
 
     def properties(self) -> Sequence[Property]:
         return self._properties
+
+    def fairness(self) -> dict[str, str]:
+        """Weak fairness per broker of the specs' ``Liveness`` steps (``isrcheck.model.kraft.fairness``)."""
+        return fairness_table(self.config.brokers)
+
+    def action_family(self, action: Any) -> str:
+        """The step and the broker taking it: ``Fetch b2``."""
+        return action_family(action)
+
+    def canonical(self, state: tuple) -> tuple:
+        """The least relabelling of ``state`` over every permutation of the brokers (``--symmetry``;
+        ``isrcheck.model.kraft.symmetry`` says why that is sound)."""
+        return self._symmetry.canonical(state)
 
     # -- what users read --------------------------------------------------------------------------------
 

@@ -8,7 +8,8 @@ ReceiveBrokerRegRequest, ReceiveAlterPartitionRequest, FenceBroker, UnfenceBroke
 
 Where the spec passes messages, this model keeps the one message that can be in flight in a slot
 of its sender (see ``isrcheck.model.kraft`` for the argument): a STARTING broker's registration is its
-status; a leader's AlterPartition request, then the controller's response, is its
+status (requests of its earlier incarnations stay in flight in ``reg_requests``); a leader's
+AlterPartition request, then the controller's response, is its
 ``alter_partition`` slot; a fetch is one atomic step.
 """
 
@@ -58,6 +59,8 @@ from .fields import (
     R_LEADER,
     R_LEADER_EPOCH,
     R_PARTITION_EPOCH,
+    REG_REQUESTS,
+    REG_RESPONSE,
     ROLE,
     RUNNING,
     SENT,
@@ -78,7 +81,6 @@ def _may_enable(step: str, status: int, role: int) -> bool:
     return {
         "broker_start": status in (OFFLINE_CLEAN, OFFLINE_DIRTY),
         "receive_broker_reg_response": status == STARTING_REGISTERED,
-        "receive_broker_reg_request": status == STARTING,
         "receive_metadata_update": running,
         "send_alter_partition_request": leading,
         "receive_alter_partition_response": leading,
@@ -145,38 +147,69 @@ class KraftSteps:
 
     def receive_broker_reg_request(self, state: tuple, b: int, out: list) -> None:
         """``ReceiveBrokerRegRequest``: a new broker epoch, unfenced (KIP-966: unclean if it sent epoch 0).
-        The request is always acceptable here: the registration is FENCED after every shutdown and
-        only a RUNNING broker is unfenced, so the spec's incarnation check never decides."""
+
+        The spec's guard is the incarnation check: the controller accepts a request while b's
+        registration is FENCED, or UNFENCED at the request's own incarnation. The second never holds
+        for a request still in flight (each incarnation sends one request, and the controller records
+        its incarnation only when processing it, which consumes it), so what decides is: refused while
+        the registration is UNFENCED, whoever's incarnation holds it. Requests of incarnations that
+        shut down stay in flight (``reg_requests``), as in the spec: processing one is the lost
+        registration (the controller holds an offline broker UNFENCED at a new epoch; its response
+        can never match an incarnation again, so it is dropped here), and the broker's next
+        registration is refused until it is fenced again."""
         o = self.lay.base[b]
-        if state[o + STATUS] != STARTING:
+        if state[o + C_UNFENCED]:
+            return
+        current = state[o + STATUS] == STARTING
+        stale = state[o + REG_REQUESTS]
+        if not current and not stale:
             return
         g = self.g
-        s = list(state)
         epoch = state[g + LAST_BROKER_EPOCH] + 1
+        if current:
+            self._register(state, b, epoch, state[o + BROKER_EPOCH], None, out)
+        for i, sent in enumerate(stale):
+            if i and sent == stale[i - 1]:
+                continue  # requests that sent the same epoch are interchangeable: one step for them
+            self._register(state, b, epoch, sent, stale[:i] + stale[i + 1:], out)
+
+    def _register(self, state: tuple, b: int, epoch: int, sent_epoch: int, rest: tuple | None, out: list) -> None:
+        """The controller's side of one registration; ``rest`` is None for the current incarnation's
+        request (its response goes in flight), else the stale requests left after this one."""
+        o = self.lay.base[b]
+        g = self.g
+        s = list(state)
         s[g + LAST_BROKER_EPOCH] = epoch
         s[o + C_BROKER_EPOCH] = epoch
-        s[o + STATUS] = STARTING_REGISTERED
-        # The response's metadata offset: the broker will catch up to it "bar one" record.
-        s[o + MD_OFFSET] = len(state[g + METADATA_LOG]) - 1
-        unclean = self.gen.broker_epoch_on_disk and state[o + BROKER_EPOCH] == 0
+        if rest is None:
+            s[o + STATUS] = STARTING_REGISTERED
+            s[o + REG_RESPONSE] = epoch
+            # The response's metadata offset: the broker will catch up to it "bar one" record.
+            s[o + MD_OFFSET] = len(state[g + METADATA_LOG]) - 1
+        else:
+            s[o + REG_REQUESTS] = rest
+        unclean = self.gen.broker_epoch_on_disk and sent_epoch == 0
         choices = self.ctl.unclean_broker(s, b) if unclean else self.ctl.broker_unfenced(s, b)
         for t, elected in choices:
-            out.append((A.ReceiveBrokerRegRequest(b + 1, epoch, unclean, _elected(elected)), tuple(t)))
+            out.append((A.ReceiveBrokerRegRequest(b + 1, epoch, unclean, _elected(elected), rest is not None),
+                        tuple(t)))
 
     def receive_broker_reg_response(self, state: tuple, b: int, out: list) -> None:
-        """``ReceiveBrokerRegResponse``: RUNNING with the new epoch; partition metadata blank until the
-        next metadata record re-initialises the replica."""
+        """``ReceiveBrokerRegResponse``: RUNNING with the epoch the response carries (the controller
+        may have moved on since, by a stale registration); partition metadata blank until the next
+        metadata record re-initialises the replica."""
         o = self.lay.base[b]
         if state[o + STATUS] != STARTING_REGISTERED:
             return
         s = list(state)
         s[o + STATUS] = RUNNING
-        s[o + BROKER_EPOCH] = state[o + C_BROKER_EPOCH]
+        s[o + BROKER_EPOCH] = state[o + REG_RESPONSE]
+        s[o + REG_RESPONSE] = 0
         s[o + MD_KNOWN] = 0
         s[o + MD_ISR] = s[o + MD_MAXIMAL_ISR] = 0
         s[o + MD_LEADER] = NIL
         s[o + MD_LEADER_EPOCH] = s[o + MD_PARTITION_EPOCH] = 0
-        out.append((A.ReceiveBrokerRegResponse(b + 1, state[o + C_BROKER_EPOCH]), tuple(s)))
+        out.append((A.ReceiveBrokerRegResponse(b + 1, state[o + REG_RESPONSE]), tuple(s)))
 
     def unfence_broker(self, state: tuple, b: int, out: list) -> None:
         """``UnfenceBroker`` (a heartbeat): never limited, as healing actions are not in the spec."""
@@ -201,6 +234,9 @@ class KraftSteps:
         """The broker-side effects shared by both shutdowns (``DropFetchSessions`` and the rest)."""
         o = self.lay.base[b]
         s = list(state)
+        if state[o + STATUS] == STARTING:  # its RegisterBroker request stays in flight (the spec's network)
+            s[o + REG_REQUESTS] = tuple(sorted(state[o + REG_REQUESTS] + (state[o + BROKER_EPOCH],)))
+        s[o + REG_RESPONSE] = 0  # a response to this incarnation can never be received: dropped
         s[o + STATUS] = OFFLINE_DIRTY if lossy else OFFLINE_CLEAN
         if not keep_epoch:
             s[o + BROKER_EPOCH] = 0
@@ -341,6 +377,11 @@ class KraftSteps:
             timeouts = [0]
         known = state[o + FOLLOWERS]
         hw, epoch_start = state[o + HW], state[o + EPOCH_START]
+        # KAFKA-19996's fix: under min ISR the HW is frozen (KIP-966), so reaching it says nothing;
+        # require the leader's log end instead.
+        catch_up = hw
+        if self.config.expand_at_leo_under_min_isr and lay.size[isr] < self.min_isr:
+            catch_up = max(hw, len(state[o + LOG]))
         for timed_out in timeouts:
             proposed = lay.bit[b]
             for f in lay.brokers:
@@ -349,7 +390,7 @@ class KraftSteps:
                 if isr >> f & 1:
                     if not timed_out >> f & 1:
                         proposed |= lay.bit[f]
-                elif known[f][0] != NIL and known[f][0] >= hw and known[f][0] >= epoch_start:
+                elif known[f][0] != NIL and known[f][0] >= catch_up and known[f][0] >= epoch_start:
                     proposed |= lay.bit[f]
             if proposed == isr:
                 continue

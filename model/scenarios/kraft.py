@@ -18,6 +18,8 @@ ANCHOR = {"replicas": 3, "min_insync_replicas": 2, "max_records": 1, "init_isr_s
           "max_crashes": 1, "stops": "lossy"}
 # K7 needs no shutdown: without one the 3.5 spec's last-replica-standing hole (K11) stays closed.
 NO_SHUTDOWN = {**ANCHOR, "max_crashes": 0, "stops": "all"}
+# The lost registration needs two shutdowns of one broker (one of each kind) and nothing else.
+LOST_REGISTRATION = {"replicas": 2, "min_insync_replicas": 2, "max_records": 1, "max_crashes": 1, "stops": "all"}
 
 
 def scenarios() -> list[Scenario]:
@@ -83,6 +85,73 @@ def scenarios() -> list[Scenario]:
                 "below min ISR; broker 1 back from a lossy shutdown registers with broker epoch 0, so the "
                 "controller takes it out of the ISR and the ELR before it can be elected. Every invariant "
                 "of the spec holds over the whole state space (973,728 states, depth 33)."
+            ),
+        ),
+        Scenario(
+            id="KR-lost-registration",
+            title="KRaft: a registration request outlives its broker; the broker's next registration is refused",
+            model="classic",
+            options={"generation": "kraft-kip966", **LOST_REGISTRATION},
+            properties=("NoLostRegistration",),
+            expect="violated",
+            trace_length=6,
+            story=(
+                "Broker 1 shuts down, losing its log; broker 2 leads. Broker 1 starts and sends "
+                "RegisterBroker, then shuts down again before the controller answers: the request stays "
+                "in the network. Broker 1 starts again with a new incarnation and a new request. The "
+                "controller now processes the first request: broker 1's registration is FENCED, so it is "
+                "accepted (it sent broker epoch 0, so KIP-966 also takes broker 1 out of the ELR), and the "
+                "controller holds broker 1 UNFENCED at broker epoch 3 for an incarnation "
+                "that no longer exists (its response is never received). Broker 1's current request is "
+                "refused until the controller fences it again. TLC reaches the same state at depth 6 "
+                "with the same actions (docs/kraft.md)."
+            ),
+        ),
+        Scenario(
+            id="KAFKA-19996",
+            title="KIP-966 leader under min ISR adds a follower at the frozen high watermark, behind its log end",
+            model="classic",
+            options={"generation": "kraft-kip966", **NO_SHUTDOWN},
+            properties=("NoPrematureIsrExpansion",),
+            expect="violated",
+            trace_length=6,
+            story=(
+                "Leader 1 writes A; follower 2 fetches from offset 0, so the leader knows it at offset 0 "
+                "(that it got A shows only at its next fetch). The controller fences 2: the ISR shrinks to "
+                "{1}, below min ISR 2, so KIP-966 freezes the high watermark at 0. The leader learns it "
+                "and, since 2 has reached the high watermark and the start of its epoch, proposes ISR "
+                "{1,2} with 2 known only behind its log end. A follower that stays slow is added at the stale "
+                "high watermark, times out, and is added again: it flaps in and out of the ISR "
+                "(KAFKA-19996). Safety is not at stake: the HW still waits for 2."
+            ),
+        ),
+        Scenario(
+            id="KAFKA-19996-fixed",
+            title="Under min ISR, a follower joins the ISR only once it has reached the leader's log end",
+            model="classic",
+            options={"generation": "kraft-kip966", **NO_SHUTDOWN, "expand_at_leo_under_min_isr": True},
+            properties=("NoPrematureIsrExpansion",),
+            expect="holds",
+            story=(
+                "The same bounds with the fix proposed for KAFKA-19996: while the ISR is below min ISR the "
+                "leader requires a follower to have reached its log end offset, not the frozen high "
+                "watermark. No premature expansion in 9,845 states."
+            ),
+        ),
+        Scenario(
+            id="KR-never-runs",
+            title="KRaft liveness: after a lost registration, a starting broker never runs (the specs' EventuallyRuns)",
+            model="classic",
+            options={"generation": "kraft-kip966", **LOST_REGISTRATION},
+            properties=("EventuallyRuns",),
+            expect="violated",
+            trace_length=7,
+            story=(
+                "The lost registration (KR-lost-registration), then the lasso: broker 1 is STARTING, its "
+                "request refused because the controller holds it UNFENCED for a dead incarnation, and "
+                "only FenceBroker would release it, which the specs count as a perturbation, not a fair "
+                "step (a real controller fences a broker whose heartbeats stop). Under the specs' "
+                "fairness broker 1 never runs: their EventuallyRuns fails once two shutdowns are allowed."
             ),
         ),
     ]

@@ -205,3 +205,99 @@ def test_every_invariant_fails_on_a_state_that_breaks_it():
         m = kraft("kraft-kip966", **{**ANCHOR, **options}) if options else model
         assert _prop(m, name).predicate(tuple(s)) if not options else True, name
         assert not _prop(m, name).predicate(tuple(state)), name
+
+
+# -- the lost registration: requests in flight survive their broker's shutdown, as in the spec --------
+
+LOST_REGISTRATION = {"replicas": 2, "min_insync_replicas": 2, "max_records": 1, "max_crashes": 1, "stops": "all",
+                     "max_fencings": 0}  # explicit: the KRaft default is one fencing
+
+
+@pytest.mark.parametrize("generation", ["kraft-3.5", "kraft-kip966"])
+def test_the_lost_registration_is_reached_in_tlcs_six_states(generation):
+    # TLC, NoLostRegistration added to each spec at these constants: violated at depth 6 with these
+    # actions (docs/kraft.md).
+    model = kraft(generation, **LOST_REGISTRATION)
+    result = isrcheck.check(model, properties=["NoLostRegistration"])
+    trace = result.violations[0].trace
+    assert len(trace) == 6
+    gen = model.config.gen
+    assert actions(trace) == [gen.lossy_shutdown, "BrokerStart", gen.clean_shutdown, "BrokerStart",
+                              "ReceiveBrokerRegRequest"]
+    assert trace.actions[-1].stale and trace.actions[-1].broker == 1
+    assert trace.actions[-1].unclean == gen.broker_epoch_on_disk  # KIP-966: the first request sent epoch 0
+    # The controller holds broker 1 UNFENCED for a dead incarnation: its current request is refused.
+    last = trace.states[-1]
+    assert not [a for a, _ in model.successors(last)
+                if type(a).__name__ == "ReceiveBrokerRegRequest" and a.broker == 1]
+
+
+@pytest.mark.parametrize("generation, counts", [
+    ("kraft-3.5", (4884, 24)),  # 4,812 before requests outlived their broker
+    ("kraft-kip966", (19514, 25)),  # 18,875 before
+])
+def test_two_shutdowns_reach_the_witness_at_pinned_counts(generation, counts):
+    result = isrcheck.check(kraft(generation, **LOST_REGISTRATION), stop_at_first=False)
+    assert result.complete and "LostRegistration" in result.examples
+    assert (result.distinct_states, result.depth) == counts
+
+
+def test_one_shutdown_has_no_lost_registration_to_witness():
+    names = [p.name for p in kraft("kraft-kip966", **ANCHOR).properties()]
+    assert "LostRegistration" not in names and "NoLostRegistration" not in names
+
+
+# -- KAFKA-19996: premature ISR expansion under min ISR -----------------------------------------------
+
+def test_kafka_19996_a_leader_under_min_isr_adds_a_follower_behind_its_log_end():
+    result = isrcheck.check(kraft("kraft-kip966", **NO_SHUTDOWN), properties=["NoPrematureIsrExpansion"])
+    trace = result.violations[0].trace
+    assert len(trace) == 6
+    assert actions(trace) == ["WriteRecordToLeader", "Fetch", "FenceBroker", "ReceiveMetadataUpdate",
+                              "SendAlterPartitionRequest"]
+    assert trace.actions[-1].isr == (1, 2)
+
+
+def test_kafka_19996_fixed_expands_only_at_the_log_end_and_reaches_the_same_states():
+    # The same distinct states: a premature proposal reaches what proposing first and writing after
+    # reaches (the bug costs availability, not safety); fewer transitions.
+    fixed = isrcheck.check(kraft("kraft-kip966", **NO_SHUTDOWN, expand_at_leo_under_min_isr=True),
+                           properties=["NoPrematureIsrExpansion"])
+    assert fixed.complete and not fixed.violations
+    assert fixed.distinct_states == 9845
+    everything = isrcheck.check(kraft("kraft-kip966", **NO_SHUTDOWN, expand_at_leo_under_min_isr=True))
+    assert everything.complete and everything.ok, (everything.violations, everything.vacuous)
+
+
+def test_the_kafka_19996_fix_is_refused_for_zookeeper_generations():
+    with pytest.raises((ValueError, UserError)) as exc:
+        build_model("classic", {"generation": "kip320", "expand_at_leo_under_min_isr": True})
+    assert "KRaft" in str(exc.value)
+
+
+# -- liveness under the specs' fairness (isrcheck.model.kraft.fairness) -------------------------------
+
+LIVENESS = ["EventuallyRuns", "EventuallyUnfenced", "EventuallyWriteIsAcceptedOrRejected"]
+
+
+@pytest.mark.parametrize("generation", ["kraft-3.5", "kraft-kip966"])
+@pytest.mark.parametrize("prop", LIVENESS)
+def test_the_specs_liveness_holds_with_one_shutdown(generation, prop):
+    result = isrcheck.check(kraft(generation, **TWO_BROKERS), properties=[prop])
+    assert result.complete and not result.violations
+
+
+def test_a_lost_registration_keeps_a_broker_starting_for_ever():
+    result = isrcheck.check(kraft("kraft-kip966", **LOST_REGISTRATION), properties=["EventuallyRuns"])
+    trace = result.violations[0].trace
+    assert len(trace) == 7
+    assert any(getattr(a, "stale", False) for a in trace.actions)
+    model = kraft("kraft-kip966", **LOST_REGISTRATION)
+    assert model.state_view(trace.states[-1])["brokerState.status.1"] == "STARTING"
+
+
+def test_fairness_names_every_broker_of_the_specs_liveness_steps():
+    model = kraft("kraft-kip966", **TWO_BROKERS)
+    table = model.fairness()
+    assert table["ReceiveBrokerRegRequest b1"] == "weak" and table["Fetch b2"] == "weak"
+    assert "FenceBroker b1" not in table and "WriteRecordToLeader b1" not in table
