@@ -9,8 +9,9 @@ Exit statuses (the project-wide table; README.md and docs/cli.md show it to user
     3    a replayed trace diverged from the model
     4    the model itself failed: one of its functions raised, or it broke the contract
     5    stopped at a limit before an answer (the memory ceiling)
-    6    isrcheck itself failed: an internal error, or a worker process or Spark executor was lost
-         (the traceback is printed); never 1, so a crash is never read as a protocol violation
+    6    isrcheck itself failed: an internal error (the traceback is printed), or a worker process or
+         Spark executor was lost beyond recovery (``LostWorker``: one paragraph saying what to do);
+         never 1, so a crash is never read as a protocol violation
     7    the run failed on its disk: a file it had to write (a checkpoint, ``show``'s page) could not
          be written (full, read-only, removed); the statistics so far are printed. Output files
          written after a verdict do not change its status: they are reported as missing instead

@@ -40,13 +40,14 @@ from isrcheck.explorer.search.spark.level import (
     rehack,
     unhack_namedtuples,
 )
+from isrcheck.explorer.search.spark.lost import LostExecutor, is_loss, lost_message
 from isrcheck.explorer.search.spark.session import get_session, make_payload
 from isrcheck.explorer.search.spark.steps import expand, initial_candidates
 from isrcheck.explorer.search.spark.store import Store
 from isrcheck.explorer.selection import Selected, describe_failure
 
 OPTIONS = ("master", "checkpoint", "resume", "partitions", "driver_threshold", "driver_memory",
-           "interrupt_after_level")
+           "interrupt_after_level", "replicas")
 DEFAULT_DRIVER_THRESHOLD = 5000
 
 
@@ -74,6 +75,8 @@ def run_spark(
     driver_memory: ``spark.driver.memory`` for a session this call creates (local mode runs the
         executors in the driver's JVM; Spark's default suffices, since level blocks are kept on disk).
     interrupt_after_level: a test hook that interrupts the run (as Ctrl-C would) after that level.
+    replicas: copies of every block a level keeps (default: 2 when the application has two or more
+        executors, so that the run survives the loss of one; else 1); for benchmarks.
     """
     unknown = sorted(set(engine_options) - set(OPTIONS))
     if unknown:
@@ -88,6 +91,9 @@ def run_spark(
     threshold = opts.get("driver_threshold", DEFAULT_DRIVER_THRESHOLD)
     if not isinstance(threshold, int) or threshold < 0:
         raise UserError(f"driver_threshold must be a non-negative integer, not {threshold!r}")
+    replicas = opts.get("replicas")
+    if replicas is not None and (not isinstance(replicas, int) or not 1 <= replicas <= 3):
+        raise UserError(f"replicas must be 1, 2 or 3, not {replicas!r}")
     partitions = opts.get("partitions")
     if partitions is not None and (not isinstance(partitions, int) or partitions < 1):
         raise UserError(f"partitions must be a positive integer, not {partitions!r}")
@@ -168,6 +174,7 @@ class _Run:
             partitions = manifest["partitions"]
         self.payload = make_payload(sc, self.model, self.props, self.symmetry, self.check_deadlock)
         self.store = Store(self.ctx, partitions)
+        self.store.replicas = self.opts.get("replicas")
         self.store.attach(sc, self.payload)
         interrupted = cut = False
         try:
@@ -195,11 +202,14 @@ class _Run:
                     raise contract from None
                 # The driver JVM out of memory (exit 5) or a checkpoint disk that failed (RunFailed, exit 7):
                 # the statistics so far, from the driver's counters (faults.py).
-                if not is_fault(exc):
-                    raise
-                with contextlib.suppress(Exception):  # after a JVM fault Spark may refuse even this
-                    self.store.release()
-                return stop_for(self, exc)
+                if is_fault(exc):
+                    with contextlib.suppress(Exception):  # after a JVM fault Spark may refuse even this
+                        self.store.release()
+                    return stop_for(self, exc)
+                # An executor lost with the only copies of blocks (exit 6; lost.py)
+                if is_loss(exc):
+                    raise self.lost(exc) from None
+                raise
             interrupted = True
         try:
             if interrupted:
@@ -214,12 +224,28 @@ class _Run:
                     raise KeyboardInterrupt
             try:
                 return self.result(interrupted=interrupted, cut=cut)
-            except Exception:
+            except Exception as exc:
                 if interrupts.requested:  # a Ctrl-C while the traces were rebuilt cancelled their jobs
                     raise KeyboardInterrupt from None
+                if is_loss(exc):  # the blocks of older levels' parent records, walked for a trace
+                    raise self.lost(exc) from None
                 raise
         finally:
-            self.store.release()
+            try:
+                self.store.release()
+            except Exception as exc:
+                if not is_loss(exc):  # after a lost application there is nothing left to release
+                    raise
+
+    def lost(self, exc: BaseException) -> LostExecutor:
+        """The exit-6 report of a loss Spark could not recover from: the complete levels' figures
+        and the way on. The level in progress is no checkpoint: its half-written folder goes."""
+        if self.checkpoint is not None:
+            with contextlib.suppress(OSError):
+                self.checkpoint.discard_unfinished()
+        return LostExecutor(lost_message(exc, level=self.level, distinct=self.distinct, generated=self.generated,
+                                         depth=self.depth,
+                                         checkpoint=str(self.checkpoint.dir) if self.checkpoint else None))
 
     def interrupted_message(self) -> str:
         """The one paragraph a Ctrl-C prints: where the run stopped and what is kept."""

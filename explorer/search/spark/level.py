@@ -264,10 +264,21 @@ def merge_reports(reports: Iterable[dict[str, Any]]) -> dict[str, Any]:
 
 
 class ReportParam:
-    """Accumulator of level reports (sums and minima: the merge order does not matter)."""
+    """Accumulator of a level's reports, one per task: {(stage, partition): report}.
 
-    def zero(self, value: dict[str, Any]) -> dict[str, Any]:
-        return new_report()
+    Keyed, not summed, because Spark may run a task twice and add both updates: when an executor
+    is lost, the expansion tasks whose shuffle output it held run again (a shuffle-map task's
+    accumulator updates count every successful attempt). Tasks are deterministic, so a second
+    report of one key is the first one again, and ``total`` counts it once."""
 
-    def addInPlace(self, a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:  # noqa: N802 (Spark's name)
-        return merge_reports([a, b])
+    def zero(self, value: dict) -> dict:
+        return {}
+
+    def addInPlace(self, a: dict, b: dict) -> dict:  # noqa: N802 (Spark's name)
+        a.update(b)
+        return a
+
+
+def total(reports: dict) -> dict[str, Any]:
+    """A level's report: the tasks' reports merged (sums and minima), each task counted once."""
+    return merge_reports(rep for _, rep in sorted(reports.items(), key=lambda item: item[0]))

@@ -43,7 +43,10 @@ def get_session(master: str | None, driver_memory: str | None = None) -> tuple[A
     if active is not None:
         return active, False
     settings = {"spark.app.name": "isrcheck", "spark.master": master or "local[*]",
-                "spark.ui.showConsoleProgress": "false"}
+                "spark.ui.showConsoleProgress": "false",
+                # A block whose second copy went with a lost executor gets a new one on another
+                # executor, where there is one, so that the run survives a later loss too (lost.py).
+                "spark.storage.replication.proactive": "true"}
     if driver_memory:
         settings["spark.driver.memory"] = driver_memory
     builder = SparkSession.builder

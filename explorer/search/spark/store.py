@@ -28,7 +28,8 @@ import os
 from typing import Any
 
 from isrcheck.explorer.search.spark.blocks import decode_states, encode_states, lookup, read_parents
-from isrcheck.explorer.search.spark.level import STATE, ReportParam, merge_reports, new_report, partition_of
+from isrcheck.explorer.search.spark.level import STATE, ReportParam, merge_reports, partition_of, total
+from isrcheck.explorer.search.spark.lost import storage_level
 from isrcheck.explorer.search.spark.steps import block, dedup, part_of, split
 from isrcheck.explorer.search.spark.tasks import (
     expand_partition,
@@ -63,6 +64,7 @@ class Store:
         self.run_size = 0  # states in those runs
         self.pending: Any = None
         self.size = 0
+        self.replicas: int | None = None  # copies of each kept block; None: 2 with two executors or more
 
     @property
     def on_driver(self) -> bool:
@@ -99,8 +101,8 @@ class Store:
         visited set. A level whose frontier is small against the visited set writes a run of its
         new fingerprints instead of the whole set, until the runs hold an eighth of it."""
         full = frontier_size * 16 > self.size or self.run_size * 8 > self.size
-        reports = self.sc.accumulator(new_report(), ReportParam())
-        cands = frontier.mapPartitions(expand_partition(self.payload, transition, self.partitions, reports)
+        reports = self.sc.accumulator({}, ReportParam())
+        cands = frontier.mapPartitionsWithIndex(expand_partition(self.payload, transition, self.partitions, reports)
                                        ).partitionBy(self.partitions, partition_of)
         merged = co_union(self.sc, self.visited, *self.deltas, cands, *self._pending())
         out = merged.mapPartitionsWithIndex(
@@ -114,7 +116,7 @@ class Store:
         """Merge candidates computed in the driver (a small frontier) with the visited set: a
         broadcast instead of a shuffle, one narrow job."""
         extra = self.sc.broadcast({j: [blk] for j, blk in split(self.ctx, cands, self.partitions).items()})
-        reports = self.sc.accumulator(new_report(), ReportParam())
+        reports = self.sc.accumulator({}, ReportParam())
         out = co_union(self.sc, self.visited, *self.deltas, *self._pending()).mapPartitionsWithIndex(
             merge_partition(self.payload, level, always, sometimes, reports, extra, save_dir, send, full=False),
             preservesPartitioning=True)
@@ -130,27 +132,28 @@ class Store:
         return [pending] if pending is not None else []
 
     def _materialize(self, level: int, out: Any, reports: Any, full: bool) -> dict[str, Any]:
-        from pyspark import StorageLevel
-
         # On disk, not in the JVM's heap: in local mode that heap is the driver's (1 GB by default),
         # and the blocks of a 10^7-state run filled it (the page cache keeps recent levels in memory).
-        out.persist(StorageLevel.DISK_ONLY)
+        # With two or more executors, each block has a copy on a second one: local-checkpointing
+        # cuts the lineage, so a block lost with its executor could not be recomputed (``lost``).
+        kept = storage_level(self.sc, self.replicas)
+        out.persist(kept)
         out.localCheckpoint()
         # A JVM-side count: computing (and caching) the level is the only Python pass.
         out._jrdd.count()
+        rep = total(reports.value)
         self.parents[level] = None
         if full:
             previous, self.visited, self.deltas, self.run_size = self.visited, out, [], 0
             if previous is not None and previous.is_cached:  # its parent records were copied out
                 previous.unpersist()
             parents = out.mapPartitions(only_parents, preservesPartitioning=True)
-            parents.persist(StorageLevel.DISK_ONLY)
+            parents.persist(kept)
             self.parent_rdds[level] = self.pending = parents
         else:  # a small level's output is its parent records (and a run), kept as it is
             self.deltas.append(out)
             self.parent_rdds[level] = out
-            self.run_size += reports.value["new"]
-        rep = reports.value
+            self.run_size += rep["new"]
         self.size += rep["new"]
         return rep
 

@@ -66,9 +66,10 @@ def split_fps(data: bytes) -> list[bytes]:
 
 
 def expand_partition(payload: tuple, transition: frozenset[str], partitions: int, reports: Any):
-    """mapPartitions function: a partition's STATE block(s) -> one CANDS block per destination."""
+    """mapPartitionsWithIndex function: a partition's STATE block(s) -> one CANDS block per
+    destination; its report goes to ``reports`` under the partition's index (``level.ReportParam``)."""
 
-    def run(items: Iterator[tuple[int, tuple]]) -> Iterator[tuple[int, tuple]]:
+    def run(index: int, items: Iterator[tuple[int, tuple]]) -> Iterator[tuple[int, tuple]]:
         ctx = load_context(payload)
         cands: dict[bytes, tuple] = {}
         found = []
@@ -79,7 +80,7 @@ def expand_partition(payload: tuple, transition: frozenset[str], partitions: int
             _, rep = expand(ctx, split_fps(value[1]), decode_states(value[2]), transition, cands, audit)
             audit = 0
             found.append(rep)
-        reports.add(merge_reports(found))
+        reports.add({("expand", index): merge_reports(found)})
         for j, blk in sorted(split(ctx, cands, partitions).items()):
             yield j, (CANDS, *blk)
 
@@ -123,7 +124,7 @@ def merge_partition(payload: tuple, level: int, always: frozenset[str], sometime
             rep["blocks"] = [(index, parents[0], states_blob)]
         else:
             rep["unsent"] = 1
-        reports.add(rep)
+        reports.add({("merge", index): rep})
         if save_dir is not None:
             write_part(save_dir, index, parents_bytes(*parents), frontier_bytes(parents[0], states_blob))
         if full:
