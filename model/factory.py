@@ -152,3 +152,18 @@ make_model.renamed_options = {"invariants": "property_set"}  # type: ignore[attr
 make_model.rename_reasons = {  # type: ignore[attr-defined]
     "invariants": "it selects the properties the model builds; --invariant NAME still chooses which a run checks",
 }
+
+
+def family_defaults(options: dict[str, Any]) -> dict[str, Any]:
+    """What the factory's None defaults stand for with these options (the family's own values,
+    as make_model resolves them): the HTML page names the configuration a run had, not None."""
+    from .kraft.factory import KRAFT_DEFAULTS
+
+    generation = options.get("generation") or "kip320"
+    if generation in KRAFT_GENERATIONS:
+        replicas = options.get("replicas") or 2
+        return {**KRAFT_DEFAULTS, "min_insync_replicas": min(KRAFT_DEFAULTS["min_insync_replicas"], replicas)}
+    return {"min_insync_replicas": 1, "max_fencings": 0}
+
+
+make_model.resolved_defaults = family_defaults  # type: ignore[attr-defined]

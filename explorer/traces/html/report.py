@@ -312,9 +312,17 @@ def option_values(model_name: str, options: dict[str, Any] | None,
     if not trusted and is_file_spec(model_name):
         return dict(options), {}
     try:
-        defaults = {opt.name: opt.default for opt in model_options(load_factory(model_name))}
+        factory = load_factory(model_name)
+        defaults = {opt.name: opt.default for opt in model_options(factory)}
     except (UserError, ImportError, OSError):
         return dict(options), {}
+    # A default of None that the factory resolves per configuration (the classic model's per-family
+    # min ISR and fencings) is shown as the value the run had.
+    resolved = getattr(factory, "resolved_defaults", None)
+    if resolved is not None:
+        values = resolved(options)
+        defaults.update({k: v for k, v in values.items() if k in defaults and defaults[k] is None})
+        options = {k: values[k] if v is None and k in values else v for k, v in options.items()}
     given = {k: v for k, v in options.items() if k not in defaults or defaults[k] != v}
     return given, {k: v for k, v in defaults.items() if k not in given}
 

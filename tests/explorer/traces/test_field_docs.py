@@ -112,3 +112,18 @@ def test_show_explains_a_trace_files_fields(capsys):
     out = capsys.readouterr().out
     assert re.search(r"^    ackedRecords: the record ids the producer was told are written", out, re.M)
     assert re.search(r"^    stoppedBrokers: the brokers that are stopped now", out, re.M)
+
+
+@pytest.mark.parametrize("options, min_isr, fencings", [
+    ({"generation": "kraft-3.5", "min_insync_replicas": None}, 2, 1),  # the KRaft family's own defaults
+    ({"generation": "kraft-3.5", "replicas": 3, "max_fencings": None}, 2, 1),
+    ({"generation": "kip320"}, 1, 0),
+])
+def test_the_header_names_the_value_a_family_default_stands_for(options, min_isr, fencings):
+    # make_model's None means "the family's default": the page names the value the run had.
+    from isrcheck.explorer.traces.html.report import option_values
+
+    given, defaults = option_values("classic", options)
+    shown = {**defaults, **given}
+    assert shown["min_insync_replicas"] == min_isr and shown["max_fencings"] == fencings
+    assert None not in (shown["min_insync_replicas"], shown["max_fencings"])
