@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Literal, get_args, get_origin
 
 from isrcheck.explorer.errors import ModelError, UserError
+from isrcheck.explorer.origin import record
 
 GROUP = "isrcheck.models"
 
@@ -175,7 +176,7 @@ def make_model(factory: Callable[..., Any], spec: str, options: dict[str, Any]) 
     the call itself is options it does not take (bad input, exit 2); anything else it raises,
     including a TypeError from inside the model's code, is the model failing (ModelError, exit 4)."""
     try:
-        return factory(**options)
+        model = factory(**options)
     except ValueError as exc:
         raise UserError(f"model {spec!r} refused its options: {exc}") from None
     except TypeError as exc:
@@ -184,3 +185,12 @@ def make_model(factory: Callable[..., Any], spec: str, options: dict[str, Any]) 
         raise ModelError(f"the model factory {getattr(factory, '__name__', 'factory')}()", exc) from exc
     except Exception as exc:
         raise ModelError(f"the model factory {getattr(factory, '__name__', 'factory')}()", exc) from exc
+    # Every option, defaults included, for identities that must not depend on a repr (origin.py).
+    try:
+        resolved = {opt.name: opt.default for opt in model_options(factory)}
+    except UserError:  # a parameter without a default, passed explicitly: it is in ``options``
+        resolved = {}
+    resolved.update(options)
+    file = spec.partition(":")[0] if is_file_spec(spec) else None
+    record(model, spec, file, getattr(factory, "__name__", "factory"), resolved)
+    return model
