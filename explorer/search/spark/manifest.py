@@ -20,7 +20,7 @@ MAX_FP = (1 << 128) - 1
 MAX_NAME = 1_000
 WHERE = ("driver", "driver+spark", "spark")
 KINDS = ("always", "transition", "deadlock")
-_FILE = re.compile(r"level-\d{6}/(driver|parents-\d{5}|frontier-\d{5})\.pkl")
+_FILE = re.compile(r"level-\d{6}/(driver|parents-\d{5}|frontier-\d{5})\.bin")
 _CHECKSUM = re.compile(r"[0-9a-f]{32}")
 
 
@@ -64,7 +64,7 @@ def validate(manifest: Any, fmt: str) -> dict[str, Any]:
                             "and level)", f"{len(files):,} entries")
     for rel, record in files.items():
         if not _FILE.fullmatch(rel):
-            raise ManifestError(f"files[{rel[:80]!r}]", "a level file's name (level-NNNNNN/parents-NNNNN.pkl)", rel)
+            raise ManifestError(f"files[{rel[:80]!r}]", "a level file's name (level-NNNNNN/parents-NNNNN.bin)", rel)
         _list(record, f"files[{rel!r}]", 2, 2)
         _int(record[0], f"files[{rel!r}][0] (size)", 0, MAX_COUNT)
         if not isinstance(record[1], str) or not _CHECKSUM.fullmatch(record[1]):
