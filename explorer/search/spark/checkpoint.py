@@ -126,9 +126,18 @@ def _describe(value: Any) -> str:
 
 
 def code_version(model: Any, props: Any) -> str:
-    """A digest of the explorer's source and of the model's, the properties' and the model's helper
-    modules' source files: a checkpoint of other code may hold other states under the same
-    fingerprints."""
+    """A digest of every file ``source_files`` names: a checkpoint of other code may hold other
+    states under the same fingerprints."""
+    digest = hashlib.sha256()
+    for path in sorted(source_files(model, props)):
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def source_files(model: Any, props: Any) -> set[Path]:
+    """The explorer's sources, the model's, the properties' and the model's helper modules', with
+    their C sources and built extensions (``SOURCE_SUFFIXES``): everything the search runs."""
     # The explorer package's folder, found from this file (explorer/search/spark/checkpoint.py), not
     # by importing the package: isrcheck.explorer's __init__ is a front door above this engine.
     files = set(_sources(Path(__file__).resolve().parents[2]))
@@ -149,11 +158,7 @@ def code_version(model: Any, props: Any) -> str:
 
     files.update(path for _, path in helper_modules().values())  # helpers beside a model file or script
     files.update(Path(p) for p in _loaded_extensions(modules))
-    digest = hashlib.sha256()
-    for path in sorted(files):
-        digest.update(path.name.encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()[:16]
+    return files
 
 
 # What the search runs besides Python: C sources and the extensions built from them.

@@ -1,6 +1,7 @@
 """A truncated or altered checkpoint file is found on --resume before Spark reads it: exit 2 with one
 paragraph naming the file, its level and the fix (step back one level when only the last level is
-damaged, otherwise a new run in another folder, never deleting one that may be live); never Java or Python traces, never another level named."""
+damaged, otherwise a new run in another folder, never deleting one that may be live); never Java
+or Python traces, never another level named."""
 
 from __future__ import annotations
 
