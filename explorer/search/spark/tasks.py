@@ -35,6 +35,7 @@ from isrcheck.explorer.search.spark.blocks import (
     FP,
     NotPlain,
     check_checkpoint_states,
+    checkpoint_states,
     decode_states,
     encode_states,
     frontier_bytes,
@@ -170,7 +171,7 @@ def write_part(directory: str, index: int, parents: bytes, frontier: bytes) -> N
     if not os.path.isdir(directory):
         return
     try:
-        check_checkpoint_states(read_frontier(frontier)[1])
+        checkpoint_states(read_frontier(frontier)[1])  # this task's own block: it names the states' type
     except NotPlain as exc:
         # read by engine._contract_error: a UserError in the driver, not a stack trace
         raise ValueError(f"{NOT_DATA}{exc}") from None
