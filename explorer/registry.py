@@ -5,10 +5,15 @@ factory defaults to ``make_model``). A factory is a function with keyword-only, 
 parameters; the command line builds its model options from that signature, so a user's model gets
 ``--its-options`` without writing any CLI code. The explorer never imports ``model/`` itself: the
 Kafka model is found here exactly like a user's.
+
+Each model built here is remembered with its origin (``origin_of``): the spec and every option,
+defaults filled from the factory's signature, so that a run's identity (the Spark engine's
+checkpoints) names the model by what built it, not by what its ``repr`` happens to print.
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import importlib.util
 import inspect
@@ -21,7 +26,6 @@ from pathlib import Path
 from typing import Any, Literal, get_args, get_origin
 
 from isrcheck.explorer.errors import ModelError, UserError
-from isrcheck.explorer.origin import record
 
 GROUP = "isrcheck.models"
 
@@ -185,7 +189,7 @@ def make_model(factory: Callable[..., Any], spec: str, options: dict[str, Any]) 
         raise ModelError(f"the model factory {getattr(factory, '__name__', 'factory')}()", exc) from exc
     except Exception as exc:
         raise ModelError(f"the model factory {getattr(factory, '__name__', 'factory')}()", exc) from exc
-    # Every option, defaults included, for identities that must not depend on a repr (origin.py).
+    # Every option, defaults included, for identities that must not depend on a repr (origin_of).
     try:
         resolved = {opt.name: opt.default for opt in model_options(factory)}
     except UserError:  # a parameter without a default, passed explicitly: it is in ``options``
@@ -194,3 +198,40 @@ def make_model(factory: Callable[..., Any], spec: str, options: dict[str, Any]) 
     file = spec.partition(":")[0] if is_file_spec(spec) else None
     record(model, spec, file, getattr(factory, "__name__", "factory"), resolved)
     return model
+
+
+# -- where a model came from ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Origin:
+    """A registered model's name, or a model file's absolute path and the digest of its content;
+    the factory's name; every option (name -> value), defaults filled from the factory's signature."""
+
+    spec: str
+    source: str
+    options: tuple[tuple[str, Any], ...]
+
+
+# Origins by the model's id, with the model itself (a strong reference, so an id is never reused
+# while its entry exists): models are few per process, and a model need not accept new
+# attributes or weak references.
+_ORIGINS: dict[int, tuple[Any, Origin]] = {}
+
+
+def record(model: Any, spec: str, file: str | None, factory_name: str, options: dict[str, Any]) -> None:
+    """Remember how ``model`` was built. ``file``: the model file of a file spec, else None."""
+    if file is not None:
+        path = os.path.abspath(file)
+        with open(path, "rb") as fh:
+            digest = hashlib.sha256(fh.read()).hexdigest()[:16]
+        source = f"model file {path}:{factory_name} (content sha256 {digest})"
+    else:
+        source = f"registered model {spec!r} ({factory_name})"
+    _ORIGINS[id(model)] = (model, Origin(spec, source, tuple(sorted(options.items()))))
+
+
+def origin_of(model: Any) -> Origin | None:
+    """How ``model`` was built, or None for a model the registry did not build."""
+    entry = _ORIGINS.get(id(model))
+    return entry[1] if entry is not None and entry[0] is model else None

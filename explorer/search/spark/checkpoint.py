@@ -51,7 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from isrcheck.explorer.errors import UserError
-from isrcheck.explorer.origin import origin_of
+from isrcheck.explorer.registry import origin_of
 from isrcheck.explorer.search.spark.blocks import (
     NotPlain,
     checkpoint_states,
@@ -79,7 +79,7 @@ def run_identity(model: Any, props: Any, *, symmetry: bool, check_deadlock: bool
                  max_depth: int | None) -> dict[str, str]:
     """What must be equal for a checkpoint to be continued by this run.
 
-    A model the registry built is named by its origin (``origin.py``): the registered name, or the
+    A model the registry built is named by its origin (``registry.origin_of``): the registered name, or the
     model file's path and content digest, and one field per option of its factory, defaults filled
     from the factory's signature, so an option is part of the identity whether or not the model's
     ``repr`` prints it. A model a program built is described by its ``repr`` and its attributes."""

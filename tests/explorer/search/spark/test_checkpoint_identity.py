@@ -1,5 +1,5 @@
 """A checkpoint is resumed only by the run that wrote it: every option of every model family, and
-the model file's content, is part of the run's identity (checkpoint.run_identity, origin.py), so a
+the model file's content, is part of the run's identity (checkpoint.run_identity, registry.origin_of), so a
 resume with any one of them changed is refused with exit 2 naming it: never a "complete" run with
 another model's counts (issue 31's --split-fetch reproduction)."""
 
