@@ -114,6 +114,9 @@ def describe_model(model: Any) -> str:
 def _describe(value: Any) -> str:
     if value is None or isinstance(value, int | float | str | bytes | bool):
         return repr(value)
+    origin = origin_of(value)
+    if origin is not None:  # a registry-built model inside another (a wrapper adding properties)
+        return f"<{origin.source} " + ", ".join(f"{k}={_describe(v)}" for k, v in origin.options) + ">"
     if isinstance(value, tuple | list | frozenset | set):
         items = [_describe(v) for v in value]
         return "[" + ", ".join(sorted(items) if isinstance(value, frozenset | set) else items) + "]"

@@ -175,3 +175,22 @@ def test_compiled_sources_are_part_of_the_code_version():
     assert any(name.startswith("_classic.") and name.endswith(".so") for name in names) or \
         not any(path.name.endswith(".so") for path in next(p for p in files if p.name == "_classic.c").parent.iterdir())
     assert len(code_version(model, select_properties(model))) == 16
+
+
+class Wrapper:
+    """A model around a registered one (as one adding properties of one's own is)."""
+
+    def __init__(self, model):
+        self.model = model
+
+    def __repr__(self):
+        return f"Wrapper({self.model!r})"
+
+
+def test_a_model_wrapping_a_registered_one_is_described_by_the_inner_models_origin():
+    from isrcheck.explorer.search.spark.checkpoint import describe_model
+
+    base = {"generation": "kraft-3.5", "replicas": 3}
+    plain = describe_model(Wrapper(build_model("classic", base)))
+    split = describe_model(Wrapper(build_model("classic", {**base, "split_fetch": True})))
+    assert plain != split and "split_fetch=True" in split and "split_fetch=False" in plain
