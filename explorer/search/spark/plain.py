@@ -10,7 +10,11 @@ over the blocks a level already moves.
 ``marshal.loads`` itself is not meant for hostile input (it builds code objects, and a malformed
 stream is its caller's problem), so ``check_plain`` walks the stream first and accepts only those
 type codes, each with its length inside the buffer, nested at most ``MAX_DEPTH`` deep, and nothing
-after the value: ``marshal.loads`` then only ever sees a well-formed stream of plain values.
+after the value: ``marshal.loads`` then only ever sees a well-formed stream of plain values. (The
+digits of a long integer are left to ``marshal.loads``, which refuses one out of range with a
+ValueError.) Writing needs no such walk: the states an engine stores are already restricted to
+ints, strings, bytes, None, tuples and frozensets (``fingerprint``'s contract), so a block marshal
+could write holds nothing else; the walk on reading is what keeps a forged file out.
 A model whose states are other objects (a user's classes, namedtuples) gets checkpoints through
 its ``pack``/``unpack`` hooks (explorer/contract.py), whose packed values are plain.
 """
@@ -24,7 +28,6 @@ from typing import Any
 VERSION = 2  # marshal's version: no references (``r``, FLAG_REF) and no short-string codes
 MAX_DEPTH = 100
 _I32 = struct.Struct("<i")
-_U16 = struct.Struct("<H")
 # type code -> what follows it: a fixed size, or how its length is read
 _FIXED = {b"N"[0]: 0, b"T"[0]: 0, b"F"[0]: 0, b"i"[0]: 4, b"g"[0]: 8}
 _SIZED = {b"s"[0], b"u"[0], b"t"[0]}  # int32 byte length, then the bytes (str as UTF-8)
@@ -91,10 +94,6 @@ def check_plain(data: bytes | memoryview) -> None:
             size = n if code != _LONG else 2 * abs(n)
             if n < 0 and code != _LONG:
                 raise NotPlain(f"a negative length {n}")
-            if code == _LONG:
-                for i in range(pos, min(pos + size, end), 2):
-                    if _U16.unpack_from(buf, i)[0] >= 1 << 15:
-                        raise NotPlain("an integer digit out of range")
             pos += size
         elif code in _SEQUENCE or code == _DICT:
             if len(stack) > MAX_DEPTH:

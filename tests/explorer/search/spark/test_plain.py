@@ -50,3 +50,10 @@ def test_values_marshal_writes_but_plain_does_not_are_not_encoded():
     assert encode_plain([compile("1", "x", "eval")]) is None
     assert encode_plain([...]) is None
     assert encode_plain([1j]) is None
+
+
+@pytest.mark.parametrize("digits", [b"\xff\xff", b"\x00\x00"])  # a digit out of range; an unnormalised top
+def test_a_forged_long_integer_is_a_value_error_not_a_crash(digits):
+    data = b"[" + (1).to_bytes(4, "little") + b"l" + (1).to_bytes(4, "little", signed=True) + digits
+    with pytest.raises(ValueError):
+        decode_plain(data)
