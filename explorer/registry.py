@@ -19,6 +19,7 @@ import importlib.util
 import inspect
 import os
 import sys
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.metadata import entry_points
@@ -213,10 +214,10 @@ class Origin:
     options: tuple[tuple[str, Any], ...]
 
 
-# Origins by the model's id, with the model itself (a strong reference, so an id is never reused
-# while its entry exists): models are few per process, and a model need not accept new
-# attributes or weak references.
-_ORIGINS: dict[int, tuple[Any, Origin]] = {}
+# Origins by the model's id, with a weak reference to the model (dropped with it, so a process
+# that builds many models keeps none alive); a model that takes no weak reference is held strongly,
+# so its id is never reused while its entry exists. A model need not accept new attributes.
+_ORIGINS: dict[int, tuple[Callable[[], Any], Origin]] = {}
 
 
 def record(model: Any, spec: str, file: str | None, factory_name: str, options: dict[str, Any]) -> None:
@@ -228,10 +229,20 @@ def record(model: Any, spec: str, file: str | None, factory_name: str, options: 
         source = f"model file {path}:{factory_name} (content sha256 {digest})"
     else:
         source = f"registered model {spec!r} ({factory_name})"
-    _ORIGINS[id(model)] = (model, Origin(spec, source, tuple(sorted(options.items()))))
+    key = id(model)
+
+    def forget(ref: Any) -> None:  # the entry of a dead model, unless another has its id now
+        if _ORIGINS.get(key, (None,))[0] is ref:
+            del _ORIGINS[key]
+
+    try:
+        ref: Callable[[], Any] = weakref.ref(model, forget)
+    except TypeError:
+        ref = (lambda held: lambda: held)(model)
+    _ORIGINS[key] = (ref, Origin(spec, source, tuple(sorted(options.items()))))
 
 
 def origin_of(model: Any) -> Origin | None:
     """How ``model`` was built, or None for a model the registry did not build."""
     entry = _ORIGINS.get(id(model))
-    return entry[1] if entry is not None and entry[0] is model else None
+    return entry[1] if entry is not None and entry[0]() is model else None
