@@ -2,7 +2,7 @@
 
     .venv/bin/python docs/update_screenshots.py
 
-For K1 and K8: ``isrcheck scenario ID --html`` writes the page (the command line itself, not a
+For K1, K8 and K7 (KRaft): ``isrcheck scenario ID --html`` writes the page (the command line itself, not a
 copy of it), then Debian's chromium, headless, opens it at the state where the property fails and
 takes the PNG (``isrcheck.explorer.traces.html.browser``, the code the browser tests use). K8's ITF trace, which
 docs/html.md feeds to ``isrcheck show``, is rewritten from the same run. Needs chromium and
@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT))
 from isrcheck.explorer.cli.main import main  # noqa: E402
 from isrcheck.explorer.traces.html.browser import screenshot  # noqa: E402
 
-SHOTS = {"K1": "docs/img/html-k1.png", "K8": "docs/img/html-k8.png"}
+SHOTS = {"K1": "docs/img/html-k1.png", "K8": "docs/img/html-k8.png", "K7": "docs/img/html-k7.png"}
 TRACE = "docs/examples/k8.itf.json"
 
 

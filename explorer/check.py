@@ -81,6 +81,11 @@ def check(
             "nothing to check: none of the model's properties runs by default (all are opt-in: "
             f"{', '.join(declared)}); name the ones to check with --invariant NAME"
         )
+    if fairness is not None and not props.liveness:
+        # Nothing would read it, so its family names would go unchecked: refuse rather than ignore.
+        live = [p.name for p in model.properties() if p.kind.is_liveness]
+        raise UserError("fairness applies to liveness properties (eventually, leads-to) and this run checks none; "
+                        + (f"name one with --invariant: {', '.join(live)}" if live else "the model has none"))
     wants_graph = graph or bool(props.liveness)
     if wants_graph and engine != "local":
         what = "liveness properties (" + ", ".join(p.name for p in props.liveness) + ")" if props.liveness \
@@ -88,6 +93,7 @@ def check(
         raise UserError(f"the {engine} engine does not check {what}; use --engine local, or leave them out")
     if engine == "local":
         if engine_options:
+            _refuse_unknown_options(engine_options)
             raise UserError(
                 f"option(s) {', '.join(sorted(engine_options))} apply to the spark engine only; "
                 "drop them or pass engine='spark'"
@@ -126,6 +132,19 @@ def check(
         ) from None
     return with_model(run_spark(model, props, max_depth=max_depth, stop_at_first=stop_at_first, symmetry=symmetry,
                                 check_deadlock=check_deadlock, progress=progress, **engine_options), model)
+
+
+def _refuse_unknown_options(engine_options: dict[str, Any]) -> None:
+    """A keyword neither ``check`` nor the spark engine takes is a misspelling, not a spark option."""
+    import inspect
+
+    from isrcheck.explorer.search.spark.engine import OPTIONS as SPARK_OPTIONS
+
+    unknown = sorted(set(engine_options) - set(SPARK_OPTIONS))
+    if unknown:
+        own = [n for n, p in inspect.signature(check).parameters.items() if p.kind is p.KEYWORD_ONLY]
+        raise UserError(f"unknown option(s) {', '.join(unknown)}; isrcheck.check takes {', '.join(own)}, and with "
+                        f"engine='spark' also {', '.join(SPARK_OPTIONS)}")
 
 
 def available_cores() -> int:

@@ -122,7 +122,9 @@ class Model(Protocol[S, A]):
     the same initial states and the same successors in the same order in every process.
 
     Optional methods, found by name: ``within_bounds(state) -> bool``, ``canonical(state) -> state``
-    (symmetry representative), ``state_view(state) -> dict`` (named fields for traces), and
+    (symmetry representative), ``state_view(state) -> dict`` (named fields for traces),
+    ``read(state) -> object`` (the state as users' own properties receive it, read by name:
+    ``isrcheck.explorer.extra``), and
     ``pack(state) -> hashable`` with ``unpack(packed) -> state`` (a compact exact encoding the
     local engine stores instead of states; see ``packing``), and
     ``signals(state) -> dict[str, Any]``: what an operator's dashboard would show in that state
@@ -132,7 +134,13 @@ class Model(Protocol[S, A]):
     each state's ``#meta``, so replay and state comparison ignore them. Keys are short words;
     values are ints, strings, bools (True shows the key alone, False hides it), None (shown
     ``-``), lists, or flat dicts (shown ``k=v k=v``). For liveness: ``fairness() -> dict[str, str]``
+    and ``action_family(action) -> str`` (see the module docstring). ``property_hint(name) -> str |
+    None``: why the model has no property ``name`` and what would add it ("--acks 1 adds
+    AckedRecordNotLost"), appended to the refusal of a name a run asks for (``selection``).
     and ``action_family(action) -> str`` (see the module docstring).
+    ``field_docs() -> dict[str, str]``: one line per ``state_view`` key saying what the field
+    means, shown beside the field on the HTML page and under ``--explain`` in text traces (a
+    broker's or replica's copy, ``replicaState.2.hw``, takes the description of ``replicaState.hw``).
 
     ``picture(state[, detail]) -> dict``, optional: the state drawn for the HTML trace report
     (``--html``; docs/html.md), as Stateright's models can draw themselves. Without it a report
@@ -151,6 +159,17 @@ class Model(Protocol[S, A]):
          "legend": {"2": "leader epoch 2"},                  # what each colour means
          "focus": {"keys": ["record 7"], "offsets": [0],     # only in the failing state's picture:
                    "missing": [{"lane": 1, "at": 0, "text": "record 7 lost"}]}}   # outlined, marked
+
+    ``swimlanes() -> list[str]`` with ``swimlane(action, before, after) -> dict``, optional: the
+    whole trace as a space-time view on the same page, one lane per name (name them as the
+    picture's lanes, so a record the violation names is followed across them), one row per step::
+
+        {"lane": "replica 2", "label": "fetch",             # who acts, and a short word for it
+         "send": [{"id": "LeaderAndIsr 1", "label": "...", "from": "controller"}],  # messages sent
+         "receive": ["LeaderAndIsr 1"],                     # ids of messages sent in earlier rows
+         "arrows": [{"from": "replica 1", "to": "replica 2", "label": "record 0"}]}  # within the row
+
+    A received id is drawn as an arrow from the row (and lane) that last sent it.
 
     The explorer diffs consecutive pictures (cells by lane name and position, moved marks, new tags
     and facts) to highlight what a step changed. It passes the violated property's ``detail`` text
@@ -187,6 +206,12 @@ def signals(model: Any, state: Any) -> dict[str, Any] | None:
     """The model's operator signals for ``state``, or None when the model defines none."""
     fn = getattr(model, "signals", None)
     return None if fn is None else dict(fn(state))
+
+
+def field_docs(model: Any) -> dict[str, str]:
+    """The model's one-line description of each ``state_view`` key, or {} when it has none."""
+    fn = getattr(model, "field_docs", None)
+    return {} if fn is None else {str(k): str(v) for k, v in fn().items()}
 
 
 def canonical_fn(model: Any) -> Callable[[Any], Any] | None:

@@ -11,6 +11,9 @@ Exit statuses (the project-wide table; README.md and docs/cli.md show it to user
     5    stopped at a limit before an answer (the memory ceiling)
     6    isrcheck itself failed: an internal error, or a worker process or Spark executor was lost
          (the traceback is printed); never 1, so a crash is never read as a protocol violation
+    7    the run failed on its disk: a file it had to write (a checkpoint, ``show``'s page) could not
+         be written (full, read-only, removed); the statistics so far are printed. Output files
+         written after a verdict do not change its status: they are reported as missing instead
     130  interrupted (what was explored so far is still printed)
 """
 
@@ -23,6 +26,7 @@ EXIT_DIVERGED = 3
 EXIT_MODEL = 4
 EXIT_LIMIT = 5
 EXIT_INTERNAL = 6
+EXIT_RUN_FAILED = 7
 EXIT_INTERRUPTED = 130
 
 
@@ -42,6 +46,17 @@ class LostWorker(RuntimeError):
     """A worker process of the search ended without answering (killed by the system, perhaps out of
     memory). Not a verdict and not bad input: exit status 6, with this message and no traceback,
     since the message already says what to do."""
+
+
+class RunFailed(Exception):
+    """The run could not go on because a file it must write could not be written (a checkpoint
+    disk that filled up or became read-only mid-run). Neither a verdict nor bad input nor a bug:
+    exit status 7, the message (cause and way on) and no traceback. ``result`` carries what was
+    explored so far, when the engine could build it."""
+
+    def __init__(self, message: str, result: object = None):
+        super().__init__(message)
+        self.result = result
 
 
 class ModelError(Exception):

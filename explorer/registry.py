@@ -1,10 +1,13 @@
 """Where models come from: the ``isrcheck.models`` entry-point group, or a user's own file.
 
-A model spec is either a registered name (``classic``) or ``path/to/file.py[:factory]`` (the
-factory defaults to ``make_model``). A factory is a function with keyword-only, typed, defaulted
-parameters; the command line builds its model options from that signature, so a user's model gets
-``--its-options`` without writing any CLI code. The explorer never imports ``model/`` itself: the
-Kafka model is found here exactly like a user's.
+A model spec is either a registered name (``classic``) or ``path/to/file.py[:factory]`` (the factory
+defaults to ``make_model``). A factory is a function with keyword-only, typed, defaulted parameters;
+the command line builds its model options from that signature, so a user's model gets
+``--its-options`` without writing any CLI code. Each option's help is the factory docstring's entry for it
+(a line ``name: text`` or ``name, other: text``, continued on more indented lines; ``option_help``).
+A factory that renamed an option names the old spelling in a ``renamed_options = {"old": "new"}``
+attribute: the old name is then refused with the new one. The explorer never imports ``model/``
+itself: the Kafka model is found here exactly like a user's.
 
 Each model built here is remembered with its origin (``origin_of``): the spec and every option,
 defaults filled from the factory's signature, so that a run's identity (the Spark engine's
@@ -18,13 +21,15 @@ import importlib
 import importlib.util
 import inspect
 import os
+import re
 import sys
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Any, Literal, get_args, get_origin
+from types import UnionType
+from typing import Any, Literal, Union, get_args, get_origin
 
 from isrcheck.explorer.errors import ModelError, UserError
 
@@ -39,6 +44,7 @@ class ModelOption:
     type: type
     default: Any
     choices: tuple[Any, ...] | None = None
+    help: str = ""  # the factory docstring's entry for it, or ""
 
     @property
     def flag(self) -> str:
@@ -144,6 +150,7 @@ def model_options(factory: Callable[..., Any]) -> list[ModelOption]:
         hints = inspect.get_annotations(factory, eval_str=True)
     except Exception:
         hints = {}
+    helps = option_help(factory)
     for param in inspect.signature(factory).parameters.values():
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
             continue
@@ -154,18 +161,82 @@ def model_options(factory: Callable[..., Any]) -> list[ModelOption]:
             )
         kind = hints.get(param.name)
         choices = None
+        if get_origin(kind) in (Union, UnionType) and type(None) in get_args(kind):
+            # ``int | None = None``: None leaves the value to the model (a default that depends on
+            # another option); the command line parses the other type
+            kind = next(a for a in get_args(kind) if a is not type(None))
         if get_origin(kind) is Literal:  # generation: Literal["kip101", "kip320"] gives CLI choices
             choices = get_args(kind)
             kind = type(choices[0])
         if kind not in (int, str, bool, float):
             kind = type(param.default) if param.default is not None else str
-        options.append(ModelOption(param.name, kind, param.default, choices))
+        options.append(ModelOption(param.name, kind, param.default, choices, helps.get(param.name, "")))
     return options
 
 
-def build_model(spec: str, options: dict[str, Any] | None = None) -> Any:
-    """The model a spec and options describe; a bad option becomes a UserError naming it."""
+def option_help(factory: Callable[..., Any]) -> dict[str, str]:
+    """Each parameter's description in the factory's docstring: an entry starts a line with the
+    parameter's name (or several, comma-separated) and a colon, or follows ``; `` on such a line
+    (``azs: zones; placement: rack-aware or naive``), and goes on over the lines indented deeper."""
+    names = [p.name for p in inspect.signature(factory).parameters.values()
+             if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    if not names:
+        return {}
+    one = "|".join(sorted(map(re.escape, names), key=len, reverse=True))
+    head = re.compile(rf"((?:{one})(?:, (?:{one}))*): ")
+    helps: dict[str, list[str]] = {}
+    current: list[list[str]] = []  # the entries the line being read continues
+    indent = 0
+    for line in (inspect.getdoc(factory) or "").splitlines():
+        text, depth = line.strip(), len(line) - len(line.lstrip())
+        first = head.match(text)
+        if first:
+            current, indent = [], depth
+            # "a: text; b: text" holds several entries on one line
+            starts = [m for m in head.finditer(text) if m.start() == 0 or text[:m.start()].endswith("; ")]
+            for m, nxt in zip(starts, [*starts[1:], None], strict=True):
+                part = text[m.end():nxt.start() if nxt else len(text)].rstrip("; ")
+                entry = [part]
+                current.append(entry)
+                for name in m.group(1).split(", "):
+                    helps[name] = entry
+        elif current and text and depth > indent:
+            current[-1].append(text)
+        else:
+            current = []
+    return {name: " ".join(parts) for name, parts in helps.items()}
+
+
+def renamed_options(factory: Callable[..., Any]) -> dict[str, str]:
+    """Old option names the factory refuses, each with the name it now has."""
+    return dict(getattr(factory, "renamed_options", None) or {})
+
+
+def refuse_renamed(factory: Callable[..., Any], given: Any, spec: str) -> None:
+    """A UserError for the first renamed option in ``given`` (names), pointing at its new name."""
+    for old in renamed_options(factory):
+        if old in given:
+            raise UserError(rename_message(factory, spec, old))
+
+
+def rename_message(factory: Callable[..., Any], spec: str, old: str) -> str:
+    """Why ``old`` is refused: its new name (as an option and a flag) and the factory's reason."""
+    new = renamed_options(factory)[old]
+    reason = getattr(factory, "rename_reasons", {}).get(old, "the old name is refused, not quietly mapped")
+    return (f"model {spec!r}: the option {old} (--{old.replace('_', '-')}) is now {new} "
+            f"(--{new.replace('_', '-')}): {reason}")
+
+
+def build_model(spec: str, options: dict[str, Any] | None = None, *, extra_properties: Any = ()) -> Any:
+    """The model a spec and options describe; a bad option becomes a UserError naming it.
+    ``extra_properties``: properties of one's own added after the model's
+    (``isrcheck.explorer.extra.with_properties``)."""
+    if extra_properties:
+        from isrcheck.explorer.extra import with_properties
+
+        return with_properties(build_model(spec, options), extra_properties)
     factory = load_factory(spec)
+    refuse_renamed(factory, options or {}, spec)
     known = {o.name for o in model_options(factory)}
     unknown = sorted(set(options or {}) - known)
     if unknown:

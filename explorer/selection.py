@@ -42,7 +42,7 @@ def select_properties(model: Any, names: Sequence[str] | None = None) -> Selecte
         unknown = [n for n in names if n not in by_name]
         if unknown:
             raise UserError(
-                f"unknown property {', '.join(map(repr, unknown))}; this model has: "
+                f"unknown property {', '.join(map(repr, unknown))}{hint_text(model, unknown)}; this model has: "
                 f"{', '.join(by_name) or '(none)'}"
             )
         chosen = [by_name[n] for n in dict.fromkeys(names)]
@@ -57,6 +57,23 @@ def select_properties(model: Any, names: Sequence[str] | None = None) -> Selecte
         transition=tuple(p for p in chosen if p.kind is Kind.TRANSITION),
         liveness=tuple(p for p in chosen if p.kind.is_liveness),
     )
+
+
+def hint_text(model: Any, unknown: list[str]) -> str:
+    """The model's own account of what would add each unknown name (its optional ``property_hint``
+    hook: "the acks option adds it"), or nothing."""
+    hook = getattr(model, "property_hint", None)
+    if hook is None:
+        return ""
+    hints = []
+    for name in unknown:
+        try:
+            hint = hook(name)
+        except Exception as exc:  # a broken hint must not hide the refusal itself
+            hint = f"(property_hint failed: {exc!r})"
+        if hint:
+            hints.append(str(hint))
+    return f" ({'; '.join(hints)})" if hints else ""
 
 
 def describe_failure(prop: Property, *args: Any) -> str:

@@ -162,12 +162,18 @@ class BrokerCrash:
     controller removes it from the ISR under ``epoch`` (-1: it was not in the ISR) and the partition
     is leaderless if it led. ``lost_unflushed``: the machine lost its page cache too (power failure),
     so the log keeps only its flushed prefix, ``log_end`` records (Kafka does not fsync each write;
-    recovery truncates to the recovery point)."""
+    recovery truncates to the recovery point); without a power failure ``log_end`` is -1 and not
+    shown."""
 
     replica: int
     epoch: int
     lost_unflushed: bool
     log_end: int
+
+    def __repr__(self) -> str:
+        # ``log_end`` means something only for a power failure (-1 otherwise: the log is kept whole).
+        kept = f", log_end={self.log_end}" if self.lost_unflushed else ""
+        return f"BrokerCrash(replica={self.replica}, epoch={self.epoch}, lost_unflushed={self.lost_unflushed}{kept})"
 
 
 @dataclass(frozen=True, slots=True)

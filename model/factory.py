@@ -1,7 +1,14 @@
 """``make_model``: the entry point the ``isrcheck.models`` registry names ``classic``.
 
 The command line builds its model options from this signature (keyword-only, typed, defaulted),
-so every option here is a ``--flag``.
+so every option here is a ``--flag``, and its help is this docstring's entry for it (one entry per
+line, ``name: text``, continued on deeper-indented lines: ``isrcheck.explorer.registry.option_help``).
+
+Two options have a default of their own per family, given as None here: ``min_insync_replicas``
+(1 for the ZooKeeper-era generations, where it constrains only acks=all writes; 2 for KRaft, where
+min ISR 1 leaves ELR empty) and ``max_fencings`` (KRaft only; 1, so that the controller can fence
+a broker and elect another leader: with 0 a KRaft run with the defaults never changes leader and
+ends vacuous, NewLeaderElected never reached).
 """
 
 from __future__ import annotations
@@ -32,9 +39,9 @@ def make_model(
     log_size: int = 2,
     max_records: int = 2,
     max_leader_epoch: int = 2,
-    invariants: str = "all",
+    property_set: str = "all",
     acks: Acks = "none",
-    min_insync_replicas: int = 1,
+    min_insync_replicas: int | None = None,
     max_crashes: int = 0,
     stops: Stops = "all",
     unclean_election: Unclean = "off",
@@ -46,7 +53,7 @@ def make_model(
     placement: Placement = "rack-aware",
     max_az_failures: int = 0,
     init_isr_size: int = 0,
-    max_fencings: int = 0,
+    max_fencings: int | None = None,
     max_leader_shrinks: int = 0,
     avoid_last_replica_standing: bool = False,
     hw_over_maximal_isr: bool = True,
@@ -56,15 +63,19 @@ def make_model(
 
     generation: protocol generation: truncate-to-hw (pre-0.11), kip101, kip279, kip320-first-try
         (the rejected draft) or kip320 (ZooKeeper era); kraft-3.5 or kraft-kip966 (the KRaft
-        controller; KIP-966 Eligible Leader Replicas: ``isrcheck.model.kraft``, docs/kraft.md).
-    replicas, log_size, max_records, max_leader_epoch: the spec's constants Replicas, LogSize,
-        MaxRecords, MaxLeaderEpoch.
-    invariants: which properties the model builds: 'all' (default), 'default', or comma-separated
-        names (see ``properties``). A run checks the ``default`` ones unless it names others.
+        controller; KIP-966 Eligible Leader Replicas: docs/kraft.md).
+    replicas: the spec's Replicas: how many brokers replicate the partition.
+    log_size: the spec's LogSize: the longest log.
+    max_records: the spec's MaxRecords: how many records producers write.
+    max_leader_epoch: the spec's MaxLeaderEpoch: how many leader elections.
+    property_set: which properties the model builds: all, default, or comma-separated names
+        (isrcheck properties lists them); a run checks the default ones unless --invariant names
+        others. Formerly --invariants.
 
     Durability options (``isrcheck.model.options.DurabilityOptions``; all off = the classic model, unchanged):
     acks: producer acks: none (no acknowledgement state), 0, 1 or all.
-    min_insync_replicas: min.insync.replicas for acks=all writes (1..replicas).
+    min_insync_replicas: min.insync.replicas for acks=all writes (1..replicas); KRaft: MinISR.
+        Default: 1, or 2 with a KRaft generation.
     max_crashes: how many broker stops a run may have (0: brokers never stop).
     stops: which stops: controlled shutdown, crash, lossy (power failure losing the unflushed
         log suffix), crash+lossy, or all.
@@ -76,12 +87,14 @@ def make_model(
     consumer_reads: off, leader (consumers fetch from the leader) or any (KIP-392 follower fetching).
     truncation: on-become-follower (KIP-320), on-fetch (diverging epoch in the fetch response,
         truncate first), on-fetch-hw-first (bug K13, KAFKA-14704: HW applied before truncating).
-    azs: availability zones (0: no racks); placement: rack-aware or naive (rack-unaware,
-        consecutive brokers, two per zone); max_az_failures: power failures of a whole zone.
+    azs: availability zones (0: no racks).
+    placement: rack-aware or naive (rack-unaware, consecutive brokers, two per zone).
+    max_az_failures: power failures of a whole zone.
 
     KRaft options (``isrcheck.model.kraft``; the specs' constants; left out they change nothing):
     init_isr_size: brokers 1..k start in the ISR, the others fenced and out of sync (0: all).
     max_fencings: how many times the controller fences a broker that missed heartbeats.
+        Default: 1 with a KRaft generation (a leader change is reachable); ZooKeeper era: none.
     max_leader_shrinks: how many AlterPartition requests may shrink the ISR (timed-out followers).
     avoid_last_replica_standing: kraft-3.5: no unclean shutdown of the ISR's last member.
     hw_over_maximal_isr: False is bug K7: the leader counts only its ISR for the HW while an
@@ -91,14 +104,18 @@ def make_model(
     With a KRaft generation, replicas is the broker count, min_insync_replicas MinISR, max_records
     the number of values, max_crashes/stops the unclean (lossy) and clean (controlled) shutdowns.
     """
-    options_given = {k: v for k, v in locals().items() if k not in ("generation", "invariants")}
+    options_given = {k: v for k, v in locals().items() if k not in ("generation", "property_set")}
+    if generation not in GENERATIONS and generation not in KRAFT_GENERATIONS:  # both families' names
+        raise ValueError(f"generation={generation!r} is unknown: choose one of "
+                         f"{', '.join([*GENERATIONS, *KRAFT_GENERATIONS])}")
     if generation in KRAFT_GENERATIONS:
         from .kraft.factory import make_kraft_model
 
-        return make_kraft_model(generation, invariants, **options_given)
+        return make_kraft_model(generation, property_set, **options_given)
     from .kraft.factory import refuse_kraft_options
 
     refuse_kraft_options(generation, options_given)
+    min_insync_replicas = 1 if min_insync_replicas is None else min_insync_replicas
     config = ClassicConfig(
         replicas=replicas,
         log_size=log_size,
@@ -122,4 +139,13 @@ def make_model(
         placement=placement,
         max_az_failures=max_az_failures,
     )
-    return ReplicationModel(config, options, consumers, invariants)
+    return ReplicationModel(config, options, consumers, property_set)
+
+
+# --invariants selected the properties the model builds, next to --invariant that chooses which a
+# run checks: one letter apart, two ideas. The old name is refused with the new one
+# (isrcheck.explorer.registry.refuse_renamed), never quietly mapped.
+make_model.renamed_options = {"invariants": "property_set"}  # type: ignore[attr-defined]
+make_model.rename_reasons = {  # type: ignore[attr-defined]
+    "invariants": "it selects the properties the model builds; --invariant NAME still chooses which a run checks",
+}

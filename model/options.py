@@ -22,6 +22,9 @@ UNCLEAN = ("off", "any", "highest-last-epoch")
 READS = ("off", "leader", "any")
 TRUNCATION = ("on-become-follower", "on-fetch", "on-fetch-hw-first")
 PLACEMENT = ("rack-aware", "naive")
+# The options above by name, for code that goes through them all (isrcheck.model.property_hints).
+CHOICES = {"acks": ACKS, "stops": STOPS, "unclean_election": UNCLEAN, "consumer_reads": READS,
+           "truncation": TRUNCATION, "placement": PLACEMENT}
 MAX_CRASHES = 4
 BROKERS_PER_AZ = 2  # the naive placement's cluster: brokers 1,2 in zone 1, 3,4 in zone 2, ...
 
@@ -53,8 +56,8 @@ class DurabilityOptions:
         before the HW has reached the start of the leader's epoch (kip320 generations only).
     kip966_unclean_recovery: KIP-966's rule for a broker back from an unclean (lossy) shutdown: it
         leaves the ISR at the crash even as its last member, so it cannot be elected cleanly until
-        it has caught up and been re-admitted (Eligible Leader Replicas are not modelled: the
-        partition stays offline instead).
+        it has caught up and been re-admitted (the ZooKeeper-era generations have no Eligible
+        Leader Replicas, which ``--generation kraft-kip966`` models: the partition stays offline instead).
     """
 
     acks: str = "none"

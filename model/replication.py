@@ -32,15 +32,19 @@ import isrcheck.properties as catalogue
 from isrcheck.explorer.contract import Property
 
 from .config import ClassicConfig
+from .encoding.fields import field_docs
 from .encoding.packed import packing
 from .encoding.picture import picture
 from .encoding.signals import Signals
+from .encoding.swimlane import event as swimlane_event
+from .encoding.swimlane import lanes as swimlane_lanes
 from .encoding.symmetry import Symmetry
 from .encoding.view import StateView
 from .fairness import action_family as step_family
 from .fairness import fairness_table
 from .native.packing import native_packing
 from .options import ConsumerOptions, DurabilityOptions
+from .read import ClassicState
 from .steps import successor_function
 from .tables import ModelTables
 
@@ -102,9 +106,30 @@ class ReplicationModel:
         """The state as the spec's named variables, JSON-friendly (replica ids 1..n)."""
         return self._view.view(state)
 
+    def read(self, state: tuple) -> ClassicState:
+        """The state read by name (``isrcheck.model.read``): what users' own properties receive."""
+        return ClassicState(self.tables, state)
+    def field_docs(self) -> dict[str, str]:
+        """One line per view key saying what it means (``isrcheck.model.encoding.fields``), for traces."""
+        return field_docs()
+
     def picture(self, state: tuple, detail: str = "") -> dict[str, Any]:
         """The state drawn as Kafka's diagrams draw it (``isrcheck.model.encoding.picture``), for the HTML report."""
         return picture(self.state_view(state), detail)
+
+    def property_hint(self, name: str) -> str | None:
+        """Why this configuration has no property ``name`` and which option adds it
+        (``isrcheck.model.property_hints``), for the refusal of an unknown property."""
+        from .property_hints import classic_hint
+
+        return classic_hint(name, self)
+    def swimlanes(self) -> list[str]:
+        """The lanes of the report's space-time view: each replica, then the controller."""
+        return swimlane_lanes(self.config.replicas)
+
+    def swimlane(self, action: Any, before: tuple, after: tuple) -> dict[str, Any]:
+        """One step as an event of the space-time view (``isrcheck.model.encoding.swimlane``)."""
+        return swimlane_event(action, self.state_view(before), self.state_view(after))
 
     def fairness(self) -> dict[str, str]:
         """Weak fairness of the steps Kafka takes on its own (``isrcheck.model.fairness``), for liveness."""

@@ -98,7 +98,7 @@ def parse_selection(text: str, tables: Tables | None = None) -> tuple[str, ...]:
     be mixed with ``default``, e.g. ``default,LeaderInIsrLiteral``). ``tables``, when given, is the
     model's: "default" and "all" then include the properties its options make available."""
     if not isinstance(text, str):
-        raise ValueError(f"invariants must be a comma-separated string of property names, got {text!r}")
+        raise ValueError(f"property_set must be a comma-separated string of property names, got {text!r}")
     chosen: list[str] = []
     for raw in text.split(","):
         name = raw.strip()
@@ -112,11 +112,11 @@ def parse_selection(text: str, tables: Tables | None = None) -> tuple[str, ...]:
             chosen.append(name)  # a property the model lacks fields for is refused by build()
         else:
             raise ValueError(
-                f"invariants names an unknown property {name!r}: use 'default', 'all' or a comma-separated "
+                f"property_set names an unknown property {name!r}: use 'default', 'all' or a comma-separated "
                 f"list of {', '.join(CATALOGUE)}"
             )
     if not chosen:
-        raise ValueError("invariants selects no property: use 'default', 'all' or property names")
+        raise ValueError("property_set selects no property: use 'default', 'all' or property names")
     return tuple(dict.fromkeys(chosen))
 
 

@@ -72,7 +72,7 @@ def build(t: Any, invariants: str = "all") -> list[Property]:
         chosen = tuple(n.strip() for n in invariants.split(",") if n.strip())
         unknown = [n for n in chosen if n not in available]
         if unknown:
-            raise ValueError(f"invariants: unknown for {t.config.generation}: {', '.join(unknown)}; "
+            raise ValueError(f"property_set: unknown for {t.config.generation}: {', '.join(unknown)}; "
                              f"choose from {', '.join(available)}")
     builders = _builders(t)
     return [builders[n]() for n in chosen]

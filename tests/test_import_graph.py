@@ -39,7 +39,7 @@ SCANNED = (*FOLDERS, "tests", "bench", "docs")
 BARE = ("model", "properties", "explorer")
 
 EXPLORER = f"{NAMESPACE}.explorer"
-API = ("errors", "contract", "result", "selection", "registry", "scenarios", "outputs", "progress")
+API = ("errors", "contract", "result", "selection", "registry", "scenarios", "outputs", "progress", "extra")
 FRONT = ("check", "stateful")
 UNPLACED = "unplaced"
 # Layer -> the layers it sits on directly (explorer/__init__.py's docstring). A layer may import its

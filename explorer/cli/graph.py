@@ -24,6 +24,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from isrcheck.explorer.cli.written import OutputFiles
 from isrcheck.explorer.errors import UserError
 
 DEFAULT_LIMIT = 100_000
@@ -74,9 +75,10 @@ def parse_fairness(text: str | None) -> dict[str, str] | None:
     return table
 
 
-def report_graph(model: Any, result: Any, args: argparse.Namespace) -> list[str]:
+def report_graph(model: Any, result: Any, args: argparse.Namespace, outputs: OutputFiles) -> None:
     """After the summary: the fairness the liveness verdict assumed, graph statistics, the graph
-    file. Returns the paths written."""
+    file (written through ``outputs``, like every output file, so a full disk is reported with the
+    others and the verdict's status stands)."""
     if "fairness" in result.stats:
         checked = result.stats.get("liveness_checked")
         if checked:
@@ -85,18 +87,18 @@ def report_graph(model: Any, result: Any, args: argparse.Namespace) -> list[str]
             print(f"Liveness not checked: the run stopped first; it would assume {result.stats['fairness']}.")
     graph = result.graph
     if graph is None:
-        return []
+        return
     if args.graph_stats:
         for line in graph_stats_lines(graph):
             print(line)
     if not args.graph:
-        return []
+        return
     if len(graph) > args.graph_limit:
         print(f"isrcheck check: the graph has {len(graph):,} states, more than --graph-limit {args.graph_limit:,}; "
               "not written. Raise the limit or shrink the model's bounds.", file=sys.stderr)
-        return []
-    write_graph(graph, args.graph)
-    return [f"{args.graph} ({len(graph):,} states, {graph.edge_count:,} edges)"]
+        return
+    outputs.write(args.graph, render_graph(graph, args.graph), "--graph",
+                  label=f"{args.graph} ({len(graph):,} states, {graph.edge_count:,} edges)")
 
 
 def to_networkx(graph: Any, *, labels: bool = False) -> Any:
@@ -145,22 +147,19 @@ def graph_stats_lines(graph: Any) -> list[str]:
     return lines
 
 
-def write_graph(graph: Any, path: str) -> None:
-    """GraphML or DOT by extension, written atomically with the same rules as every output file
-    (``isrcheck.explorer.outputs``: through symlinks, mode from the umask, never half written)."""
+def render_graph(graph: Any, path: str) -> str | bytes:
+    """GraphML or DOT by the extension of ``path``; the caller writes it (``OutputFiles``)."""
     import io
 
     import networkx as nx
-    from isrcheck.explorer.outputs import write_atomically
 
     kind = FORMATS[Path(path).suffix.lower()]
     labels = True  # the visited-set key: the state itself (exact store) or its fingerprint
     if kind == "graphml":
         buf = io.BytesIO()
         nx.write_graphml(to_networkx(graph, labels=labels), buf)
-        write_atomically(path, buf.getvalue())
-    else:
-        write_atomically(path, _dot(graph, labels))
+        return buf.getvalue()
+    return _dot(graph, labels)
 
 
 def _dot(graph: Any, labels: bool) -> str:

@@ -1,12 +1,12 @@
 """The ``isrcheck`` command line.
 
     isrcheck check MODEL [model options] [checker options]   explore a model, print traces
-    isrcheck replay TRACE.json                               re-execute a recorded trace
+    isrcheck replay TRACE.json [--model MODEL]               re-execute a recorded trace (runs model code)
     isrcheck models                                          registered models and their options
     isrcheck properties MODEL [model options]                a model's properties and which run by default
     isrcheck scenarios [--json]                              the bug catalogue: named scenarios
-    isrcheck scenario ID [--full] [--json] [--trace-json PATH]  run one and print its shortest trace
-    isrcheck show TRACE.json [--html FILE]                   show a trace file (text, or a page to step through)
+    isrcheck scenario ID [--full] [--json] [--trace-json PATH] [--regression PATH]  run one, print its trace
+    isrcheck show TRACE.json [--html FILE]                   show a trace file as recorded (runs no model code)
     isrcheck bmc MODEL [options] --depth K                   bounded model checking with z3 (shortest trace first)
     isrcheck prove MODEL [options]                           induction, k-induction, Houdini lemmas with z3
     isrcheck simulate MODEL --depth D --behaviours N --seed S random behaviours, as TLC's -simulate
@@ -14,14 +14,15 @@
 MODEL is a registered name (``classic``) or ``path/to/file.py[:factory]``. Model options come from
 the factory's signature. Exit status: 0 no violation, 1 a violation (or a vacuous ``sometimes``
 property), 2 bad input, 3 a replayed trace diverged from the model, 4 the model itself failed (it
-raised, or broke the contract), 5 stopped at a limit (the memory ceiling), 130 interrupted.
+raised, or broke the contract), 5 stopped at a limit (the memory ceiling), 6 isrcheck itself failed,
+7 the run failed on its disk (a checkpoint or page could not be written), 130 interrupted.
 """
 
 # Adding a subcommand: write ``cmd_name(argv: list[str]) -> int`` in its own module and add one
 # line to COMMANDS at the bottom ("name": "isrcheck.explorer.cli.<module>:cmd_name"; imported only when used).
-# Output files: call isrcheck.explorer.outputs.check_output_path before the work starts and
-# isrcheck.explorer.outputs.write_atomically at the end; add_run_options gives --quiet, --progress-interval
-# and --max-memory with their validation.
+# Output files: call isrcheck.explorer.outputs.check_output_path before the work starts and write
+# them at the end through isrcheck.explorer.cli.written.OutputFiles (one report of what failed);
+# add_run_options gives --quiet, --progress-interval and --max-memory with their validation.
 
 from __future__ import annotations
 
@@ -39,6 +40,7 @@ from typing import Any
 
 from isrcheck.explorer.cli import html as cli_html
 from isrcheck.explorer.cli.graph import add_graph_arguments, graph_check_options, report_graph
+from isrcheck.explorer.cli.written import OutputFiles
 from isrcheck.explorer.errors import (
     EXIT_DIVERGED,
     EXIT_INTERNAL,
@@ -46,20 +48,28 @@ from isrcheck.explorer.errors import (
     EXIT_LIMIT,
     EXIT_MODEL,
     EXIT_OK,
+    EXIT_RUN_FAILED,
     EXIT_USAGE,
     EXIT_VIOLATION,
     ContractError,
     LostWorker,
     ModelError,
+    RunFailed,
     UserError,
 )
 
 __all__ = ["COMMANDS", "EXIT_DIVERGED", "EXIT_INTERNAL", "EXIT_INTERRUPTED", "EXIT_LIMIT", "EXIT_MODEL", "EXIT_OK",
-           "EXIT_USAGE", "EXIT_VIOLATION", "add_run_options", "main", "positive_float", "positive_int"]
+           "EXIT_RUN_FAILED", "EXIT_USAGE", "EXIT_VIOLATION", "add_run_options", "main", "positive_float",
+           "positive_int"]
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is a UserError (one paragraph, exit 2) like every other."""
+    """argparse, but a usage error is a UserError (one paragraph, exit 2) like every other, and no
+    option is abbreviated: ``--replica 3`` must not silently become ``--replicas 3``."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs["allow_abbrev"] = False
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> None:  # type: ignore[override]
         raise UserError(f"{message} (see {self.prog} --help)")
@@ -112,19 +122,24 @@ def _check_parser() -> argparse.ArgumentParser:
     p.add_argument("model", help="a registered model name or path/to/file.py[:make_model]")
     p.add_argument("-h", "--help", action="store_true", help="show this help (and MODEL's options) and exit")
     p.add_argument("--engine", choices=["local", "spark"], default="local")
-    p.add_argument("--max-depth", type=int, metavar="N", help="do not expand states at depth N (initial = 1)")
+    p.add_argument("--max-depth", "--depth", dest="max_depth", type=int, metavar="N",
+                   help="do not expand states at depth N (initial = 1): traces of at most N states; "
+                        "--depth is the same option (as bmc and simulate spell it)")
     p.add_argument("--symmetry", action="store_true", help="reduce by the model's canonical(state)")
     p.add_argument("--continue", dest="keep_going", action="store_true",
                    help="keep exploring after a violation; report the shortest violation of each property")
     p.add_argument("--deadlock", action="store_true", help="report states with no successor")
     p.add_argument("--invariant", "--property", dest="properties", action="append", metavar="NAME",
                    help="check only this property (repeatable; default: all of the model's)")
+    p.add_argument("--properties", dest="properties_file", metavar="FILE",
+                   help="add the properties a Python file defines to the model's (docs/properties-own.md)")
     p.add_argument("--store", choices=["exact", "fingerprint"], default="exact",
                    help="keep exact states (default) or 64-bit fingerprints with a collision estimate")
     p.add_argument("--workers", type=int, metavar="N",
                    help="local engine processes (default and 0: every core; liveness and --graph use one); "
                         "the same results for any N")
     p.add_argument("--full", action="store_true", help="print whole states in traces, not only what changed")
+    p.add_argument("--explain", action="store_true", help="after a trace, say what each field shown means")
     p.add_argument("--json", action="store_true", help="print a machine-readable summary on stdout (docs/json.md)")
     p.add_argument("--trace-json", metavar="PATH",
                    help="write the counterexample as an ITF JSON trace; when several properties fail, one file "
@@ -144,16 +159,25 @@ def _check_parser() -> argparse.ArgumentParser:
     return p
 
 
-def model_parser(spec: str, options: list[Any], prog: str = "isrcheck check") -> argparse.ArgumentParser:
-    """The parser of MODEL's own options, read from its factory's signature (``model_options``)."""
+def model_parser(spec: str, options: list[Any], prog: str = "isrcheck check",
+                 renamed: dict[str, str] | None = None) -> argparse.ArgumentParser:
+    """The parser of MODEL's own options, read from its factory's signature (``model_options``):
+    each with the factory docstring's help and its default; a renamed option's old name is refused
+    with the new one."""
+    from isrcheck.explorer.cli.model_help import option_help_text, renamed_action
+
     p = _Parser(prog=f"{prog} {spec}", add_help=False)
     group = p.add_argument_group(f"options of model {spec}")
     for opt in options:
         if opt.type is bool:
-            group.add_argument(opt.flag, dest=opt.name, action=argparse.BooleanOptionalAction, default=opt.default)
+            group.add_argument(opt.flag, dest=opt.name, action=argparse.BooleanOptionalAction, default=opt.default,
+                               help=option_help_text(opt))
         else:
             group.add_argument(opt.flag, dest=opt.name, type=opt.type, default=opt.default, choices=opt.choices,
-                               help=f"default: {opt.default}")
+                               help=option_help_text(opt))
+    for old, message in (renamed or {}).items():  # old name -> the refusal naming the new one
+        p.add_argument("--" + old.replace("_", "-"), action=renamed_action(message), help=argparse.SUPPRESS,
+                       default=argparse.SUPPRESS)
     return p
 
 
@@ -162,14 +186,18 @@ def parse_model_command(parser: argparse.ArgumentParser,
     """``MODEL [model options] [command options]`` for every command that builds a model (check,
     bmc, prove, simulate): the command's options, MODEL's options and the model built from them
     (a factory that raises is the model's fault: exit 4, ``registry.make_model``)."""
-    from isrcheck.explorer.registry import load_factory, make_model, model_options
+    from isrcheck.explorer.registry import load_factory, make_model, model_options, rename_message, renamed_options
 
-    if not argv or argv[0] in ("-h", "--help"):
+    if argv and argv[0] in ("-h", "--help"):
         parser.print_help()
         raise SystemExit(EXIT_OK)
+    if not argv:
+        raise UserError(f"MODEL is missing: write {parser.prog} MODEL [options], where MODEL is a registered "
+                        "name (isrcheck models lists them) or path/to/file.py[:make_model]")
     args, rest = parser.parse_known_args(argv)
     factory = load_factory(args.model)
-    mparser = model_parser(args.model, model_options(factory), parser.prog)
+    renamed = {old: rename_message(factory, args.model, old) for old in renamed_options(factory)}
+    mparser = model_parser(args.model, model_options(factory), parser.prog, renamed)
     if args.help:
         parser.print_help()
         print()
@@ -177,14 +205,20 @@ def parse_model_command(parser: argparse.ArgumentParser,
         raise SystemExit(EXIT_OK)
     margs, unknown = mparser.parse_known_args(rest)
     if unknown:
-        known = " ".join(o.flag for o in model_options(factory)) or "(none)"
-        raise UserError(f"unrecognised argument(s) {' '.join(unknown)}; model {args.model!r} takes: {known}")
+        from isrcheck.explorer.cli.model_help import unknown_arguments
+
+        raise UserError(unknown_arguments(unknown, parser, mparser, args.model))
     options = vars(margs)
     return args, options, make_model(factory, args.model, options)
 
 
 def _parse_check(argv: list[str]) -> tuple[argparse.Namespace, dict[str, Any], Any]:
-    return parse_model_command(_check_parser(), argv)
+    from isrcheck.explorer.extra import with_properties_file
+
+    args, options, model = parse_model_command(_check_parser(), argv)
+    if args.properties_file:  # the model with the file's properties added (isrcheck.explorer.extra)
+        model = with_properties_file(model, args.properties_file)
+    return args, options, model
 
 
 def _progress(args: argparse.Namespace) -> Any:
@@ -210,31 +244,6 @@ def _verdict_status(result: Any) -> int:
     return EXIT_INTERRUPTED if result.interrupted else EXIT_OK
 
 
-class _Outputs:
-    """The files one run will write: checked before the search, written after it, and every
-    failure to write reported next to the result instead of replacing it."""
-
-    def __init__(self) -> None:
-        self.written: list[str] = []
-        self.failed: list[str] = []
-
-    def write(self, path: str | Path, data: str, what: str) -> None:
-        from isrcheck.explorer.outputs import write_atomically
-
-        try:
-            write_atomically(path, data)
-            self.written.append(str(path))
-        except OSError as exc:
-            self.failed.append(f"could not write {what} {str(path)!r}: {exc.strerror or exc}")
-
-    def report(self, to_stderr: bool) -> None:
-        stream = sys.stderr if to_stderr else sys.stdout
-        for path in self.written:
-            print(f"Wrote {path}", file=stream)
-        for message in self.failed:
-            print(f"isrcheck: {message}; the result above is complete, only the file is missing", file=sys.stderr)
-
-
 def _trace_paths(base: str, violations: list[Any]) -> list[Path]:
     """One file per violation: PATH itself for one; PATH's stem + '-' + property for several."""
     path = Path(base)
@@ -252,6 +261,13 @@ def _trace_meta(spec: str, options: dict[str, Any], violation: Any, relative_to:
 
     return {"schema_version": SCHEMA_VERSION, "model": portable_spec(spec, relative_to), "options": options,
             **extra, "property": violation.property, "kind": violation.kind, "detail": violation.detail}
+
+
+def _properties_meta(path: str | None, relative_to: str) -> dict[str, str]:
+    """A trace file's record of ``--properties FILE`` (relative to the trace), so replay adds them again."""
+    from isrcheck.explorer.registry import portable_spec
+
+    return {"properties_file": portable_spec(path, relative_to)} if path else {}
 
 
 def _audit_exported(model: Any, violations: list[Any]) -> None:
@@ -297,36 +313,41 @@ def cmd_check(argv: list[str]) -> int:
         raise UserError("--workers applies to --engine local; the spark engine spreads work over its executors")
     # Every core is the default (docs/performance.md); check() gives way to one process for the state graph.
     workers = (None if not args.workers else args.workers) if args.engine == "local" else 1
-    result = check(model, engine=args.engine, max_depth=args.max_depth, stop_at_first=not args.keep_going,
-                   symmetry=args.symmetry, check_deadlock=args.deadlock, properties=args.properties,
-                   store=args.store, progress=_progress(args), max_memory=_max_memory(args),
-                   workers=workers, **graph_options, **engine_options)
+    try:
+        result = check(model, engine=args.engine, max_depth=args.max_depth, stop_at_first=not args.keep_going,
+                       symmetry=args.symmetry, check_deadlock=args.deadlock, properties=args.properties,
+                       store=args.store, progress=_progress(args), max_memory=_max_memory(args),
+                       workers=workers, **graph_options, **engine_options)
+    except RunFailed as exc:  # exit 7 (main); under --json the statistics so far are still one JSON document
+        if args.json and exc.result is not None:
+            print(json.dumps(_json_summary(model, exc.result, args.model, options), indent=1))
+        raise
 
     if args.json:
         print(json.dumps(_json_summary(model, result, args.model, options), indent=1))
     else:
-        print(render_result(model, result, full=args.full))  # what print(result) shows
-    outputs = _Outputs()
+        print(render_result(model, result, full=args.full, explain=args.explain))  # what print(result) shows
+    outputs = OutputFiles()
     # Graph statistics and the fairness line are part of the report; under --json they go to stderr
     # so that stdout stays one JSON document.
     with contextlib.redirect_stdout(sys.stderr if args.json else sys.stdout):
-        outputs.written += report_graph(model, result, args)
+        report_graph(model, result, args, outputs)
     if (args.trace_json or args.regression) and result.violations:
         _audit_exported(model, result.violations)
     if args.trace_json:
         for path, violation in zip(_trace_paths(args.trace_json, result.violations), result.violations, strict=True):
-            meta = _trace_meta(args.model, options, violation, str(path.parent))
+            meta = _trace_meta(args.model, options, violation, str(path.parent),
+                               **_properties_meta(args.properties_file, str(path.parent)))
             outputs.write(path, json.dumps(trace_to_itf(model, violation.trace, meta), indent=1) + "\n",
                           "--trace-json")
     if args.regression and result.violations:
         v = result.violations[0]
         source = regression_source(args.model, options, v, init_index_of(model, v),
-                                   relative_to=str(Path(args.regression).parent))
+                                   relative_to=str(Path(args.regression).parent), properties_file=args.properties_file)
         outputs.write(args.regression, source, "--regression")
     if args.html:
-        cli_html.write_check(args.html, model, result, model_name=args.model, options=options)
-        outputs.written.append(args.html)
-    outputs.report(to_stderr=args.json)
+        outputs.write(args.html, cli_html.check_page(model, result, model_name=args.model, options=options), "--html")
+    outputs.report(to_stderr=args.json, command="isrcheck check")
     return _verdict_status(result)
 
 
@@ -344,6 +365,8 @@ def _json_summary(model: Any, result: Any, spec: str, options: dict[str, Any]) -
         "complete": result.complete,
         "interrupted": result.interrupted,
         "limit": getattr(result, "limit", None),
+        "limit_note": getattr(result, "limit_note", "") or None,
+        "frontier_left": result.stats.get("frontier_left"),
         "distinct_states": result.distinct_states,
         "generated_states": result.generated_states,
         "depth": result.depth,
@@ -366,18 +389,26 @@ def _json_summary(model: Any, result: Any, spec: str, options: dict[str, Any]) -
 
 def cmd_replay(argv: list[str]) -> int:
     from isrcheck.explorer.traces.itf import read_itf
-    from isrcheck.explorer.traces.replay import Divergence, load_and_replay
+    from isrcheck.explorer.traces.replay import Divergence, load_and_replay, replay_model_spec
     from isrcheck.explorer.traces.text import render_trace
+    from isrcheck.explorer.traces.trace_file import printable
 
-    p = _Parser(prog="isrcheck replay", description="Re-execute an ITF trace written by isrcheck against its model.")
+    p = _Parser(prog="isrcheck replay", description="Re-execute an ITF trace written by isrcheck against a model: "
+                "the registered model the trace names, or the one given with --model (never a file the trace names).")
     p.add_argument("trace", help="the .itf.json file")
+    p.add_argument("--model", metavar="MODEL", help="the model to run: a registered name or path/to/file.py[:factory] "
+                   "(needed when the trace names a model file: isrcheck runs no code a trace file names)")
+    p.add_argument("--properties", dest="properties_file", metavar="FILE",
+                   help="the properties file the trace was checked with (--properties): named by you, never "
+                   "taken from the trace")
     p.add_argument("--full", action="store_true", help="print whole states")
     args = p.parse_args(argv)
     data = read_itf(args.trace)
+    print(replay_model_spec(data, args.model, base=os.path.dirname(os.path.abspath(args.trace)))[1])
     try:
-        model, replayed = load_and_replay(data, base=os.path.dirname(os.path.abspath(args.trace)))
+        model, replayed = load_and_replay(data, args.model, args.properties_file)
     except Divergence as exc:
-        print(f"Replay diverged from the model at {exc}", file=sys.stderr)
+        print(f"Replay diverged from the model at {printable(str(exc))}", file=sys.stderr)
         return EXIT_DIVERGED
     print(render_trace(model, replayed.trace, full=args.full))
     print(f"\nReplayed {len(replayed.trace)} states; every step matches the model.")
@@ -390,6 +421,7 @@ def cmd_replay(argv: list[str]) -> int:
 
 
 def cmd_models(argv: list[str]) -> int:
+    from isrcheck.explorer.cli.model_help import model_option_lines
     from isrcheck.explorer.registry import load_factory, model_options, registered
 
     _Parser(prog="isrcheck models", description="List the registered models and their options.").parse_args(argv)
@@ -398,9 +430,8 @@ def cmd_models(argv: list[str]) -> int:
         print("No models registered (is isrcheck installed? pip install -e .)")
     for name, target in sorted(models.items()):
         print(f"{name}  ({target})")
-        for opt in model_options(load_factory(name)):
-            choices = f" {{{','.join(map(str, opt.choices))}}}" if opt.choices else ""
-            print(f"    {opt.flag}{choices}  default {opt.default}")
+        for line in model_option_lines(model_options(load_factory(name))):
+            print(line)
     return EXIT_OK
 
 
@@ -453,16 +484,19 @@ def cmd_scenario(argv: list[str]) -> int:
     p = _Parser(prog="isrcheck scenario", description="Run one named scenario and print its shortest trace.")
     p.add_argument("id", help="a scenario id, e.g. K1 (isrcheck scenarios lists them)")
     p.add_argument("--full", action="store_true", help="print whole states")
+    p.add_argument("--explain", action="store_true", help="after a trace, say what each field shown means")
     p.add_argument("--json", action="store_true",
                    help="print the verdict and the check's summary as JSON on stdout (docs/json.md)")
     p.add_argument("--trace-json", metavar="PATH", help="write the counterexample as an ITF JSON trace")
+    p.add_argument("--regression", metavar="PATH", help="write the counterexample as a pytest regression")
     add_run_options(p)
     cli_html.add_option(p)
     args = p.parse_args(argv)
     cli_html.check_path(args.html)
     sc = get_scenario(args.id)
-    if args.trace_json:
-        check_output_path(args.trace_json, "--trace-json")
+    for path, what in ((args.trace_json, "--trace-json"), (args.regression, "--regression")):
+        if path:
+            check_output_path(path, what)  # before the run: a found trace must not be lost
     model = build_model(sc.model, dict(sc.options))
     if not args.json:
         print(f"{sc.id}: {sc.title}\n{sc.story}\n$ {sc.command()}\n")
@@ -478,28 +512,36 @@ def cmd_scenario(argv: list[str]) -> int:
                           "got_trace_length": len(result.violations[0].trace) if result.violations else None,
                           "matched": as_expected, "summary": summary}, indent=1))
     else:
-        print(render_result(model, result, full=args.full))  # what print(result) shows
-    outputs = _Outputs()
+        print(render_result(model, result, full=args.full, explain=args.explain))  # what print(result) shows
+    outputs = OutputFiles()
     if args.trace_json and result.violations:
         _audit_exported(model, result.violations[:1])
         violation = result.violations[0]
         meta = _trace_meta(sc.model, dict(sc.options), violation, None, scenario=sc.id)
         outputs.write(args.trace_json, json.dumps(trace_to_itf(model, violation.trace, meta), indent=1) + "\n",
                       "--trace-json")
-    outputs.report(to_stderr=args.json)
+    if args.html:
+        wanted = sc.expect + (f", trace of {sc.trace_length} states" if sc.trace_length else "")
+        found = got + (f", trace of {len(result.violations[0].trace)} states" if result.violations else "")
+        said = "as the catalogue says" if as_expected else "NOT as the catalogue says"
+        outputs.write(args.html, cli_html.check_page(
+            model, result, model_name=sc.model, options=dict(sc.options),
+            scenario={"id": sc.id, "title": sc.title, "story": sc.story}, command=sc.command(),
+            notes=[("catalogue", f"expected {wanted}; got {found} ({said})")]), "--html")
+    if args.regression and result.violations:
+        from isrcheck.explorer.traces.regression import init_index_of, regression_source
+
+        _audit_exported(model, result.violations[:1])
+        v = result.violations[0]
+        outputs.write(args.regression, regression_source(sc.model, dict(sc.options), v, init_index_of(model, v),
+                                                         relative_to=str(Path(args.regression).parent)),
+                      "--regression")
+    outputs.report(to_stderr=args.json, command="isrcheck scenario")
     if not args.json:
         expected = sc.expect + (f", trace of {sc.trace_length} states" if sc.trace_length else "")
         shown = got + (f", trace of {len(result.violations[0].trace)} states" if result.violations else "")
         verdict = "as the catalogue says" if as_expected else "NOT as the catalogue says"
         print(f"\nExpected: {expected}; got: {shown} ({verdict}).")
-    if args.html:
-        wanted = sc.expect + (f", trace of {sc.trace_length} states" if sc.trace_length else "")
-        found = got + (f", trace of {len(result.violations[0].trace)} states" if result.violations else "")
-        said = "as the catalogue says" if as_expected else "NOT as the catalogue says"
-        cli_html.write_check(args.html, model, result, model_name=sc.model, options=dict(sc.options),
-                             scenario={"id": sc.id, "title": sc.title, "story": sc.story}, command=sc.command(),
-                             notes=[("catalogue", f"expected {wanted}; got {found} ({said})")])
-        print(f"Wrote {args.html}", file=sys.stderr if args.json else sys.stdout)
     if getattr(result, "limit", None) and not result.violations:
         return EXIT_LIMIT
     if result.interrupted and not result.violations:
@@ -556,6 +598,14 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"isrcheck {command}: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except RunFailed as exc:
+        if exc.result is not None:
+            from isrcheck.explorer.traces.text import render_summary
+
+            print(render_summary(exc.result), file=sys.stderr)
+        print(f"isrcheck {command}: the run failed: {exc} (exit status 7: not a verdict on the model)",
+              file=sys.stderr)
+        return EXIT_RUN_FAILED
     except LostWorker as exc:
         print(f"isrcheck {command}: {exc} (exit status 6: not a verdict on the model)", file=sys.stderr)
         return EXIT_INTERNAL

@@ -13,9 +13,10 @@ interrupted (the figures printed are what ran before the interrupt).
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
+import json
 from typing import Any
 
+from isrcheck.explorer.cli.written import OutputFiles
 from isrcheck.explorer.errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_VIOLATION, UserError
 
 
@@ -26,8 +27,10 @@ def _parser() -> argparse.ArgumentParser:
                 description="Check random behaviours of MODEL (TLC's -simulate); finds violations, proves nothing.")
     p.add_argument("model", help="a registered model name or path/to/file.py[:make_model]")
     p.add_argument("-h", "--help", action="store_true", help="show this help (and MODEL's options) and exit")
-    p.add_argument("--depth", type=positive_int, default=100, metavar="D",
-                   help="states per behaviour, the initial one included (default 100)")
+    p.add_argument("--max-depth", "--depth", dest="depth", type=positive_int, default=100, metavar="D",
+                   help="states per behaviour, the initial one included (default 100); --depth is the same option")
+    p.add_argument("--quiet", action="store_true",
+                   help="accepted as by every command that runs a search; simulate prints no progress lines")
     p.add_argument("--behaviours", "--behaviors", dest="behaviours", type=positive_int, default=1000, metavar="N",
                    help="how many behaviours to try (default 1000)")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="random seed; the same seed replays the same run")
@@ -55,7 +58,7 @@ def _parse(argv: list[str]) -> tuple[argparse.Namespace, dict[str, Any], Any]:
 def cmd_simulate(argv: list[str]) -> int:
     from isrcheck.explorer.outputs import check_output_path
     from isrcheck.explorer.search.simulate import render_simulation, simulate
-    from isrcheck.explorer.traces.itf import trace_to_itf, write_json
+    from isrcheck.explorer.traces.itf import trace_to_itf
     from isrcheck.explorer.traces.text import render_violation
 
     args, options, model = _parse(argv)
@@ -72,21 +75,21 @@ def cmd_simulate(argv: list[str]) -> int:
     else:
         result = simulate(model, depth=args.depth, behaviours=args.behaviours, seed=args.seed,
                           properties=args.properties)
+    outputs = OutputFiles()  # every output through one mechanism: a full disk is reported, the verdict stands
     for violation in result.violations:
         print(render_violation(model, violation, full=args.full))
         print()
         if args.trace_json:
-            write_json(Path(args.trace_json), trace_to_itf(model, violation.trace, {
+            outputs.write(args.trace_json, json.dumps(trace_to_itf(model, violation.trace, {
                 "model": args.model, "options": options, "property": violation.property,
                 "kind": violation.kind, "detail": violation.detail,
                 "simulation": {"seed": args.seed, "depth": args.depth, "behaviour": result.behaviours,
-                               "engine": args.engine}}))
+                               "engine": args.engine}}), indent=1) + "\n", "--trace-json")
     print(render_simulation(result))
     if args.engine == "spark":
         print("Swarm on Spark: behaviour i walked under a seed derived from the run's seed and i; the first "
               "violation is the one of the smallest i, the same for any executor or partition count.")
-    if args.trace_json and result.violations:
-        print(f"Wrote {args.trace_json}")
+    outputs.report(to_stderr=False, command="isrcheck simulate")
     if result.violations:
         return EXIT_VIOLATION
     return EXIT_INTERRUPTED if result.interrupted else EXIT_OK

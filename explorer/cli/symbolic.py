@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from isrcheck.explorer.cli.main import _Parser, _progress, parse_model_command, positive_float
+from isrcheck.explorer.cli.written import OutputFiles
 from isrcheck.explorer.errors import UserError
-from isrcheck.explorer.outputs import check_output_path, write_atomically
+from isrcheck.explorer.outputs import check_output_path
 
 EXIT_OK, EXIT_VIOLATION, EXIT_ENCODING, EXIT_UNKNOWN, EXIT_INTERRUPTED = 0, 1, 4, 5, 130
 # Spark tasks per executor core for a batch of proof queries: one task per query cost about 20 ms
@@ -51,7 +52,7 @@ def cmd_bmc(argv: list[str]) -> int:
     from isrcheck.explorer.symbolic.bmc import bmc
     from isrcheck.explorer.symbolic.contract import symbolic_model
     from isrcheck.explorer.symbolic.result import EncodingError
-    from isrcheck.explorer.traces.itf import trace_to_itf, write_json
+    from isrcheck.explorer.traces.itf import trace_to_itf
     from isrcheck.explorer.traces.regression import init_index_of, regression_source
     from isrcheck.explorer.traces.text import render_violation
 
@@ -59,8 +60,9 @@ def cmd_bmc(argv: list[str]) -> int:
                 description="Bounded model checking with z3: is there a violation in a trace of at most "
                             "--depth states? Shortest traces first; every trace is replayed through the model.")
     _common(p)
-    p.add_argument("--depth", type=int, required=True, metavar="K",
-                   help="longest trace to consider, in states (the initial state is 1, as check's --max-depth)")
+    p.add_argument("--max-depth", "--depth", dest="depth", type=int, required=True, metavar="K",
+                   help="longest trace to consider, in states (the initial state is 1, as check's --max-depth); "
+                        "--depth is the same option")
     p.add_argument("--trace-json", metavar="PATH", help="write the counterexample as an ITF JSON trace")
     p.add_argument("--regression", metavar="PATH", help="write the counterexample as a pytest regression")
     p.add_argument("--incremental", action="store_true",
@@ -84,17 +86,17 @@ def cmd_bmc(argv: list[str]) -> int:
         print(f"isrcheck bmc: the symbolic encoding disagrees with the explicit model: {exc}")
         return EXIT_ENCODING
     meta = {"model": args.model, "options": options}
-    written = []
+    outputs = OutputFiles()  # every output through one mechanism: a full disk is reported, the verdict stands
     if result.violations:
         v = result.violations[0]
         if args.trace_json:
-            write_json(args.trace_json, trace_to_itf(model, v.trace, {
-                **meta, "property": v.property, "kind": v.kind, "detail": v.detail, "engine": "bmc"}))
-            written.append(args.trace_json)
+            outputs.write(args.trace_json, json.dumps(trace_to_itf(model, v.trace, {
+                **meta, "property": v.property, "kind": v.kind, "detail": v.detail, "engine": "bmc"}),
+                indent=1) + "\n", "--trace-json")
         if args.regression:
-            write_atomically(args.regression, regression_source(
-                args.model, options, v, init_index_of(model, v), relative_to=str(Path(args.regression).parent)))
-            written.append(args.regression)
+            outputs.write(args.regression, regression_source(
+                args.model, options, v, init_index_of(model, v), relative_to=str(Path(args.regression).parent)),
+                "--regression")
     if args.json:
         print(json.dumps({**meta, "engine": "bmc", "verdict": result.verdict, "depth": result.depth,
                           "properties": result.properties, "elapsed": round(result.elapsed, 3),
@@ -105,8 +107,7 @@ def cmd_bmc(argv: list[str]) -> int:
             print(render_violation(model, v, full=args.full))
             print()
         print(_bmc_summary(result, args.depth))
-        for path in written:
-            print(f"Wrote {path}")
+    outputs.report(to_stderr=args.json, command="isrcheck bmc")
     return _status(result.verdict)
 
 

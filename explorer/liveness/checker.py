@@ -36,6 +36,8 @@ def run_with_graph(model: Any, props: Selected, *, symmetry: bool, store: str, f
     fair = resolve_fairness(model, fairness)
     result = run_local(model, props, symmetry=symmetry, store=store, graph=graph, **options)
     result.graph = graph
+    if fairness:
+        refuse_unknown_families(model, graph, fairness)
     if props.liveness and not (result.interrupted or (result.stats.get("stopped_at_violation")
                                                      and options.get("stop_at_first", True))):
         check_liveness(model, graph, props, result, key_of=make_key(model, symmetry=symmetry, store=store),
@@ -77,6 +79,25 @@ def resolve_fairness(model: Any, override: dict[str, str] | None) -> dict[str, s
     if bad:
         raise UserError(f"fairness must map action families to 'weak' or 'strong'; got {bad!r:.200}")
     return dict(override)
+
+
+def refuse_unknown_families(model: Any, graph: StateGraph, override: dict[str, str]) -> None:
+    """A family named in ``fairness`` that the model neither declares nor takes anywhere in the
+    explored graph is a misspelling: assuming it fair changes nothing, so the run would check under
+    less fairness than the user wrote and report a false liveness violation. The families are known
+    only once the graph is explored, hence the check after the search."""
+    known = list(dict.fromkeys([*fairness(model), *graph.families]))
+    unknown = [f for f in override if f not in known]
+    if unknown:
+        import difflib
+
+        near = [m for f in unknown for m in difflib.get_close_matches(f, known, n=1, cutoff=0.6)]
+        hint = f" (did you mean {', '.join(near)}?)" if near else ""
+        raise UserError(
+            f"fairness names unknown action famil{'y' if len(unknown) == 1 else 'ies'} "
+            f"{', '.join(map(repr, unknown))}{hint}; the model's families (declared or taken in the explored "
+            f"graph): {', '.join(known) or '(none)'}"
+        )
 
 
 def describe_fairness(fair: dict[str, str]) -> str:

@@ -371,6 +371,7 @@ def run_local(
     levels: list[int] = []  # distinct states first found at each depth (the HTML report's chart)
     limit: str | None = None
     limit_note = ""
+    unexpanded = 0  # the frontier a stop left
     try:
         frontier = search.initial_level()
         search.end_level()
@@ -401,7 +402,7 @@ def run_local(
         examples={name: search.trace_to(key) for name, key in search.reached.items()},
         pending_sometimes=[p.name for p in search.pending_sometimes], interrupted=interrupted, store=store,
         limit=limit, limit_note=limit_note, levels=levels,
-        stats={"frontier_left": len(frontier), "max_depth": max_depth, "symmetry": symmetry,
+        stats={"frontier_left": len(frontier) or unexpanded, "max_depth": max_depth, "symmetry": symmetry,
                "stopped_at_violation": search.stopped, "resident_memory": search.last_rss,
                "memory_limit": memory_limit},
     )

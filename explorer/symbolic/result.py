@@ -9,6 +9,7 @@ from typing import Any
 from isrcheck.explorer.contract import Kind
 from isrcheck.explorer.errors import UserError
 from isrcheck.explorer.result import Violation
+from isrcheck.explorer.selection import hint_text
 
 
 class EncodingError(Exception):
@@ -49,8 +50,8 @@ def select_symbolic(sym: Any, names: Sequence[str] | None) -> tuple[list[str], l
                 f"{', '.join(encoded)} (use --invariant with one of those, or isrcheck check for the others)")
         missing = [n for n in names if n not in explicit]
         if missing:
-            raise UserError(f"the model does not check {', '.join(missing)} with these options; "
-                            "pass --invariants all (a model option) or name another invariant")
+            raise UserError(f"the model does not check {', '.join(missing)} with these options"
+                            f"{hint_text(sym.explicit, missing)}; name another invariant")
         chosen = list(dict.fromkeys(names))
     else:
         chosen = [n for n in encoded if n in explicit and explicit[n].default]

@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 from typing import Any
 
 from isrcheck.explorer.contract import signals, state_view
-from isrcheck.explorer.errors import UserError
 from isrcheck.explorer.outputs import write_atomically
 from isrcheck.explorer.result import Trace
+from isrcheck.explorer.traces.trace_file import read_itf
+
+__all__ = ["SCHEMA_VERSION", "itf_state", "read_itf", "to_itf", "trace_to_itf", "write_json"]
 
 # The version of the files and summaries isrcheck writes (docs/json.md describes each field). It
 # changes when a field changes meaning or goes away; new fields may appear without a change.
@@ -85,37 +86,3 @@ def write_json(path: str | os.PathLike, data: Any) -> None:
     so an interrupt never leaves a half-written trace where a complete one is expected. The folder
     must exist: it is checked before the run (``check_output_path``), never created."""
     write_atomically(path, json.dumps(data, indent=1) + "\n")
-
-
-def read_itf(path: str | os.PathLike) -> dict[str, Any]:
-    """A trace file, checked for the fields replay needs."""
-    if Path(path).exists() and not Path(path).is_file() and not Path(path).is_dir():
-        raise UserError(f"{str(path)!r} is not a regular file (a device or a pipe); give a trace file "
-                        "written by isrcheck")
-    try:
-        data = json.loads(Path(path).read_text())
-    except FileNotFoundError:
-        raise UserError(f"trace file {str(path)!r} does not exist") from None
-    except IsADirectoryError:
-        raise UserError(f"{str(path)!r} is a folder; give the trace file itself (e.g. cex.itf.json)") from None
-    except OSError as exc:
-        raise UserError(f"trace file {str(path)!r} cannot be read: {exc.strerror or exc}") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise UserError(f"trace file {str(path)!r} is not valid JSON ({exc}); was it cut short or edited?") from None
-    meta = data.get("#meta") if isinstance(data, dict) else None
-    states = data.get("states") if isinstance(data, dict) else None
-    if not isinstance(meta, dict) or not isinstance(states, list) or not states:
-        raise UserError(f"trace file {str(path)!r} is not an ITF trace: it needs '#meta' and a non-empty 'states' list")
-    if "model" not in meta:
-        raise UserError(
-            f"trace file {str(path)!r} does not say which model it belongs to ('#meta'.'model' is missing); "
-            "only traces written by isrcheck can be replayed"
-        )
-    loop = data.get("loop")
-    if loop is not None and (not isinstance(loop, int) or isinstance(loop, bool) or not 0 <= loop < len(states)):
-        raise UserError(f"trace file {str(path)!r}: 'loop' must be the index of one of its {len(states)} states, "
-                        f"not {loop!r}; the file is damaged")
-    for i, st in enumerate(states):
-        if not isinstance(st, dict) or not isinstance(st.get("#meta"), dict) or "action" not in st["#meta"]:
-            raise UserError(f"trace file {str(path)!r}: state {i} lacks '#meta'.'action'; the file is damaged")
-    return data

@@ -7,8 +7,10 @@ the loop is fair and the liveness property never holds on it).
 It pins the counterexample, so once a fix removes it the test fails and says so. The file has an
 ``EXPECT`` switch for that moment: set ``EXPECT = "fixed"`` and the same test asserts the fix
 instead (the recorded path is no longer possible, or the property now holds along it), so the
-bug stays fixed. The model file is recorded relative to the regression file, so the test runs
-from any directory and keeps working when the pair is moved together."""
+bug stays fixed; if it comes back, the test fails with the trace rendered and written as ITF and HTML
+files (``isrcheck.testing.assert_trace_holds``, the pytest plugin's way of failing). The model file
+is recorded relative to the regression file, so the test runs from any directory and keeps working
+when the pair is moved together."""
 
 from __future__ import annotations
 
@@ -21,21 +23,27 @@ from isrcheck.explorer.result import Violation
 
 
 def regression_source(spec: str, options: dict[str, Any], violation: Violation, init_index: int = 0,
-                      *, relative_to: str | os.PathLike | None = None) -> str:
+                      *, relative_to: str | os.PathLike | None = None, properties_file: str | None = None) -> str:
     """The test file's text. ``relative_to``: the folder the file will be written to (the model
-    path is recorded relative to it); None records it absolute."""
+    path is recorded relative to it); None records it absolute. ``properties_file``: the run's
+    ``--properties FILE``, recorded the same way and added to the rebuilt model."""
     name = re.sub(r"\W+", "_", violation.property).strip("_").lower() or "property"
     actions = "".join(f"    {repr(a)!r},\n" for a in violation.trace.actions)
     title = f"{violation.property} ({violation.kind}) fails after {len(violation.trace)} states"
     trace = violation.trace
     model = portable_spec(spec, relative_to)
     if trace.loop is not None:
-        return _lasso_source(model, options, violation, init_index, name, actions)
+        return _with_properties_file(_lasso_source(model, options, violation, init_index, name, actions),
+                                     properties_file, relative_to)
     if violation.kind == "deadlock":
         fails = "not list(model.successors(trace.last))"
+        stays_fixed = f'assert not ({fails}), "the recorded trace still violates {violation.property}"'
     else:
         fails = "evaluate(model, trace, [PROPERTY]).violates(PROPERTY)"
-    return f'''"""Regression pinned by isrcheck: {title}.
+        # isrcheck.testing: a failure shows the trace as isrcheck check prints it, with ITF and HTML files
+        stays_fixed = ("assert_trace_holds(model, trace, PROPERTY, spec=MODEL, options=OPTIONS, "
+                       "note='the bug is back')")
+    return _with_properties_file(f'''"""Regression pinned by isrcheck: {title}.
 
 Replays the counterexample against the model; run with pytest. While EXPECT is "violated" the test
 passes as long as the bug reproduces. Once the model is fixed it fails; then set EXPECT = "fixed"
@@ -48,6 +56,7 @@ import os
 from isrcheck.explorer.registry import build_model, resolve_spec
 # evaluate is not used for a deadlock's trace
 from isrcheck.explorer.traces.replay import Divergence, evaluate, replay_actions  # noqa: F401
+from isrcheck.testing import assert_trace_holds  # noqa: F401  (not used for a deadlock's trace)
 
 EXPECT = "violated"  # or "fixed"
 MODEL = {model!r}  # a model file's path is relative to this file's folder
@@ -73,8 +82,21 @@ def test_{name}_counterexample_reproduces():
             trace = replay_actions(model, ACTIONS, init_index={init_index})
         except Divergence:
             return  # a recorded step is no longer possible: the path to the bug is gone
-        assert not ({fails}), "the recorded trace still violates {violation.property}"
-'''
+        {stays_fixed}
+''', properties_file, relative_to)
+
+
+def _with_properties_file(source: str, path: str | None, relative_to: str | os.PathLike | None) -> str:
+    """The source rebuilding its model with the run's ``--properties`` file added (unchanged without one)."""
+    if not path:
+        return source
+    build = "    model = build_model(resolve_spec(MODEL, HERE), OPTIONS)\n"
+    added = "    model = with_properties_file(model, resolve_spec(PROPERTIES_FILE, HERE))\n"
+    head = "from isrcheck.explorer.registry import build_model, resolve_spec\n"
+    source = source.replace(head, head + "from isrcheck.explorer.extra import with_properties_file\n", 1)
+    source = source.replace("HERE = os.path", f"PROPERTIES_FILE = {portable_spec(path, relative_to)!r}  "
+                            "# --properties, relative to this file's folder\nHERE = os.path", 1)
+    return source.replace(build, build + added, 1)
 
 
 def init_index_of(model: Any, violation: Violation) -> int:

@@ -127,20 +127,53 @@ def evaluate(model: Any, trace: Trace, properties: Sequence[str] | None = None) 
     return ReplayResult(trace, violated)
 
 
-def load_and_replay(data: dict[str, Any], base: str | None = None) -> tuple[Any, ReplayResult]:
-    """Rebuild the model a trace file names and replay the file against it. ``base``: the trace
-    file's folder, which a relative model path in it is relative to."""
-    from isrcheck.explorer.registry import build_model, resolve_spec
+def replay_model_spec(data: dict[str, Any], given: str | None = None, base: str | None = None) -> tuple[str, str]:
+    """The model a replay runs, and the sentence that says which and why.
+
+    ``given`` (``--model``) is the user's choice and wins. Otherwise only a registered model (an
+    installed entry point) is run: a trace naming a model file is data from whoever wrote it, and
+    importing that file would run its code, so it is refused with the way on (name the file; ``base``,
+    the trace's folder, lets the message spell the path the trace means)."""
+    from isrcheck.explorer.registry import is_file_spec, resolve_spec
+
+    recorded = data["#meta"]["model"]
+    if given is not None:
+        return given, f"Replaying against model {given} (given with --model; the trace names {recorded})."
+    if is_file_spec(recorded):
+        meant = resolve_spec(recorded, base) if base else "path/to/model.py"
+        raise UserError(
+            f"the trace names the model file {recorded!r}; isrcheck runs no code a trace file names (a trace may "
+            f"come from anyone). If you trust that model file, name it yourself: --model {meant!r}; or look at "
+            "the trace with isrcheck show, which runs no model"
+        )
+    return recorded, f"Replaying against the registered model {recorded} (named in the trace)."
+
+
+def load_and_replay(data: dict[str, Any], model_spec: str | None = None,
+                    properties_file: str | None = None) -> tuple[Any, ReplayResult]:
+    """Build the model (``model_spec``, or the registered model the trace names: see
+    ``replay_model_spec``) with the trace's options and replay the file against it. ``data`` comes
+    from ``read_itf``, which has checked every field's type."""
+    from isrcheck.explorer.registry import build_model
 
     meta = data["#meta"]
-    options = meta.get("options") or {}
-    if not isinstance(options, dict):
-        raise UserError("the trace file's '#meta'.'options' is not a JSON object; the file is damaged")
-    if not isinstance(meta["model"], str):
-        raise UserError("the trace file's '#meta'.'model' is not a string; the file is damaged")
-    model = build_model(resolve_spec(meta["model"], base), options)
+    spec, _ = replay_model_spec(data, model_spec)
+    model = build_model(spec, meta.get("options") or {})
+    recorded = meta.get("properties_file")
+    if properties_file is not None:  # the user's own properties file (--properties): trusted as a model file is
+        from isrcheck.explorer.extra import with_properties_file
+
+        model = with_properties_file(model, properties_file)
+    elif isinstance(recorded, str):
+        # Written with --properties: the file is code, and a trace names it as data from whoever wrote
+        # the trace, so it is never imported on the trace's word (as a model file is not).
+        raise UserError(
+            f"the trace was checked with the properties file {recorded!r} (--properties); isrcheck runs no code a "
+            f"trace file names. If you trust that file, name it yourself: --properties {recorded!r} (relative to "
+            "the trace's folder as written); or look at the trace with isrcheck show, which runs nothing"
+        )
     trace = replay_states(model, data["states"])
-    if "loop" in data and data["loop"] is not None:
+    if data.get("loop") is not None:
         trace = close_loop(model, trace, data["loop"], meta.get("loop_action"))
     kinds = ("always", "transition", "eventually", "leads-to")
     chosen = [meta["property"]] if meta.get("property") and meta.get("kind") in kinds else None

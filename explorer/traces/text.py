@@ -8,25 +8,39 @@ from typing import Any
 
 from isrcheck.explorer.contract import signals
 from isrcheck.explorer.result import CheckResult, Trace, Violation
+from isrcheck.explorer.traces.glossary import glossary
+from isrcheck.explorer.traces.trigger import trigger_index
 from isrcheck.explorer.traces.views import changes, flatten, short, view
 
 
-def render_trace(model: Any, trace: Trace, *, full: bool = False) -> str:
+def render_trace(model: Any, trace: Trace, *, full: bool = False, explain: bool = False,
+                 trigger: int | None = None) -> str:
+    """The trace as numbered states; ``explain`` adds what each field shown means (the model's
+    ``field_docs``) after the trace; ``trigger`` (0-based) marks where a leads-to property's
+    trigger held with its target never holding after."""
     lines = []
+    shown: list[str] = []
     previous: dict[str, Any] | None = None
     for index, step in enumerate(trace.steps, start=1):
         current = view(model, step.state)
         head = "initial state" if step.action is None else repr(step.action)
+        notes = []
         if trace.loop is not None and index == trace.loop + 1:
-            head += "   <- the loop starts here"
+            notes.append("the loop starts here")
+        if trigger is not None and index == trigger + 1:
+            notes.append("the trigger holds here, and the target never holds from here on")
+        if notes:
+            head += "   <- " + "; ".join(notes)
         lines.append(f"State {index}: {head}")
         if previous is None or full:
             for path, value in flatten(current).items():
                 lines.append(f"    {path} = {short(value)}")
+                shown.append(path)
         else:
             diff = changes(previous, current)
             for path, old, new in diff:
                 lines.append(f"    {path}: {_change(old, new)}")
+                shown.append(path)
             if not diff:
                 lines.append("    (no visible change)")
         line = signals_line(signals(model, step.state))
@@ -35,7 +49,18 @@ def render_trace(model: Any, trace: Trace, *, full: bool = False) -> str:
         previous = current
     if trace.loop is not None:
         lines += _loop_lines(model, trace, previous, full)
+    if explain:
+        lines += explain_lines(model, shown)
     return "\n".join(lines)
+
+
+def explain_lines(model: Any, paths: list[str]) -> list[str]:
+    """``Fields:`` and one line per field shown (a replica's copies share one), or nothing when
+    the model describes none."""
+    entries = glossary(model, paths)
+    if not entries:
+        return []
+    return ["Fields:", *(f"    {key}: {text}" for key, text in entries)]
 
 
 def _loop_lines(model: Any, trace: Trace, last: dict[str, Any] | None, full: bool) -> list[str]:
@@ -82,7 +107,7 @@ def _change(old: Any, new: Any) -> str:
     return f"{short(old)} -> {short(new)}"
 
 
-def render_violation(model: Any, violation: Violation, *, full: bool = False) -> str:
+def render_violation(model: Any, violation: Violation, *, full: bool = False, explain: bool = False) -> str:
     what = {"always": "invariant", "transition": "transition property", "deadlock": "deadlock"}.get(
         violation.kind, violation.kind)
     title = f"{violation.property} ({what}) violated in a trace of {len(violation.trace)} states"
@@ -91,15 +116,29 @@ def render_violation(model: Any, violation: Violation, *, full: bool = False) ->
         cycle = len(t) - t.loop
         title = (f"{violation.property} ({what}) violated by a lasso: {t.loop} state(s) of prefix, then a loop "
                  f"of {cycle} state(s) repeated forever")
-    body = render_trace(model, violation.trace, full=full)
+    trigger = trigger_index(model, violation.property, violation.kind, violation.trace)
+    body = render_trace(model, violation.trace, full=full, trigger=trigger)
     where = "on this behaviour" if violation.trace.loop is not None else "here"
     tail = f"\n=> {violation.property} fails {where}" + (f": {violation.detail}" if violation.detail else "")
-    return f"{title}\n{body}{tail}"
+    glossary_text = "\n".join(explain_lines(model, _paths(model, violation.trace, full))) if explain else ""
+    return f"{title}\n{body}{tail}" + (f"\n{glossary_text}" if glossary_text else "")
 
 
-def render_result(model: Any, result: CheckResult, *, full: bool = False) -> str:
+def render_result(model: Any, result: CheckResult, *, full: bool = False, explain: bool = False) -> str:
     """What ``isrcheck check`` prints for a run: each violation with its trace, then the summary."""
-    return "\n\n".join([*(render_violation(model, v, full=full) for v in result.violations), render_summary(result)])
+    return "\n\n".join([*(render_violation(model, v, full=full, explain=explain) for v in result.violations),
+                        render_summary(result)])
+
+
+def _paths(model: Any, trace: Trace, full: bool) -> list[str]:
+    """The flattened paths a trace's text shows: the first state whole, then what changed."""
+    views = [view(model, step.state) for step in trace.steps]
+    if not views:
+        return []
+    paths = list(flatten(views[0]))
+    for before, after in zip(views, views[1:], strict=False):
+        paths += list(flatten(after)) if full else [p for p, _, _ in changes(before, after)]
+    return paths
 
 
 def render_summary(result: CheckResult) -> str:
@@ -126,6 +165,8 @@ def render_summary(result: CheckResult) -> str:
     if result.collision_probability is not None:
         lines.append("Fingerprint collision probability (TLC's optimistic estimate): "
                      f"{result.collision_probability:.1e}")
+    if result.stats.get("stop_note"):  # an engine's own account of where it stopped (spark: a whole level)
+        lines.append(result.stats["stop_note"])
     if getattr(result, "limit", None):
         lines.append(result.limit_note or f"Stopped at the {result.limit} limit before an answer.")
     elif not result.complete and not result.interrupted and not result.violations:

@@ -13,7 +13,9 @@ what everything else needs to know about a field, so that adding a field is addi
   variables by ``isrcheck.model.encoding.view``; the others by the row's ``show``);
 - ``high``: ``TypeOk``'s domain ``0..high`` for the option fields (``isrcheck.properties.durability``);
 - ``signal``: the operator signal it feeds (``isrcheck.model.encoding.signals``), if any;
-- ``present``: for option fields, which options add it.
+- ``present``: for option fields, which options add it;
+- ``doc``: one line a reader of a trace understands without the code (``field_docs`` shows it on
+  the HTML page and under ``--explain`` in text traces).
 
 A zero-width row (``racks``) is shown in the view but is not in the tuple: the configuration
 fixes it for a run.
@@ -64,44 +66,53 @@ def _served(t: Any, s: tuple, i: int) -> dict[str, Any]:
 
 # One replica's block (``replicaLog[r]`` and ``replicaState[r]``), repeated for every replica.
 REPLICA_FIELDS = (
-    Field("log", "replicaLog", 0, VALUE, doc="log code (isrcheck.model.encoding.logs)"),
-    Field("hw", "replicaState.hw", 0, VALUE, doc="high watermark"),
-    Field("epoch", "replicaState.leaderEpoch", -1, VALUE, doc="cached leader epoch (Nil = -1)"),
-    Field("leader", "replicaState.leader", -1, REPLICA, doc="cached leader (None = -1)"),
-    Field("isr", "replicaState.isr", 0, REPLICA_SET, doc="cached ISR (bit mask)"),
+    Field("log", "replicaLog", 0, VALUE,
+          doc="the replica's log: each record's id and the leader epoch it was written in, offset 0 first"),
+    Field("hw", "replicaState.hw", 0, VALUE,
+          doc="the replica's high watermark: records below this offset are committed as the replica knows it"),
+    Field("epoch", "replicaState.leaderEpoch", -1, VALUE,
+          doc="the leader epoch the replica last learned (from a LeaderAndIsr request); -1: none yet"),
+    Field("leader", "replicaState.leader", -1, REPLICA,
+          doc="the leader the replica last learned; - (None): none known"),
+    Field("isr", "replicaState.isr", 0, REPLICA_SET,
+          doc="the ISR as this replica last learned it (a leader updates it as it shrinks or expands the ISR)"),
 )
 # After the blocks: the controller's state and the requests it sent.
 GLOBAL_FIELDS = (
-    Field("next_record_id", "nextRecordId", 0, VALUE, doc="id of the next record a producer writes"),
-    Field("q_leader", "quorumState.leader", -1, REPLICA, signal="leader", doc="quorum leader"),
-    Field("q_isr", "quorumState.isr", INITIAL_ALL, REPLICA_SET, signal="ISR", doc="quorum ISR"),
-    Field("requests", "leaderAndIsrRequests", (), REQUESTS, doc="LeaderAndIsr request codes by epoch"),
+    Field("next_record_id", "nextRecordId", 0, VALUE, doc="the id the next record a producer writes gets"),
+    Field("q_leader", "quorumState.leader", -1, REPLICA, signal="leader",
+          doc="the partition's leader as the controller (ZooKeeper) records it; - (None): offline"),
+    Field("q_isr", "quorumState.isr", INITIAL_ALL, REPLICA_SET, signal="ISR",
+          doc="the ISR as the controller (ZooKeeper) records it"),
+    Field("requests", "leaderAndIsrRequests", (), REQUESTS,
+          doc="every LeaderAndIsr request the controller sent, one per leader epoch: its leader and ISR"),
 )
 # Fields the options add (ghost and failure state), in the order they are appended.
 OPTION_FIELDS = (
     Field("dead", "stoppedBrokers", 0, REPLICA_SET, signal="stopped",
           high=lambda t: t.layout.all_mask, present=lambda o, c: bool(o.max_crashes) or _az(c),
-          show=lambda t, s, i: _members(t, s[i]), doc="bit mask of stopped brokers"),
+          show=lambda t, s, i: _members(t, s[i]), doc="the brokers that are stopped now"),
     Field("crashes", "stops", 0, VALUE,
           high=lambda t: t.options.max_crashes, present=lambda o, c: bool(o.max_crashes) or _az(c),
-          show=lambda t, s, i: s[i], doc="stops so far, bounded by max_crashes"),
+          show=lambda t, s, i: s[i], doc="broker stops so far, up to --max-crashes"),
     Field("flushed", "flushedOffset", 0, PER_REPLICA, REPLICAS,
           high=lambda t: t.config.log_size, present=lambda o, c: "lossy" in o.crash_kinds or _az(c),
           show=lambda t, s, i: {str(r + 1): s[i + r] for r in range(t.layout.n)},
-          doc="each replica's flushed offset (recovery point); never beyond its log end"),
+          doc="each replica's flushed offset: records below it survive a power failure"),
     Field("acked", "ackedRecords", 0, VALUE,
           high=lambda t: (1 << t.config.max_records) - 1, present=lambda o, c: o.acks != "none",
           show=lambda t, s, i: [r for r in range(s[i].bit_length()) if s[i] >> r & 1],
-          doc="bit mask of acknowledged record ids"),
+          doc="the record ids the producer was told are written (acknowledged)"),
     Field("served", "served", 0, VALUE, OFFSETS,
           high=lambda t: t.config.max_records + 1, present=lambda o, c: c.consumer_reads != "off",
-          show=_served, doc="per offset: record id + 1 a consumer was served there, CONFLICT, or 0"),
+          show=_served,
+          doc="per offset, the record id a consumer was served there; CONFLICT: two different records; -: none yet"),
     Field("racks", "racks", width=NONE, present=lambda o, c: bool(c.azs),
           show=lambda t, s, i: {str(r + 1): f"az{z + 1}" for r, z in enumerate(t.az_of)},
-          doc="each replica's availability zone (configuration, not state)"),
+          doc="each replica's availability zone (configuration, fixed for the run)"),
     Field("az_failed", "azFailures", 0, VALUE,
           high=lambda t: t.consumers.max_az_failures, present=lambda o, c: _az(c),
-          show=lambda t, s, i: s[i], doc="availability-zone failures so far"),
+          show=lambda t, s, i: s[i], doc="availability-zone failures so far, up to --max-az-failures"),
 )
 
 
@@ -141,3 +152,18 @@ class Fields:
         for f, i in self.rows:
             for k in range(self.width(f)):
                 yield f, i + k
+
+
+# Values of the view that no row holds: derived from the rows when the view is built.
+DERIVED_DOCS = {
+    "nextLeaderEpoch": "the leader epoch the controller's next LeaderAndIsr request gets",
+    "quorumState.leaderEpoch": "the leader epoch of the controller's newest LeaderAndIsr request",
+}
+
+
+def field_docs() -> dict[str, str]:
+    """Each view key's one-line description, for ``ReplicationModel.field_docs``."""
+    out = {f.view: f.doc for f in (*REPLICA_FIELDS, *GLOBAL_FIELDS)}
+    out.update(DERIVED_DOCS)
+    out.update({f.view: f.doc for f in OPTION_FIELDS})
+    return out

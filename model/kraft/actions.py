@@ -1,12 +1,30 @@
 """The KRaft steps as small frozen values whose ``repr`` reads like the spec's actions.
 
-Brokers are shown as ids 1..n. A controller step that elects a leader says whom (``elected``; None
-when it does not change the leader, 0 never occurs: "NoLeader" is shown as ``elected='none'``).
+Brokers are shown as ids 1..n. A controller step that changes the leader says whom it elected:
+``elected=2``, or ``elected=NoLeader`` (the spec's name) when the partition is left without one; a
+step that leaves the leader as it was does not mention ``elected`` at all (the field is None).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+
+
+def _elected(value: int | str | None) -> str:
+    """``, elected=...`` for a step that changed the leader, "" for one that did not."""
+    if value is None:
+        return ""
+    return ", elected=NoLeader" if value == "none" else f", elected={value}"
+
+
+class _Elects:
+    """The repr of a controller step: its fields, then whom it elected (see the module docstring)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in fields(self) if f.name != "elected")
+        return f"{type(self).__name__}({shown}{_elected(self.elected)})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -16,8 +34,8 @@ class BrokerStart:
     broker: int
 
 
-@dataclass(frozen=True, slots=True)
-class ReceiveBrokerRegRequest:
+@dataclass(frozen=True, slots=True, repr=False)
+class ReceiveBrokerRegRequest(_Elects):
     """The controller registers ``broker`` with a new ``broker_epoch`` and unfences it; ``unclean``:
     KIP-966's registration with epoch 0, which first removes it from the ISR and the ELR."""
 
@@ -35,16 +53,16 @@ class ReceiveBrokerRegResponse:
     broker_epoch: int
 
 
-@dataclass(frozen=True, slots=True)
-class UnfenceBroker:
+@dataclass(frozen=True, slots=True, repr=False)
+class UnfenceBroker(_Elects):
     """The controller unfences a running broker (a heartbeat; ``UnfenceBroker``)."""
 
     broker: int
     elected: int | str | None
 
 
-@dataclass(frozen=True, slots=True)
-class FenceBroker:
+@dataclass(frozen=True, slots=True, repr=False)
+class FenceBroker(_Elects):
     """The controller fences a broker that missed heartbeats (``FenceBroker``)."""
 
     broker: int
@@ -127,7 +145,7 @@ class Shutdown:
 
     def __repr__(self) -> str:
         extra = "" if self.kind != "NoDataLossShutdown" else f", clean={self.clean}"
-        return f"{self.kind}(broker={self.broker}{extra}, elected={self.elected!r})"
+        return f"{self.kind}(broker={self.broker}{extra}{_elected(self.elected)})"
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,14 +30,22 @@ _HINTS = {"kip966_unclean_recovery": " (KIP-966's rule is part of --generation k
 
 def refuse_kraft_options(generation: str, options: dict[str, Any]) -> None:
     """For a ZooKeeper-era generation: the KRaft-only options must be left out."""
-    used = [k for k, off in KRAFT_ONLY.items() if options.get(k, off) != off]
+    used = [k for k, off in KRAFT_ONLY.items() if options.get(k, off) not in (off, None)]  # None: the default
     if used:
         raise ValueError(f"{', '.join(used)} appl{'ies' if len(used) == 1 else 'y'} to the KRaft generations "
                          f"({', '.join(KRAFT_GENERATIONS)}) only; drop {'it' if len(used) == 1 else 'them'} for "
                          f"generation {generation}")
 
 
+# The family's own defaults where the factory's None leaves the choice to it: min ISR 2 (with 1 the
+# ELR stays empty: ElrNonEmpty is never reached) and one fencing (with none, no leader ever changes:
+# NewLeaderElected is never reached and the run proves nothing). Both were vacuous defaults before.
+KRAFT_DEFAULTS = {"min_insync_replicas": 2, "max_fencings": 1}
+
+
 def make_kraft_model(generation: str, invariants: str = "all", **options: Any) -> KraftModel:
+    defaults = {**KRAFT_DEFAULTS, "min_insync_replicas": min(2, options.get("replicas", 2))}
+    options = {**options, **{k: v for k, v in defaults.items() if options.get(k) is None}}
     used = [k for k, off in ZOOKEEPER_ONLY.items() if options.get(k, off) != off]
     if used:
         raise ValueError(f"{used[0]} applies to the ZooKeeper-era generations only{_HINTS.get(used[0], '')}; "

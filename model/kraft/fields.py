@@ -101,56 +101,74 @@ def _metadata_log(t: Any, s: tuple, i: int) -> list[dict[str, Any]]:
 
 BROKER_FIELDS = (
     Field("status", "brokerState.status", "RUNNING", show=lambda t, s, i: STATUS_NAMES[s[i]],
-          doc="broker_state[b].status"),
+          doc="the broker's lifecycle: RUNNING, OFFLINE after a clean or a lossy (unflushed) shutdown, STARTING "
+              "(registered: the controller's answer in flight)"),
     Field("broker_epoch", "brokerState.brokerEpoch", "b + 1", show=_plain,
-          doc="broker_state[b].broker_epoch (0: none)"),
+          doc="the broker epoch the broker holds from its last registration (KIP-903); 0: none"),
     Field("md_offset", "brokerMetadataLog", "1 in the ISR, else 0", show=_plain,
-          doc="Len(broker_metadata_log[b]): the broker's copy is this prefix of the controller's log"),
+          doc="how many records of the controller's metadata log the broker has applied"),
     Field("fetch_from", "fetcher", "broker 1 on followers", show=_broker,
-          doc="the broker whose fetcher holds the partition"),
+          doc="the broker this broker's replica fetches from; - (None): it fetches from no one (it leads, or knows "
+              "no leader)"),
     Field("role", "partitionStatus", "Leader on 1, else Follower", show=lambda t, s, i: ROLE_NAMES[s[i]],
-          doc="partition_status[b]"),
+          doc="the replica's role as the broker believes it: Leader, Follower or - (none: offline)"),
     Field("md_known", "partitionMetadata.replicas", 1, show=lambda t, s, i: bool(s[i]),
-          doc="1: replicas = all brokers; 0: BlankMetadata"),
-    Field("md_isr", "partitionMetadata.isr", "initial ISR (stale replicas: all)", show=_brokers, doc="bit mask"),
+          doc="whether the broker has the partition's metadata at all (false: lost in a lossy shutdown)"),
+    Field("md_isr", "partitionMetadata.isr", "initial ISR (stale replicas: all)", show=_brokers,
+          doc="the ISR as the broker last applied it from the metadata log"),
     Field("md_maximal_isr", "partitionMetadata.maximalIsr", "as md_isr", show=_brokers,
-          doc="ISR + pending additions (KIP-497)"),
-    Field("md_leader", "partitionMetadata.leader", 0, show=_broker, doc="-1: NoLeader"),
-    Field("md_leader_epoch", "partitionMetadata.leaderEpoch", 1, show=_plain),
-    Field("md_partition_epoch", "partitionMetadata.partitionEpoch", "2 (stale replicas: 1)", show=_plain),
+          doc="the leader's ISR plus the members its pending AlterPartition adds (KIP-497): the HW waits for them"),
+    Field("md_leader", "partitionMetadata.leader", 0, show=_broker,
+          doc="the leader as the broker last applied it; - (None): no leader"),
+    Field("md_leader_epoch", "partitionMetadata.leaderEpoch", 1, show=_plain,
+          doc="the leader epoch as the broker last applied it"),
+    Field("md_partition_epoch", "partitionMetadata.partitionEpoch", "2 (stale replicas: 1)", show=_plain,
+          doc="the partition epoch (bumped by every change of leader, ISR or ELR) as the broker last applied it"),
     Field("log", "partitionData.log", (), show=lambda t, s, i: _records(t, s[i]),
-          doc="tuple of record codes epoch * V + value"),
-    Field("hw", "partitionData.hwm", 0, show=_plain, doc="high watermark (0-based, exclusive)"),
+          doc="the replica's log: each record's value and the leader epoch it was written in, offset 0 first"),
+    Field("hw", "partitionData.hwm", 0, show=_plain,
+          doc="the replica's high watermark: records below this offset are committed as the replica knows it"),
     Field("epoch_start", "partitionLeso", "0 on the leader, else -1", show=_plain,
-          doc="leader epoch start offset"),
+          doc="where this leader's epoch starts in its log (its LEO when it became leader); -1: not leading"),
     Field("followers", "partitionReplicaState", "blank", show=_followers,
-          doc="per peer (LEO as last fetched, broker epoch) as this leader knows it; LEO -1: no fetch yet"),
+          doc="per follower, as this leader knows it from the last fetch: its LEO (- : no fetch yet this "
+              "leadership) and broker epoch"),
     Field("alter_partition", "pendingAlterPartition", 0, show=_alter_partition,
-          doc="0, or (phase, proposed ISR, broker epoch named per proposed member)"),
+          doc="this leader's AlterPartition in flight: the phase, the ISR it proposes and the broker epoch it "
+              "names for each member"),
     Field("write_floor", "auxFlo", NO_FLOOR, show=lambda t, s, i: None if s[i] == NO_FLOOR else s[i],
-          doc="lowest offset written in this leadership (acks)"),
+          doc="(ghost) the first offset this leader wrote in its current leadership; only records from it on are "
+              "acknowledged by it; -: none written"),
     Field("c_unfenced", "controller.unfenced", "1 for the initial ISR", show=lambda t, s, i: bool(s[i]),
-          doc="con_broker_reg[b].status = UNFENCED"),
-    Field("c_broker_epoch", "controller.brokerEpoch", "b + 1", show=_plain, doc="con_broker_reg[b].broker_epoch"),
+          doc="whether the controller counts the broker unfenced (false: fenced, not eligible for ISR or leadership)"),
+    Field("c_broker_epoch", "controller.brokerEpoch", "b + 1", show=_plain,
+          doc="the broker epoch the controller registered for the broker: a request naming another is stale"),
     Field("fetches", "fetchesInFlight", "none", show=_fetches,
-          doc="split fetch only: per peer, the fetch request or response in flight (spec: pending_response)"),
+          doc="with --split-fetch: the fetch request or response in flight between this broker and a peer"),
 )
 GLOBAL_FIELDS = (
     Field("metadata_log", "controller.metadataLog", "one PartitionChange record", show=_metadata_log,
-          doc="con_metadata_log; con_partition_metadata is its last record"),
+          doc="the controller's metadata log of PartitionChange records (leader, epochs, ISR, ELR); its last "
+              "record is the partition now"),
     Field("last_broker_epoch", "auxBrokerEpoch", "n", show=_plain,
-          doc="aux_broker_epoch: the last broker epoch assigned"),
-    Field("unclean_shutdowns", "uncleanShutdowns", 0, show=_plain, doc="aux_ctrs.unclean_shutdown_ctr"),
+          doc="the last broker epoch the controller assigned (the next registration gets one more)"),
+    Field("unclean_shutdowns", "uncleanShutdowns", 0, show=_plain,
+          doc="lossy (unclean) shutdowns so far, up to --max-crashes"),
     Field("clean_shutdowns", "cleanShutdowns", 0, show=_plain,
-          doc="aux_ctrs.clean_shutdown_ctr (and crashes without loss)"),
-    Field("fencings", "fencings", 0, show=_plain, doc="aux_ctrs.fence_broker_ctr"),
-    Field("leader_shrinks", "leaderShrinks", 0, show=_plain, doc="aux_ctrs.leader_shrink_isr_ctr"),
-    Field("sent", "invSent", 0, show=_values, doc="bit mask of values written"),
-    Field("acked", "invPosAcked", 0, show=_values, doc="bit mask of values positively acknowledged"),
-    Field("nacked", "invNegAcked", 0, show=_values, doc="bit mask of values negatively acknowledged"),
-    Field("true_hw", "invTrueHwm", 0, show=_plain, doc="the highest HW any leader reached"),
+          doc="clean (controlled) shutdowns so far, up to --max-crashes"),
+    Field("fencings", "fencings", 0, show=_plain,
+          doc="fencings of a broker by the controller so far, up to --max-fencings"),
+    Field("leader_shrinks", "leaderShrinks", 0, show=_plain,
+          doc="ISR shrinks by a leader so far, up to --max-leader-shrinks"),
+    Field("sent", "invSent", 0, show=_values, doc="(ghost) the values a producer has sent"),
+    Field("acked", "invPosAcked", 0, show=_values,
+          doc="(ghost) the values the producer was told are written (acks=all)"),
+    Field("nacked", "invNegAcked", 0, show=_values,
+          doc="(ghost) the values the producer was told failed (it may retry them)"),
+    Field("true_hw", "invTrueHwm", 0, show=_plain,
+          doc="(ghost) the highest high watermark any leader reached: what consumers may have read"),
     Field("consumed", "invConsumed", (), show=lambda t, s, i: _records(t, s[i]),
-          doc="the records below true_hw as the leader that advanced it had them"),
+          doc="(ghost) the records below invTrueHwm, as the leader that advanced it had them: what consumers read"),
 )
 
 # Offsets inside a broker's block, in BROKER_FIELDS order.
@@ -163,6 +181,9 @@ BLOCK = len(BROKER_FIELDS)
  NACKED, TRUE_HW, CONSUMED) = range(len(GLOBAL_FIELDS))
 # Fields of a metadata record.
 R_LEADER, R_LEADER_EPOCH, R_PARTITION_EPOCH, R_ISR, R_ELR, R_LAST_KNOWN_ELR = range(6)
+# What the view shows under each key: the row's one-line description (``KraftModel.field_docs``).
+FIELD_DOCS = {f.view: f.doc for f in (*BROKER_FIELDS, *GLOBAL_FIELDS)}
+assert all(FIELD_DOCS.values()), "every field has a one-line description"
 assert BROKER_FIELDS[C_BROKER_EPOCH].name == "c_broker_epoch" and GLOBAL_FIELDS[CONSUMED].name == "consumed"
 
 

@@ -38,7 +38,10 @@ from .fields import (
     STATUS,
     Layout,
 )
+from .picture import picture as draw
+from .read import KraftState
 from .steps import KraftSteps
+from .swimlane import event as swimlane_event
 
 
 @dataclass(frozen=True)
@@ -94,6 +97,12 @@ class KraftModel:
         s[g:] = ((record,), c.brokers, 0, 0, 0, 0, 0, 0, 0, 0, ())
         return [tuple(s)]
 
+    def property_hint(self, name: str) -> str | None:
+        """Why this configuration has no property ``name`` and what adds it (``isrcheck.model.property_hints``)."""
+        from ..property_hints import kraft_hint
+
+        return kraft_hint(name, self)
+
     def properties(self) -> Sequence[Property]:
         return self._properties
 
@@ -112,6 +121,25 @@ class KraftModel:
             view[f.view] = f.show(t, s, lay.g + i)
         return view
 
+    def read(self, s: tuple) -> KraftState:
+        """The state read by name (``isrcheck.model.kraft.read``): what users' own properties receive."""
+        return KraftState(self.tables, s)
+    def picture(self, s: tuple, detail: str = "") -> dict[str, Any]:
+        """The state drawn as the classic family's is (``isrcheck.model.kraft.picture``), for the HTML report."""
+        return draw(self.state_view(s), detail, split_fetch=self.config.split_fetch)
+
+    def swimlanes(self) -> list[str]:
+        """The lanes of the report's space-time view: each broker, then the controller."""
+        return [f"broker {b + 1}" for b in self.layout.brokers] + ["controller"]
+
+    def swimlane(self, action: Any, before: tuple, after: tuple) -> dict[str, Any]:
+        """One step as an event of the space-time view (``isrcheck.model.kraft.swimlane``)."""
+        return swimlane_event(action, self.state_view(before), self.state_view(after))
+
+    def field_docs(self) -> dict[str, str]:
+        """One line per view key saying what it means (``isrcheck.model.kraft.fields``), for traces."""
+        return dict(fields.FIELD_DOCS)
+
     def signals(self, s: tuple) -> dict[str, Any]:
         """What an operator sees: the controller's leader (``offline`` without one), ISR and ELR sizes
         against min.insync.replicas, fenced and stopped brokers, pending AlterPartition."""
@@ -128,5 +156,9 @@ class KraftModel:
         out["alter-partition"] = any(s[lay.base[b] + ALTER_PARTITION] for b in lay.brokers)
         if leader != NIL and s[lay.base[leader] + STATUS] == RUNNING and s[lay.base[leader] + MD_LEADER] == leader:
             lead_end = len(s[lay.base[leader] + LOG])
-            out["lag"] = {f"r{b + 1}": lead_end - len(s[lay.base[b] + LOG]) for b in lay.brokers if b != leader}
+            gaps = {f"r{b + 1}": lead_end - len(s[lay.base[b] + LOG]) for b in lay.brokers if b != leader}
+            out["lag"] = {r: gap for r, gap in gaps.items() if gap >= 0}
+            ahead = {r: -gap for r, gap in gaps.items() if gap < 0}  # longer than the leader: will truncate
+            if ahead:
+                out["ahead"] = ahead
         return out

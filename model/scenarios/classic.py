@@ -49,16 +49,21 @@ def classic_scenarios() -> list[Scenario]:
         ),
         Scenario(
             id="K4",
-            title="KIP-279 without fencing: truncation against a leader of another epoch (3 replicas)",
+            title=("KIP-279 without fencing: a late LeaderAndIsr makes a follower truncate against a replica "
+                   "that never led (3 replicas)"),
             model="classic",
             options=_classic("kip279", 3),
             properties=("StrongIsr",),
             expect="violated",
             trace_length=11,
             story=(
-                "A follower still on an old leader epoch fetches from the current leader, which counts it "
-                "towards the high watermark; a late LeaderAndIsr request then sends it to a leader of "
-                "another epoch, against whose log it truncates the committed record."
+                "The controller elects leaders three times (epochs 0, 1, 2) before any request arrives. "
+                "Replica 3 first receives the stale epoch-0 request naming leader 1 and fetches record 0 "
+                "from leader 1, now in epoch 2, which counts the fetch towards its high watermark (KIP-279 "
+                "does not check a fetch's epoch) and commits the record. The epoch-1 request arrives late "
+                "and names replica 2, a replica that never became leader and whose log is empty; replica 3 "
+                "truncates against that log and loses the committed record while the controller keeps it "
+                "in the ISR."
             ),
         ),
         Scenario(

@@ -90,9 +90,10 @@ def scenarios() -> list[Scenario]:
             expect="violated",
             trace_length=9,
             story=(
-                "The follower falls behind and leaves the ISR; the leader alone acknowledges an acks=all "
-                "write (min.insync.replicas=1) and then dies. With unclean.leader.election.enable=true the "
-                "controller elects the lagging follower, which never had the record: the producer was told "
+                "The leader takes its follower out of the ISR before the follower has fetched anything (its "
+                "LeaderAndIsr request has not reached it); alone in the ISR, the leader acknowledges an "
+                "acks=all write (min.insync.replicas=1) and then dies. With unclean.leader.election.enable=true "
+                "the controller elects that follower, which never had the record: the producer was told "
                 "it was written, consumers may have read it, and it is gone."
             ),
         ),

@@ -27,9 +27,10 @@ def scenarios() -> list[Scenario]:
             expect="violated",
             trace_length=5,
             story=(
-                "The leader shrinks the ISR to itself (the follower lags), then its broker crashes. The "
-                "controller may elect only a live ISR member and there is none; the follower is alive and "
-                "up to date with everything committed, but unclean.leader.election.enable=false forbids it. "
+                "The leader shrinks the ISR to itself: its follower has not fetched yet (the controller's "
+                "LeaderAndIsr request has not reached it). Then the leader's broker crashes. The controller "
+                "may elect only a live ISR member and there is none; the follower is alive and lacks no "
+                "committed record (none was committed), but unclean.leader.election.enable=false forbids it. "
                 "If the crashed broker never comes back (a lost disk, a dead machine), the partition is "
                 "offline for ever: the lasso stutters in the last state, where no step Kafka takes on its "
                 "own is enabled. The records are safe (K8-fixed) and unavailable."

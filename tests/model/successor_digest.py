@@ -41,6 +41,16 @@ CASES: list[tuple[str, dict[str, Any]]] = [
 ]
 
 
+def action_text(action: Any) -> str:
+    """The action's text as it was when the golden file was made. Issue 29 shortened one repr on
+    purpose (a crash that keeps its log no longer shows ``log_end=-1``); the old text is rebuilt
+    here, so the digests still compare the same successor function and nothing else."""
+    text = repr(action)
+    if type(action).__name__ == "BrokerCrash" and not action.lost_unflushed:
+        return text[:-1] + f", log_end={action.log_end})"
+    return text
+
+
 def digest(model: Any) -> dict[str, Any]:
     """BFS over every reachable state; the BLAKE2b of each state's successor list and property
     verdicts, in order."""
@@ -63,7 +73,7 @@ def digest(model: Any) -> dict[str, Any]:
             for action, t in model.successors(s):
                 number = numbers.get(id(action))
                 if number is None:
-                    text = repr(action)
+                    text = action_text(action)
                     if text not in by_repr:
                         by_repr[text] = len(by_repr)
                         h.update(text.encode())

@@ -56,7 +56,7 @@ def test_kip320_three_replicas_matches_tlc_737794_states_depth_26():
 def test_complete_state_space_of_buggy_generations_is_pinned(generation, distinct, depth):
     """TLC stops at the first violation here, so these are our own measured figures: a change
     means the step semantics changed."""
-    model = classic(generation=generation, invariants="TypeOk")
+    model = classic(generation=generation, property_set="TypeOk")
     result = isrcheck.check(model, properties=["TypeOk"])
     assert result.complete and result.ok
     assert (result.distinct_states, result.depth) == (distinct, depth)

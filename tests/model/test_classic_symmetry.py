@@ -21,7 +21,7 @@ from tests.fixtures.states import breadth_first
     ]),
 )
 def test_symmetry_reduced_counts_are_pinned(generation, replicas, distinct, depth):
-    model = classic(generation=generation, replicas=replicas, invariants="TypeOk")
+    model = classic(generation=generation, replicas=replicas, property_set="TypeOk")
     result = isrcheck.check(model, symmetry=True, properties=["TypeOk"])
     assert result.complete and result.ok
     assert (result.distinct_states, result.depth) == (distinct, depth)
@@ -59,7 +59,7 @@ def test_canonical_is_idempotent_and_constant_on_orbits(generation):
 
 @pytest.mark.parametrize("generation", GENERATIONS)
 def test_properties_are_invariant_under_relabelling(generation):
-    model = classic(generation=generation, replicas=3, invariants="all")
+    model = classic(generation=generation, replicas=3, property_set="all")
     props = [
         p for p in model.properties() if p.kind is isrcheck.Kind.ALWAYS or p.kind is isrcheck.Kind.SOMETIMES
     ]

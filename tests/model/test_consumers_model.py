@@ -31,7 +31,7 @@ from tests.fixtures.states import breadth_first, walk
         ({"azs": 3, "placement": "random"}, ["placement='random'", "rack-aware, naive"]),
         ({"max_az_failures": 1}, ["max_az_failures=1", "azs >= 1"]),
         ({"azs": 2, "max_az_failures": 3}, ["max_az_failures=3", "0 <= max_az_failures <= 2"]),
-        ({"invariants": "ConsistentRead"}, ["ConsistentRead needs", "consumer_reads"]),
+        ({"property_set": "ConsistentRead"}, ["ConsistentRead needs", "consumer_reads"]),
     ],
 )
 def test_bad_options_name_the_option_and_the_fix(options, words):
@@ -88,7 +88,7 @@ def test_follower_reads_add_no_state_in_kip320_but_leader_reads_do():
 def test_random_walks_stay_well_typed_and_deterministic(reads, truncation, placement, seed):
     model = make_model(replicas=3, acks="all", consumer_reads=reads, truncation=truncation, azs=2,
                        placement=placement, max_az_failures=2, max_crashes=1, stops="crash",
-                       invariants="TypeOk,OnlyTruncationShortensLogs,ReadBelowHighWatermark")
+                       property_set="TypeOk,OnlyTruncationShortensLogs,ReadBelowHighWatermark")
     type_ok, only_truncation, below_hw = model.properties()
     for state in walk(model, random.Random(seed), 40):
         assert all(type(x) is int or type(x) is tuple for x in state)
@@ -122,7 +122,7 @@ def test_model_pickles_to_an_equal_model():
 @pytest.mark.parametrize("placement", ["rack-aware", "naive"])
 def test_symmetry_keeps_zones_and_commutes_with_successors(placement):
     model = classic(replicas=3, acks="all", consumer_reads="any", azs=3, placement=placement,
-                       max_az_failures=1, truncation="on-fetch", invariants="all")
+                       max_az_failures=1, truncation="on-fetch", property_set="all")
     perms = len(model._symmetry.orbit(model.init_states()[0]))
     assert perms == (6 if placement == "rack-aware" else 2)  # naive: only swapping the az1 pair
     props = [p for p in model.properties() if p.kind in (isrcheck.Kind.ALWAYS, isrcheck.Kind.SOMETIMES)]

@@ -77,9 +77,9 @@ def test_acks_zero_adds_no_reachable_difference_and_promises_nothing():
 
 def test_durability_properties_need_their_option():
     with pytest.raises(ValueError, match="AckedRecordNotLost needs acks"):
-        make_model(invariants="AckedRecordNotLost")
+        make_model(property_set="AckedRecordNotLost")
     with pytest.raises(ValueError, match="BrokerStoppedAndBack needs max_crashes"):
-        make_model(acks="1", invariants="BrokerStoppedAndBack")
+        make_model(acks="1", property_set="BrokerStoppedAndBack")
 
 
 # -- states ---------------------------------------------------------------------------------------------
@@ -104,7 +104,7 @@ def assert_plain(value) -> None:
 )
 def test_random_walks_stay_well_typed_and_successors_deterministic(generation, acks, stops, seed):
     model = make_model(generation=generation, replicas=3, acks=acks, max_crashes=2, stops=stops,
-                       invariants="TypeOk,OnlyTruncationShortensLogs")
+                       property_set="TypeOk,OnlyTruncationShortensLogs")
     type_ok, only_truncation = model.properties()
     previous = None
     for state in walk(model, random.Random(seed), 40):

@@ -13,7 +13,7 @@ from tests.fixtures.classic import GENERATIONS, classic, each_generation
 @pytest.mark.parametrize("generation", GENERATIONS)
 def test_type_ok_leader_in_isr_and_log_steps_hold_and_every_witness_is_reached(generation):
     names = [n for n in properties.DEFAULT if n not in ("WeakIsr", "StrongIsr")]
-    model = classic(generation=generation, invariants=",".join([*names, "OnlyTruncationShortensLogs"]))
+    model = classic(generation=generation, property_set=",".join([*names, "OnlyTruncationShortensLogs"]))
     result = isrcheck.check(model, stop_at_first=False)
     assert result.complete
     assert result.violations == []
@@ -52,7 +52,7 @@ def test_strong_isr_failure_names_leader_member_and_offset():
 
 
 def test_literal_leader_in_isr_explains_the_leaderless_initial_state():
-    model = classic(invariants="LeaderInIsrLiteral,LeaderInIsr")
+    model = classic(property_set="LeaderInIsrLiteral,LeaderInIsr")
     literal, meaningful = model.properties()
     [init] = model.init_states()
     assert not literal.predicate(init) and meaningful.predicate(init)
@@ -60,7 +60,7 @@ def test_literal_leader_in_isr_explains_the_leaderless_initial_state():
 
 
 def test_type_ok_describes_a_malformed_state():
-    model = classic(invariants="TypeOk")
+    model = classic(property_set="TypeOk")
     [type_ok] = model.properties()
     [init] = model.init_states()
     broken = (init[0], 99, *init[2:])

@@ -40,7 +40,7 @@ def reach(model, want):
 
 
 def test_read_below_high_watermark_rejects_a_read_at_the_hw_or_of_another_record():
-    model = classic(consumer_reads="any", invariants="all")
+    model = classic(consumer_reads="any", property_set="all")
     prop = props(model)["ReadBelowHighWatermark"]
     b = model.layout.base[0]
     s = reach(model, lambda s: s[b + LEADER] == 0 and s[b + HW] == 1)
@@ -52,7 +52,7 @@ def test_read_below_high_watermark_rejects_a_read_at_the_hw_or_of_another_record
 
 
 def test_consistent_read_fails_when_the_leader_lacks_a_served_record_or_reads_conflict():
-    model = classic(consumer_reads="leader", invariants="all")
+    model = classic(consumer_reads="leader", property_set="all")
     prop = props(model)["ConsistentRead"]
     served = model.ext.served
     s = reach(model, lambda s: s[served] != 0)
@@ -64,7 +64,7 @@ def test_consistent_read_fails_when_the_leader_lacks_a_served_record_or_reads_co
 
 
 def test_leader_hw_monotone_flags_a_lowered_hw_in_the_same_epoch_only():
-    model = classic(consumer_reads="leader", invariants="all")
+    model = classic(consumer_reads="leader", property_set="all")
     prop = props(model)["LeaderHighWatermarkMonotone"]
     b = model.layout.base[0]
     s = reach(model, lambda s: s[b + LEADER] == 0 and s[b + HW] == 1)

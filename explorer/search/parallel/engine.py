@@ -216,11 +216,6 @@ class _Run:
         self.absorb()
         self.last, self.fresh = self.fresh, set()
 
-    def settle(self) -> None:
-        """Every key in ``seen`` (the end of a run)."""
-        self.rotate()
-        self.absorb()
-
     def insert(self, kt: Any, fp: int) -> bool:
         """Store a state's key; True if it is new."""
         if self.exact:
@@ -657,10 +652,11 @@ def run_parallel(
     except KeyboardInterrupt:
         interrupted = True
     except (_MemoryCeiling, MemoryError) as exc:
-        unexpanded = size
-        size = 0
+        # The stop allocates nothing large: the frontier is dropped, the workers (and their shards)
+        # end in stop_pool below, and the visited sets are counted where they are, never merged.
+        run.frontier = []
         limit_note = memory_stop_note(exc.rss if isinstance(exc, _MemoryCeiling) else None, memory_limit,
-                                      unexpanded, run.depth)
+                                      size, run.depth, ran_out=not isinstance(exc, _MemoryCeiling))
     except WorkerFault as fault:
         # A model's exception in a worker: the search runs again in this process up to that
         # level, which reports it exactly as one process does (the state, the behaviour to it, an
@@ -674,14 +670,15 @@ def run_parallel(
                             _fault=(run.depth, fault.cause))
     finally:
         run.stop_pool()
-        run.settle()
     run.progress.finish()
     run.numbering.seal()
     if run.pool is None and not store_bytes:
         if store == "fingerprint":
             store_bytes = run.table.nbytes()
-        else:  # the set and every key in it (the packed ints, or the states' own tuples)
-            store_bytes = sys.getsizeof(run.seen) + sum(map(sys.getsizeof, run.seen))
+        else:  # the sets and every key in them (the packed ints, or the states' own tuples); counted
+            # where they are: merging them first would grow the largest set by a third at the end
+            sets = (run.seen, run.last, run.fresh)
+            store_bytes = sum(sys.getsizeof(s) + sum(map(sys.getsizeof, s)) for s in sets)
     store_bytes += run.numbering.nbytes()
     elapsed = time.monotonic() - run.started
     return make_result(

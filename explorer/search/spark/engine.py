@@ -16,6 +16,7 @@ fingerprints of what violated them. States live in the visited set and frontier 
 
 from __future__ import annotations
 
+import contextlib
 import time
 from typing import Any
 
@@ -27,6 +28,7 @@ from isrcheck.explorer.search.audit import audited_init_states
 from isrcheck.explorer.search.fingerprint import collision_probability
 from isrcheck.explorer.search.rebuild import rebuild_trace
 from isrcheck.explorer.search.spark.checkpoint import Checkpoint, not_data, run_identity
+from isrcheck.explorer.search.spark.faults import is_fault, stop_for
 from isrcheck.explorer.search.spark.interrupt import Interrupts
 from isrcheck.explorer.search.spark.level import (
     DRIVER_AUDIT,
@@ -94,6 +96,10 @@ def run_spark(
     run = _Run(model, props, max_depth=max_depth, stop_at_first=stop_at_first, symmetry=symmetry,
                check_deadlock=check_deadlock, progress=progress or Silent(), opts=opts, threshold=threshold)
     return run.execute()
+
+
+STOP_NOTE = ("The spark engine stops at the end of the level (depth) of its first violation: its counts "
+             "include that whole level, and each property violated there is reported (docs/spark.md).")
 
 
 class _Run:
@@ -191,9 +197,15 @@ class _Run:
             # A Ctrl-C cancels the running jobs: the pending Spark call fails with "job cancelled".
             if not interrupts.requested:
                 contract = _contract_error(exc)
-                if contract is None:
+                if contract is not None:
+                    raise contract from None
+                # The driver JVM out of memory (exit 5) or a checkpoint disk that failed (RunFailed, exit 7):
+                # the statistics so far, from the driver's counters (faults.py).
+                if not is_fault(exc):
                     raise
-                raise contract from None
+                with contextlib.suppress(Exception):  # after a JVM fault Spark may refuse even this
+                    self.store.release()
+                return stop_for(self, exc)
             interrupted = True
         try:
             if interrupted:
@@ -393,6 +405,11 @@ class _Run:
             collision_probability=collision_probability(self.distinct, self.generated, bits=128),
             stats={
                 "frontier_left": 0 if complete else self.frontier_size,
+                # The local engines' wording ("stopped at the first violation"), with why the counts
+                # differ: a level is expanded as a whole on the executors, so the run stops at the end
+                # of the level that found a violation, with every property violated in that level.
+                "stopped_at_violation": self.stopped and not interrupted,
+                "stop_note": STOP_NOTE if self.stopped and not interrupted else None,
                 "max_depth": self.max_depth,
                 "symmetry": self.symmetry,
                 "master": self.sc.master,

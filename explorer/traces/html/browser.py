@@ -53,9 +53,10 @@ def open_report(browser: Any, path: str | os.PathLike, *, width: int = 1200, hei
     Every request other than the file itself is refused, so a report that reached for the
     network would show it (and fail the tests) instead of silently loading."""
     page = browser.new_page(viewport={"width": width, "height": height})
-    url = "file://" + os.path.abspath(path)
+    where, _, fragment = str(path).partition("#")  # a link to a state: report.html#state=3
+    url = "file://" + os.path.abspath(where)
     page.route("**/*", lambda route: route.continue_() if route.request.url == url else route.abort())
-    page.goto(url)
+    page.goto(url + ("#" + fragment if fragment else ""))
     page.wait_for_selector("body[data-ready='1']")
     return page
 

@@ -36,7 +36,10 @@
     row("model", el("code", {}, h.model));
     const opts = el("span", { class: "options" });
     for (const o of h.options) { opts.append(el("code", {}, o), document.createTextNode(" ")); }
-    if (h.options.length) row("options", opts);
+    for (const o of h.defaults || []) {  // the rest of the configuration, muted: each at its default
+      opts.append(el("code", { class: "default", title: "the default" }, o), document.createTextNode(" "));
+    }
+    if (opts.childNodes.length) row("options", opts);
     if (h.properties && h.properties.length) row("properties", document.createTextNode(h.properties.join(", ")));
     row("verdict", el("span", { class: "verdict " + h.tone, id: "verdict" }, h.verdict));
     for (const [k, v] of h.counts || []) row(k, document.createTextNode(v));
@@ -93,13 +96,32 @@
       li.append(act);
       if (t.fail === i) li.classList.add("fails");
       if (t.loop !== null && t.loop !== undefined && i >= t.loop) li.classList.add("in-loop");
+      if (t.trigger === i) { li.classList.add("trigger"); li.title = s.action + " (the trigger holds here)"; }
       li.addEventListener("click", () => go(i));
       ol.append(li);
     });
     const slider = document.getElementById("slider");
     slider.max = String(t.steps.length);
     document.body.dataset.trace = String(traceIndex);
-    go(0);
+    drawSwim(t);
+    go(opening(t));
+  }
+
+  // -- where a trace opens: the state a link names (#state=N, 1-based), else where the property fails
+  // (a sometimes property: where it is reached, the last state) -------------------------------------------
+  function linked() {
+    const m = /^#(?:trace=(\d+)&)?state=(\d+)$/.exec(location.hash || "");
+    return m ? { trace: m[1] ? Number(m[1]) - 1 : 0, state: Number(m[2]) - 1 } : null;
+  }
+  function opening(t) {
+    const link = linked();
+    if (link && link.trace === traceIndex && link.state >= 0 && link.state < t.steps.length) return link.state;
+    return t.fail !== null && t.fail !== undefined ? t.fail : t.steps.length - 1;
+  }
+  function remember() {  // the address names the state shown, so it can be copied into a bug report
+    const hash = (traceIndex ? "#trace=" + (traceIndex + 1) + "&" : "#") + "state=" + (step + 1);
+    if (location.hash === hash) return;
+    try { history.replaceState(null, "", hash); } catch (e) { /* a frame without an address (srcdoc) */ }
   }
 
   // -- one state ---------------------------------------------------------------------------------------------
@@ -113,6 +135,7 @@
     const s = closing ? { action: closing.action || "(the step back to state " + (t.loop + 1) + ")", fields: own.fields, signals: own.signals, changed: closing.changed,
                           picture: closing.picture } : own;
     document.body.dataset.step = String(step);
+    remember();
     document.body.dataset.via = closing ? "loop" : "";
     document.getElementById("slider").value = String(step + 1);
     document.getElementById("position").textContent = "state " + (step + 1) + " of " + n;
@@ -123,6 +146,9 @@
     document.getElementById("last").disabled = step === n - 1;
     for (const li of document.querySelectorAll("#timeline li")) {
       li.classList.toggle("current", Number(li.dataset.index) === step);
+    }
+    for (const row of document.querySelectorAll("#swim g.srow")) {
+      row.classList.toggle("current", Number(row.dataset.index) === step);
     }
     const cur = document.querySelector("#timeline li.current");
     if (cur && cur.scrollIntoView) cur.scrollIntoView({ block: "nearest" });
@@ -146,6 +172,12 @@
     }
     const loopnote = document.getElementById("loopnote");
     loopnote.textContent = "";
+    const trig = document.getElementById("trigger");
+    trig.textContent = "";
+    if (t.trigger === step && !closing) {  // a leads-to lasso: where P held and Q never holds after
+      trig.textContent = "\u25B8 The trigger of " + t.name + " holds here, and from this state on its target never " +
+        "holds (the loop repeats forever).";
+    }
     if (lasso && step === n - 1 && !closing) {
       loopnote.textContent = lasso.stutters
         ? "\u21BB State " + n + " stutters forever: no fairly scheduled action is enabled, so nothing changes again."
@@ -156,6 +188,107 @@
     }
     drawPicture(t, s);
     drawFields(s);
+  }
+
+  // -- the whole trace as a space-time (swimlane) view: one lane per process, one row per step -------------
+  // Messages go from the row (and lane) that sent them to the row that received them; the records a
+  // violation names are followed down every lane that holds them, and marked where one is lost.
+  const LANE_W = 150, ROW_H = 30, HEAD = 28, LEFT = 36;
+  function drawSwim(t) {
+    const box = document.getElementById("swim-box"), holder = document.getElementById("swim");
+    holder.textContent = "";
+    box.hidden = !t.swim;
+    if (!t.swim) return;
+    const lanes = t.swim.lanes, n = t.steps.length;
+    const lx = (name) => LEFT + lanes.indexOf(name) * LANE_W + LANE_W / 2;
+    const ry = (i) => HEAD + i * ROW_H + ROW_H / 2;
+    // Room on the right for the last lane's labels, and below for messages still in flight at the end.
+    const width = LEFT + lanes.length * LANE_W + 200, height = HEAD + n * ROW_H + ROW_H + 8;
+    const g = svg("svg", { width, height, class: "swim", role: "img", "aria-label": "space-time view of the trace" });
+    for (let i = 0; i < n; i++) {  // rows first, so arrows and dots draw over them
+      const row = svg("g", { class: "srow" + (t.fail === i ? " fails" : "") + (t.trigger === i ? " trigger" : "") +
+                                 (t.loop !== null && t.loop !== undefined && i >= t.loop ? " in-loop" : ""), "data-index": i });
+      row.append(svg("rect", { class: "band", x: 0, y: HEAD + i * ROW_H, width, height: ROW_H }));
+      row.append(svg("text", { class: "n", x: 4, y: ry(i) + 4 }, String(i + 1)));
+      row.append(svg("title", {}, (i + 1) + ": " + t.steps[i].action));
+      row.addEventListener("click", () => go(i));
+      g.append(row);
+    }
+    lanes.forEach((name) => {
+      g.append(svg("text", { class: "lanehead", x: lx(name), y: 16, "text-anchor": "middle" }, name));
+      g.append(svg("line", { class: "lifeline", x1: lx(name), x2: lx(name), y1: HEAD, y2: height - 4 }));
+    });
+    // The named records, followed: a bar down each lane while its log holds one.
+    const keys = new Set(focusOf(t).keys);
+    if (keys.size) {
+      t.steps.forEach((st, i) => {
+        if (!st.picture) return;
+        for (const lane of st.picture.lanes) {
+          if (!lanes.includes(lane.name) || !lane.cells.some((c) => c.key && keys.has(c.key))) continue;
+          const held = svg("rect", { class: "held", x: lx(lane.name) - 3, y: HEAD + i * ROW_H, width: 6, height: ROW_H, "data-lane": lane.name, "data-index": i });
+          held.append(svg("title", {}, lane.name + " holds " + [...keys].join(", ")));
+          g.append(held);
+        }
+      });
+      const failing = t.fail !== null && t.fail !== undefined ? t.steps[t.fail].picture : null;
+      for (const m of (failing && failing.focus ? failing.focus.missing : [])) {
+        const name = failing.lanes[m.lane] ? failing.lanes[m.lane].name : null;
+        if (!name || !lanes.includes(name)) continue;
+        const lost = svg("text", { class: "lost-mark", x: lx(name) - 14, y: ry(t.fail) + 6, "text-anchor": "middle", "data-lane": name }, "\u2717");
+        lost.append(svg("title", {}, m.text));
+        g.append(lost);
+      }
+    }
+    const sent = {};
+    const arrow = (x1, y1, x2, y2, cls, label) => {
+      const a = svg("g", { class: cls });
+      a.append(svg("line", { x1, y1, x2, y2 }));
+      // The head drawn as a triangle (a page that references nothing, not even its own markers).
+      const ang = Math.atan2(y2 - y1, x2 - x1), h = 7, w = 3.5;
+      const bx = x2 - h * Math.cos(ang), by = y2 - h * Math.sin(ang);
+      const pts = [[x2, y2], [bx - w * Math.sin(ang), by + w * Math.cos(ang)], [bx + w * Math.sin(ang), by - w * Math.cos(ang)]];
+      a.append(svg("polygon", { class: "head", points: pts.map((p) => p[0].toFixed(1) + "," + p[1].toFixed(1)).join(" ") }));
+      if (label) {
+        a.append(svg("text", { x: (x1 + x2) / 2, y: (y1 + y2) / 2 - 3, "text-anchor": "middle" }, label.length > 34 ? label.slice(0, 33) + "\u2026" : label));
+        a.append(svg("title", {}, label));
+      }
+      g.append(a);
+      return a;
+    };
+    t.swim.events.forEach((ev, i) => {
+      if (!ev) return;
+      const x = lx(ev.lane), y = ry(i);
+      for (const id of ev.receive) {
+        const from = sent[id];
+        if (!from) continue;
+        const a = arrow(lx(from.lane), ry(from.row), x, y, "msg", from.label);
+        a.setAttribute("data-from", String(from.row)); a.setAttribute("data-to", String(i));
+        from.received = true;
+      }
+      for (const m of ev.send) sent[m.id] = { lane: m.from, row: i, label: m.label, received: false };
+      for (const a of ev.arrows) {
+        const fx = lx(a.from), tx = lx(a.to);
+        const d = arrow(fx, y - 5, tx + (tx > fx ? -6 : 6), y + 5, "fetch", a.label);
+        d.setAttribute("data-row", String(i));
+      }
+      const dot = svg("g", { class: "ev", "data-index": i, "data-lane": ev.lane });
+      dot.append(svg("circle", { cx: x, cy: y, r: 4.5 }));
+      const text = ev.label.length > 24 ? ev.label.slice(0, 23) + "\u2026" : ev.label;
+      dot.append(svg("text", { x: x + 8, y: y - 6 }, text));
+      dot.append(svg("title", {}, t.steps[i].action));
+      dot.addEventListener("click", () => go(i));
+      g.append(dot);
+    });
+    const stubs = {};
+    for (const [id, m] of Object.entries(sent)) {  // sent and never received in the trace: still in flight
+      if (m.received) continue;
+      const k = stubs[m.row + "/" + m.lane] = (stubs[m.row + "/" + m.lane] || 0) + 1;  // fan out from one dot
+      const a = arrow(lx(m.lane), ry(m.row), lx(m.lane) - 30 * k, ry(m.row) + ROW_H - 4, "msg inflight", "");
+      a.setAttribute("data-id", id);
+      const label = svg("text", { class: "inflight-label", x: lx(m.lane) + 8, y: ry(m.row) + 8 + 11 * k }, m.label + " (in flight)");
+      g.append(label);
+    }
+    holder.append(g);
   }
 
   function focusOf(t) {
@@ -287,6 +420,7 @@
   }
 
   function drawFields(s) {
+    const docs = trace().docs || {};
     const body = document.querySelector("#fields tbody");
     body.textContent = "";
     const changed = {};
@@ -303,6 +437,7 @@
         td.textContent = value;
       }
       tr.append(td);
+      tr.append(el("td", { class: "doc" }, docs[path] || ""));  // what the field means (the model's field_docs)
       body.append(tr);
     };
     for (const [path, value] of s.fields) { seen.add(path); row(path, value); }
@@ -331,6 +466,13 @@
   drawHeader();
   if (DATA.traces.length) {
     document.getElementById("trace").hidden = false;
+    const link = linked();
+    if (link && link.trace > 0 && link.trace < DATA.traces.length) traceIndex = link.trace;
+    window.addEventListener("hashchange", () => {  // a #state=N link followed inside the page
+      const to = linked();
+      if (!to || to.trace < 0 || to.trace >= DATA.traces.length) return;
+      if (to.trace !== traceIndex) { traceIndex = to.trace; drawTabs(); showTrace(); } else go(to.state);
+    });
     drawTabs();
     wire();
     showTrace();

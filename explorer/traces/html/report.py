@@ -20,9 +20,12 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from isrcheck.explorer.contract import signals
-from isrcheck.explorer.errors import ContractError
+from isrcheck.explorer.errors import ContractError, UserError
+from isrcheck.explorer.registry import load_factory, model_options
 from isrcheck.explorer.result import CheckResult, Trace
+from isrcheck.explorer.traces.glossary import describer
 from isrcheck.explorer.traces.text import signals_line
+from isrcheck.explorer.traces.trigger import trigger_index
 from isrcheck.explorer.traces.views import changes, flatten, short, view
 
 FORMAT = 1  # bumped when the page's data shape changes
@@ -113,6 +116,40 @@ def normalise_picture(pic: Any) -> dict[str, Any]:
     return out
 
 
+def swimlane_of(model: Any, trace: Trace) -> dict[str, Any] | None:
+    """The whole trace as a space-time view, from the model's optional ``swimlanes()`` and
+    ``swimlane(action, before, after)`` hooks (``isrcheck.explorer.contract``): the lanes, then one
+    event per step (None for the initial state). A lane an event names must be one of the lanes."""
+    lanes_fn, event_fn = getattr(model, "swimlanes", None), getattr(model, "swimlane", None)
+    if not callable(lanes_fn) or not callable(event_fn):
+        return None
+    lanes = [str(x) for x in lanes_fn()]
+    known = set(lanes)
+
+    def lane(value: Any, where: str) -> str:
+        if not isinstance(value, str) or value not in known:
+            raise ContractError(f"swimlane(): {where} {value!r:.60} is not one of swimlanes() {lanes}")
+        return value
+
+    events: list[dict[str, Any] | None] = [None]
+    for i in range(1, len(trace.steps)):
+        step = trace.steps[i]
+        ev = event_fn(step.action, trace.steps[i - 1].state, step.state)
+        if not isinstance(ev, dict):
+            raise ContractError(f"swimlane() must return a dict, not {ev!r:.80}")
+        at = lane(ev.get("lane"), f"step {i + 1}'s lane")
+        events.append({
+            "lane": at, "label": str(ev.get("label", "")),
+            "send": [{"id": str(m["id"]), "label": str(m.get("label", m["id"])),
+                      "from": lane(m.get("from", at), f"step {i + 1}'s send from")} for m in ev.get("send", [])],
+            "receive": [str(r) for r in ev.get("receive", [])],
+            "arrows": [{"from": lane(a["from"], f"step {i + 1}'s arrow from"),
+                        "to": lane(a["to"], f"step {i + 1}'s arrow to"), "label": str(a.get("label", ""))}
+                       for a in ev.get("arrows", [])],
+        })
+    return {"lanes": lanes, "events": events}
+
+
 def _unflagged(cell: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in cell.items() if k != "changed"}
 
@@ -154,11 +191,12 @@ def mark_changes(before: dict[str, Any] | None, after: dict[str, Any]) -> None:
 
 def trace_entry(model: Any, trace: Trace, *, name: str, kind: str = "", detail: str = "",
                 fail_index: int | None = None, loop: int | None = None, loop_action: str | None = None,
-                title: str = "") -> dict[str, Any]:
+                title: str = "", trigger: int | None = None) -> dict[str, Any]:
     """One trace of the report. ``fail_index`` (0-based, default the last state) is the state the
     property fails in: only its picture is asked to mark what ``detail`` names. A lasso has ``loop``
     (0-based), the state its last state goes back to by ``loop_action`` (the action's text; None
-    with ``loop`` the last index: the last state stutters forever)."""
+    with ``loop`` the last index: the last state stutters forever); a leads-to lasso has
+    ``trigger`` (0-based), the state where its trigger held and its target never holds after."""
     draw = picture_hook(model)
     with_detail = draw is not None and _takes_detail(draw)
     failing = len(trace) - 1 if fail_index is None else fail_index
@@ -184,8 +222,14 @@ def trace_entry(model: Any, trace: Trace, *, name: str, kind: str = "", detail: 
             previous_picture = pic
         steps.append(entry)
         previous_view = current
+    swim = swimlane_of(model, trace)
+    describe = describer(model)
+    paths = dict.fromkeys(path for entry in steps for path, _ in entry["fields"])
+    docs = {path: text for path in paths if (text := describe(path))}
     out = {"name": name, "title": title or name, "kind": kind, "detail": detail, "fail": failing if kind else None,
-           "loop": loop, "steps": steps}
+           "loop": loop, "trigger": trigger, "steps": steps, "docs": docs}
+    if swim is not None:
+        out["swim"] = swim
     if loop is not None:
         out["lasso"] = _closing_step(model, trace, loop, loop_action, previous_view, previous_picture)
     return out
@@ -238,7 +282,8 @@ def traces_of(model: Any, result: CheckResult) -> list[dict[str, Any]]:
     for v in result.violations:
         loop, loop_action = lasso_of(v.trace)
         out.append(trace_entry(model, v.trace, name=v.property, kind=v.kind, detail=v.detail, loop=loop,
-                               loop_action=loop_action, title=_violation_title(v)))
+                               loop_action=loop_action, title=_violation_title(v),
+                               trigger=trigger_index(model, v.property, v.kind, v.trace)))
     for prop, trace in result.examples.items():
         out.append(trace_entry(model, trace, name=prop, title=f"{prop} (sometimes) reached in {len(trace)} states"))
     return out
@@ -250,13 +295,36 @@ def _options_list(options: dict[str, Any] | None) -> list[str]:
     """None: the options are not known (a model built in Python, not named on the command line)."""
     if options is None:
         return []
-    return [f"{k}={short(v)}" for k, v in options.items()] or ["(the model's defaults)"]
+    return [f"{k}={short(v)}" for k, v in options.items()]
+
+
+def option_values(model_name: str, options: dict[str, Any] | None,
+                  trusted: bool = True) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(the options set to something else than the factory's default, every other option with its
+    default): a page attached to a bug report names the whole configuration. A model the registry
+    cannot load (a file that moved) shows its given options only. ``trusted=False`` (a model name
+    read from a trace file): only a registered model's factory is looked at, never a file
+    imported, since a trace file must not make isrcheck run code."""
+    from isrcheck.explorer.registry import is_file_spec
+
+    if options is None:
+        return {}, {}
+    if not trusted and is_file_spec(model_name):
+        return dict(options), {}
+    try:
+        defaults = {opt.name: opt.default for opt in model_options(load_factory(model_name))}
+    except (UserError, ImportError, OSError):
+        return dict(options), {}
+    given = {k: v for k, v in options.items() if k not in defaults or defaults[k] != v}
+    return given, {k: v for k, v in defaults.items() if k not in given}
 
 
 def header(*, model_name: str, options: dict[str, Any] | None, properties: Sequence[str], verdict: str, tone: str,
            counts: list[tuple[str, str]] | None = None, levels: Sequence[int] = (),
-           scenario: dict[str, str] | None = None, command: str = "") -> dict[str, Any]:
-    return {"model": model_name, "options": _options_list(options), "properties": list(properties),
+           scenario: dict[str, str] | None = None, command: str = "", trusted: bool = True) -> dict[str, Any]:
+    given, defaults = option_values(model_name, options, trusted)
+    shown = _options_list(given) or ([] if options is None or defaults else ["(the model's defaults)"])
+    return {"model": model_name, "options": shown, "defaults": _options_list(defaults), "properties": list(properties),
             "verdict": verdict, "tone": tone, "counts": [list(c) for c in counts or []], "levels": list(levels),
             "scenario": scenario, "command": command}
 

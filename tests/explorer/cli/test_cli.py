@@ -36,8 +36,9 @@ def test_planted_bug_gives_shortest_trace_exit_1_and_replays(capsys, tmp_path):
     assert data["#meta"]["property"] == "MutualExclusion" and len(data["states"]) == 5
     assert data["states"][2]["#meta"]["action"] == "Check(process=1)"
 
-    code, out, _ = run(capsys, "replay", str(trace_file))
+    code, out, _ = run(capsys, "replay", str(trace_file), "--model", RACY)
     assert code == 1 and "=> MutualExclusion fails at state 5" in out
+    assert f"Replaying against model {RACY} (given with --model" in out
 
     proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(regression)],
                           capture_output=True, text=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
@@ -56,14 +57,14 @@ def test_replay_fails_loudly_where_the_model_diverges(capsys, tmp_path):
     data = json.loads(trace_file.read_text())
     data["#meta"]["options"] = {"fixed": True}  # the fixed lock raises the flag at Check
     trace_file.write_text(json.dumps(data))
-    code, _, err = run(capsys, "replay", str(trace_file))
+    code, _, err = run(capsys, "replay", str(trace_file), "--model", RACY)
     assert code == 3
     assert "state 2: Check(process=0) leads elsewhere than recorded: flag.p0: recorded 0, model gives 1" in err
 
     data["states"][2]["#meta"]["action"] = "Teleport(process=1)"
     data["#meta"]["options"] = {}
     trace_file.write_text(json.dumps(data))
-    code, _, err = run(capsys, "replay", str(trace_file))
+    code, _, err = run(capsys, "replay", str(trace_file), "--model", RACY)
     assert code == 3 and "Teleport(process=1) is not enabled; enabled actions: " in err
 
 
@@ -83,7 +84,7 @@ def test_corrupt_trace_files_are_refused_with_exit_2(capsys, tmp_path, content, 
     (["check", "no-such-model"], "unknown model 'no-such-model'"),
     (["check", "missing/file.py"], "does not exist"),
     (["check", RACY, "--bogus", "1"], "unrecognised argument(s) --bogus 1; model"),
-    (["check", RACY, "--max-depth", "x"], "--max-depth: invalid int value"),
+    (["check", RACY, "--max-depth", "x"], "--max-depth/--depth: invalid int value"),
     (["check", RACY, "--max-depth", "0"], "max_depth must be a positive integer"),
     (["check", RACY, "--invariant", "Nope"], "unknown property 'Nope'; this model has: MutualExclusion"),
     (["check", RACY, "--checkpoint", "/tmp/x"], "--engine spark only"),
@@ -151,7 +152,7 @@ def test_models_command_lists_the_registry(capsys):
     assert code == 0
     assert "classic  (isrcheck.model.factory:make_model)" in out
     generations = ",".join([*GENERATIONS, *KRAFT_GENERATIONS])  # the declared lists, in their order
-    assert f"--generation {{{generations}}}  default kip320" in out
+    assert f"--generation {{{generations}}}  (default: kip320)" in out
 
 
 def test_properties_command_lists_kinds_and_opt_in(capsys):

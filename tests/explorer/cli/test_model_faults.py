@@ -54,7 +54,7 @@ def test_a_fault_during_replay_is_a_model_fault(capsys, tmp_path):
     assert run(capsys, "check", FAULTY, "--trace-json", str(trace), "--quiet")[0] == 1
     text = trace.read_text().replace('"where": "none"', '"where": "successors"')
     trace.write_text(text)
-    code, _, err = run(capsys, "replay", str(trace))
+    code, _, err = run(capsys, "replay", str(trace), "--model", FAULTY)
     assert code == 4 and "planted fault in successors" in err and "Traceback" not in err
 
 

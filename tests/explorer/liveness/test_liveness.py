@@ -158,7 +158,7 @@ def test_lasso_itf_replay_and_tampering(tmp_path):
     assert data["loop"] == 0 and data["#meta"]["loop_action"] == "'release(A)'"
     path = tmp_path / "lasso.itf.json"
     write_json(path, data)
-    _, replayed = load_and_replay(read_itf(path))
+    _, replayed = load_and_replay(read_itf(path), MUTEX)
     assert replayed.trace.loop == 0 and replayed.violates("BEnters")
     # The same lasso under strong fairness of enter is not fair: not a counterexample there.
     strong = build_model(MUTEX, {"variant": "strong", "declared_fairness": "strong"})
@@ -179,7 +179,7 @@ def test_lasso_cli_trace_json_replay_and_regression(tmp_path, capsys):
     out = capsys.readouterr().out
     assert code == 1 and "Liveness (BEnters) checked under weak fairness of enter, release, take." in out
     assert json.loads(trace_file.read_text())["loop"] == 0
-    assert main(["replay", str(trace_file)]) == 1
+    assert main(["replay", str(trace_file), "--model", MUTEX]) == 1
     assert "=> BEnters fails at state 1" in capsys.readouterr().out
     spec = importlib.util.spec_from_file_location("lasso_regression", regression)
     module = importlib.util.module_from_spec(spec)

@@ -200,7 +200,8 @@ def test_trace_and_regression_work_from_any_directory(tmp_path):
                            "out/test_cex.py", "--quiet"], cwd=work, env=env, capture_output=True, text=True)
     assert made.returncode == 1, made.stderr
     assert json.loads((work / "out" / "cex.itf.json").read_text())["#meta"]["model"] == "../models/racy.py"
-    replay = subprocess.run([*cli, "replay", str(work / "out" / "cex.itf.json")], cwd=elsewhere, env=env,
+    replay = subprocess.run([*cli, "replay", str(work / "out" / "cex.itf.json"), "--model",
+                             str(work / "models" / "racy.py")], cwd=elsewhere, env=env,
                             capture_output=True, text=True)
     assert replay.returncode == 1 and "MutualExclusion fails at state 5" in replay.stdout, replay.stderr
     pytest_run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",

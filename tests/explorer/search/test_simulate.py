@@ -72,7 +72,7 @@ def test_cli_finds_the_planted_race_and_writes_a_replayable_trace(capsys, tmp_pa
     assert "MutualExclusion (invariant) violated" in out and "behaviours tried (seed 1" in out
     data = json.loads(out_file.read_text())
     assert data["#meta"]["simulation"]["seed"] == 1
-    assert main(["replay", str(out_file)]) == 1  # the trace re-executes to the same violation
+    assert main(["replay", str(out_file), "--model", RACY]) == 1  # the trace re-executes to the same violation
 
 
 def test_cli_no_violation_exits_0_and_says_it_proves_nothing(capsys):

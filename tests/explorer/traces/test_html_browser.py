@@ -68,8 +68,11 @@ def test_k1_one_step_per_state_and_the_arrow_key_shows_each_change_the_trace_nam
     page.wait_for_selector("body[data-ready='1']")
     states = violation.trace.states
     assert page.locator("#timeline li").count() == len(states) == 10
-    assert page.get_attribute("#slider", "max") == "10" and step_of(page) == 0
-    assert highlighted(page) == []
+    # The page opens at the violating state, and its address names it.
+    assert page.get_attribute("#slider", "max") == "10" and step_of(page) == 9
+    assert page.evaluate("location.hash") == "#state=10"
+    page.keyboard.press("Home")
+    assert step_of(page) == 0 and highlighted(page) == []
     views = [view(model, s) for s in states]
     for i in range(1, len(states)):
         page.keyboard.press("ArrowRight")
@@ -179,4 +182,84 @@ def test_a_lasso_that_stutters_stays(browser, tmp_path):
     assert "stutters forever" in page.inner_text("#loopnote") and page.is_disabled("#next")
     page.keyboard.press("ArrowRight")
     assert step_of(page) == 3
+    page.close()
+
+
+def test_a_state_link_opens_that_state_and_every_field_says_what_it_means(browser, k1):
+    path, model, violation = k1
+    page = chromium.open_report(browser, str(path) + "#state=3")
+    assert step_of(page) == 2 and page.inner_text("#action code") == repr(violation.trace.steps[2].action)
+    page.keyboard.press("ArrowRight")
+    assert page.evaluate("location.hash") == "#state=4"
+    # A link followed inside the page moves there.
+    page.evaluate("location.hash = '#state=7'")
+    page.wait_for_function("document.body.dataset.step === '6'")
+    # A link past the end opens where the property fails.
+    page.close()
+    page = chromium.open_report(browser, str(path) + "#state=99")
+    assert step_of(page) == 9
+    docs = page.eval_on_selector_all("#fields tr", "rows => rows.map(r => [r.dataset.path, r.cells[2].textContent])")
+    assert docs and all(text for _, text in docs), [p for p, text in docs if not text]
+    assert dict(docs)["replicaState.2.hw"].startswith("the replica's high watermark")
+    # The header names every option: the one set, then the defaults (muted).
+    assert page.locator(".options code.default").count() > 10
+    assert "replicas=2" in page.inner_text(".options")
+    page.close()
+
+
+def test_a_kraft_page_draws_brokers_and_the_controller_and_marks_the_missing_commit(browser, tmp_path_factory):
+    path, _, violation = scenario_page(tmp_path_factory, "K7")
+    page = chromium.open_report(browser, path)
+    assert step_of(page) == len(violation.trace) - 1  # opens where the property fails
+    names = page.eval_on_selector_all(".lane", "ls => ls.map(l => l.dataset.lane)")
+    assert names == ["broker 1", "broker 2", "broker 3", "controller"]
+    assert page.locator('.lane[data-lane="broker 1"] g.mark[data-mark="HW"]').count() == 1
+    assert page.locator('.lane[data-lane="controller"] g.cell').count() == 3
+    assert page.locator('.lane[data-lane="controller"] g.mark').count() == 3
+    lost = page.locator('.lane[data-lane="broker 2"] .lost')
+    assert lost.count() == 1 and "committed value A (offset 0) not on broker 2" in lost.text_content()
+    assert page.locator('.lane[data-lane="broker 1"] g.cell.focus').count() == 1
+    assert "fenced · broker epoch 3" in page.inner_text('.lane[data-lane="broker 3"] .head')
+    # The loss is marked only where the property fails.
+    page.keyboard.press("Home")
+    page.keyboard.press("ArrowRight")
+    assert page.locator(".lost").count() == 0
+    page.close()
+
+
+def test_a_leads_to_lasso_marks_where_its_trigger_held(browser, tmp_path_factory):
+    sc = get_scenario("L1")
+    model = build_model(sc.model, dict(sc.options))
+    result = check(model, properties=list(sc.properties), **dict(sc.check_options))
+    path = tmp_path_factory.mktemp("html") / "L1.html"
+    path.write_text(render(check_report(model, result, model_name=sc.model, options=dict(sc.options))))
+    page = chromium.open_report(browser, path)
+    marked = page.locator("#timeline li.trigger")
+    assert marked.count() == 1 and marked.get_attribute("data-index") == "4"
+    page.keyboard.press("Home")
+    assert page.inner_text("#trigger") == ""
+    page.evaluate("location.hash = '#state=5'")
+    page.wait_for_function("document.body.dataset.step === '4'")
+    assert "The trigger of EventuallyOnline holds here" in page.inner_text("#trigger")
+    page.close()
+
+
+def test_the_swimlane_view_draws_the_whole_trace_and_follows_the_lost_record(browser, k8):
+    path, _, violation = k8
+    page = chromium.open_report(browser, path)
+    rows = page.locator("#swim g.srow")
+    assert rows.count() == len(violation.trace) == 9
+    heads = page.eval_on_selector_all("#swim .lanehead", "ts => ts.map(t => t.textContent)")
+    assert heads == ["replica 1", "replica 2", "controller"]
+    assert page.locator("#swim g.ev").count() == 8  # one event per step after the initial state
+    # LeaderAndIsr epoch 0, sent by the controller at state 2, received by BecomeLeader at state 3.
+    assert page.locator('#swim g.msg[data-from="1"][data-to="2"]').count() == 1
+    # Record 0 is followed down replica 1's lane from its write to the end; lost on replica 2.
+    held = page.eval_on_selector_all("#swim rect.held", "rs => rs.map(r => [r.dataset.lane, r.dataset.index])")
+    assert {lane for lane, _ in held} == {"replica 1"} and min(int(i) for _, i in held) == 4
+    assert page.locator('#swim .lost-mark[data-lane="replica 2"]').count() == 1
+    # The row of the state shown is highlighted, and a click on a row goes to that state.
+    assert page.locator("#swim g.srow.current").get_attribute("data-index") == "8"
+    page.locator('#swim g.srow[data-index="3"] rect.band').click()
+    assert step_of(page) == 3 and page.locator("#swim g.srow.current").get_attribute("data-index") == "3"
     page.close()

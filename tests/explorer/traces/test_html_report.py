@@ -175,12 +175,21 @@ def test_cli_check_scenario_and_show_write_pages(capsys, tmp_path):
     assert ["catalogue", "expected violated, trace of 10 states; got violated, trace of 10 states "
             "(as the catalogue says)"] in data["header"]["counts"]
 
+    # Replayed against a model the user names: the run's very page, pictures included.
     shown = tmp_path / "shown.html"
-    assert main(["show", str(trace_file), "--html", str(shown)]) == 0
+    assert main(["show", str(trace_file), "--html", str(shown), "--model", "classic"]) == 0
     assert "Wrote" in capsys.readouterr().out
     again = page_data(shown.read_text())
     assert again["traces"][0]["steps"] == data["traces"][0]["steps"]
     assert again["header"]["verdict"].startswith("StrongIsr fails at state 10")
+
+    # From the file alone: the same actions, fields, changes and signals, without the model's pictures.
+    alone = tmp_path / "alone.html"
+    assert main(["show", str(trace_file), "--html", str(alone)]) == 0
+    recorded = page_data(alone.read_text())
+    assert recorded["header"]["verdict"].startswith("StrongIsr fails at state 10 (as recorded in the file")
+    without_pictures = [{k: v for k, v in step.items() if k != "picture"} for step in data["traces"][0]["steps"]]
+    assert recorded["traces"][0]["steps"] == without_pictures
 
     assert main(["show", str(trace_file)]) == 0
     assert "State 10: BecomeFollowerAndTruncate" in capsys.readouterr().out
@@ -194,9 +203,14 @@ def test_cli_check_scenario_and_show_write_pages(capsys, tmp_path):
     ran = page_data(lasso_page.read_text())["traces"][0]
     loop = json.loads(lasso_file.read_text())["loop"]
     assert ran["loop"] == loop and "lasso" in ran and "violated by a lasso" in ran["title"]
-    assert main(["show", str(lasso_file), "--html", str(shown)]) == 0
+    assert main(["show", str(lasso_file), "--html", str(shown), "--model", "classic"]) == 0
     replayed = page_data(shown.read_text())["traces"][0]
     assert replayed["loop"] == loop and replayed["lasso"] == ran["lasso"]
+    assert main(["show", str(lasso_file), "--html", str(alone)]) == 0
+    recorded = page_data(alone.read_text())["traces"][0]
+    assert recorded["loop"] == loop and recorded["lasso"] == {k: v for k, v in ran["lasso"].items() if k != "picture"}
+    # Both mark the state where EventuallyOnline's trigger held (the crash that left it offline).
+    assert ran["trigger"] == replayed["trigger"] == 4
 
     racy = tmp_path / "racy.html"
     assert main(["check", RACY, "--quiet", "--html", str(racy)]) == 1
@@ -206,7 +220,7 @@ def test_cli_check_scenario_and_show_write_pages(capsys, tmp_path):
 def test_cli_refuses_an_unusable_html_path_before_searching(capsys, tmp_path):
     assert main(["check", "classic", "--html", str(tmp_path)]) == 2
     err = capsys.readouterr().err
-    assert "is a directory" in err and "Model checking" not in err
+    assert "is a folder" in err and "Model checking" not in err
     assert main(["scenario", "K1", "--html", str(tmp_path / "missing" / "k1.html")]) == 2
     assert "does not exist" in capsys.readouterr().err
 
@@ -218,7 +232,7 @@ def test_show_a_trace_that_no_longer_replays_exits_3(capsys, tmp_path):
     data["states"][5]["#meta"]["action"] = "LeaderWrite(leader=2, record_id=0, epoch=0, offset=0)"
     trace_file.write_text(json.dumps(data))
     capsys.readouterr()
-    assert main(["show", str(trace_file), "--html", str(tmp_path / "x.html")]) == 3
+    assert main(["show", str(trace_file), "--html", str(tmp_path / "x.html"), "--model", "classic"]) == 3
     assert "diverged at state 6" in capsys.readouterr().err and not (tmp_path / "x.html").exists()
 
 

@@ -22,7 +22,7 @@ def violation(model, prop):
 
 
 def test_signals_line_is_compact_and_hides_lowered_flags():
-    line = signals_line({"leader": 1, "taking over": False, "ISR": "2/3", "under-replicated": True,
+    line = signals_line({"leader": 1, "awaiting LeaderAndIsr": False, "ISR": "2/3", "under-replicated": True,
                          "stopped": [], "lag": {"r2": 1, "r3": 0}})
     assert line == "leader 1 | ISR 2/3 | under-replicated | lag r2=1 r3=0"
     assert signals_line({"leader": None, "offline": True, "lag": {}}) == "leader - | offline"
@@ -33,11 +33,11 @@ def test_classic_signals_follow_the_k1_trace():
     model = classic(generation="truncate-to-hw")
     v = violation(model, "StrongIsr")
     sigs = [model.signals(s) for s in v.trace.states]
-    assert sigs[0] == {"leader": None, "taking over": False, "offline": True, "ISR": "2/2",
+    assert sigs[0] == {"leader": None, "awaiting LeaderAndIsr": False, "offline": True, "ISR": "2/2",
                        "under-replicated": False, "lag": {}}
-    # The controller names a leader before it adopts the epoch: "taking over" until BecomeLeader.
+    # The controller names a leader before it adopts the epoch: "awaiting LeaderAndIsr" until BecomeLeader.
     elected = next(i for i, a in enumerate(v.trace.actions, 1) if type(a).__name__ == "ControllerElectLeader")
-    assert sigs[elected]["leader"] == v.trace.actions[elected - 1].leader and sigs[elected]["taking over"]
+    assert sigs[elected]["leader"] == v.trace.actions[elected - 1].leader and sigs[elected]["awaiting LeaderAndIsr"]
     # Lag is the leader's log end offset minus the follower's, at every step.
     for s, sig in zip(v.trace.states, sigs, strict=True):
         view = model.state_view(s)
@@ -45,7 +45,10 @@ def test_classic_signals_follow_the_k1_trace():
         if leader is not None:
             other = 3 - leader
             expect = len(view["replicaLog"][str(leader)]) - len(view["replicaLog"][str(other)])
-            assert sig["lag"] == {f"r{other}": expect}
+            if expect >= 0:
+                assert sig["lag"] == {f"r{other}": expect} and "ahead" not in sig
+            else:  # a longer follower log is shown as how far ahead it is, never as a negative lag
+                assert sig["lag"] == {} and sig["ahead"] == {f"r{other}": -expect}
 
 
 def test_under_replicated_when_the_isr_shrinks_and_stopped_brokers_shown():
@@ -66,7 +69,7 @@ def test_text_trace_has_one_signals_line_per_state():
     lines = [ln for ln in text.splitlines() if ln.startswith("    [signals] ")]
     assert len(lines) == len(v.trace) == 10
     assert lines[0] == "    [signals] leader - | offline | ISR 2/2"
-    assert lines[1] == "    [signals] leader 1 | taking over | ISR 2/2 | lag r2=0"
+    assert lines[1] == "    [signals] leader 1 | awaiting LeaderAndIsr | ISR 2/2 | lag r2=0"
 
 
 def test_itf_carries_signals_in_meta_and_replay_ignores_them(tmp_path):
@@ -74,7 +77,8 @@ def test_itf_carries_signals_in_meta_and_replay_ignores_them(tmp_path):
     v = violation(model, "StrongIsr")
     data = trace_to_itf(model, v.trace, {"model": "classic", "options": {"generation": "truncate-to-hw"}})
     assert data["states"][0]["#meta"]["signals"] == {
-        "leader": None, "taking over": False, "offline": True, "ISR": "2/2", "under-replicated": False, "lag": {}}
+        "leader": None, "awaiting LeaderAndIsr": False, "offline": True, "ISR": "2/2", "under-replicated": False,
+        "lag": {}}
     assert "signals" not in data["vars"] and all("signals" not in st for st in data["states"])
     # A JSON round trip (what a user's tool reads) keeps them, and replay still matches every state.
     data = json.loads(json.dumps(data))

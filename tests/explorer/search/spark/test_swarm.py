@@ -61,7 +61,7 @@ def test_cli_ships_a_model_file_and_exits_1_with_a_replayable_trace(spark, capsy
                  "--partitions", "3", "--trace-json", str(out_file)])
     out = capsys.readouterr().out
     assert code == 1 and "MutualExclusion (invariant) violated" in out and "Swarm on Spark" in out
-    assert main(["replay", str(out_file)]) == 1
+    assert main(["replay", str(out_file), "--model", RACY]) == 1
 
 
 def test_cli_no_violation_exits_0(spark, capsys):
