@@ -45,7 +45,8 @@ def changes(spec, base):
         elif opt.type is bool:
             values = [not base.get(opt.name, opt.default)]
         elif opt.type is int:
-            values = [base.get(opt.name, opt.default) + d for d in (1, 2, -1)]
+            current = base.get(opt.name, opt.default)
+            values = [1, 2, 3] if current is None else [current + d for d in (1, 2, -1)]
         else:
             values = ["LogMatching,StrongIsr", "LogMatching,LeaderCompleteness"]  # LogMatching: the one checked
         refusal = None
@@ -111,7 +112,7 @@ def test_each_option_of_the_classic_model_is_part_of_the_identity(spark, tmp_pat
             continue
         assert_refused("classic", changed, ckpt, capsys, f"model option {name}")
         checked.append(name)
-    must = {"generation", "replicas", "max_records", "acks", "max_crashes", "min_insync_replicas", "invariants"}
+    must = {"generation", "replicas", "max_records", "acks", "max_crashes", "min_insync_replicas", "property_set"}
     must |= ({"split_fetch", "init_isr_size", "max_fencings", "hw_over_maximal_isr"} if family == "kraft" else
              {"log_size", "max_leader_epoch", "truncation", "azs", "placement", "unclean_election"})
     assert must <= set(checked), must - set(checked)
