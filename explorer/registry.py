@@ -8,16 +8,22 @@ the command line builds its model options from that signature, so a user's model
 A factory that renamed an option names the old spelling in a ``renamed_options = {"old": "new"}``
 attribute: the old name is then refused with the new one. The explorer never imports ``model/``
 itself: the Kafka model is found here exactly like a user's.
+
+Each model built here is remembered with its origin (``origin_of``): the spec and every option,
+defaults filled from the factory's signature, so that a run's identity (the Spark engine's
+checkpoints) names the model by what built it, not by what its ``repr`` happens to print.
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import importlib.util
 import inspect
 import os
 import re
 import sys
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.metadata import entry_points
@@ -246,7 +252,7 @@ def make_model(factory: Callable[..., Any], spec: str, options: dict[str, Any]) 
     the call itself is options it does not take (bad input, exit 2); anything else it raises,
     including a TypeError from inside the model's code, is the model failing (ModelError, exit 4)."""
     try:
-        return factory(**options)
+        model = factory(**options)
     except ValueError as exc:
         raise UserError(f"model {spec!r} refused its options: {exc}") from None
     except TypeError as exc:
@@ -255,3 +261,59 @@ def make_model(factory: Callable[..., Any], spec: str, options: dict[str, Any]) 
         raise ModelError(f"the model factory {getattr(factory, '__name__', 'factory')}()", exc) from exc
     except Exception as exc:
         raise ModelError(f"the model factory {getattr(factory, '__name__', 'factory')}()", exc) from exc
+    # Every option, defaults included, for identities that must not depend on a repr (origin_of).
+    try:
+        resolved = {opt.name: opt.default for opt in model_options(factory)}
+    except UserError:  # a parameter without a default, passed explicitly: it is in ``options``
+        resolved = {}
+    resolved.update(options)
+    file = spec.partition(":")[0] if is_file_spec(spec) else None
+    record(model, spec, file, getattr(factory, "__name__", "factory"), resolved)
+    return model
+
+
+# -- where a model came from ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Origin:
+    """A registered model's name, or a model file's absolute path and the digest of its content;
+    the factory's name; every option (name -> value), defaults filled from the factory's signature."""
+
+    spec: str
+    source: str
+    options: tuple[tuple[str, Any], ...]
+
+
+# Origins by the model's id, with a weak reference to the model (dropped with it, so a process
+# that builds many models keeps none alive); a model that takes no weak reference is held strongly,
+# so its id is never reused while its entry exists. A model need not accept new attributes.
+_ORIGINS: dict[int, tuple[Callable[[], Any], Origin]] = {}
+
+
+def record(model: Any, spec: str, file: str | None, factory_name: str, options: dict[str, Any]) -> None:
+    """Remember how ``model`` was built. ``file``: the model file of a file spec, else None."""
+    if file is not None:
+        path = os.path.abspath(file)
+        with open(path, "rb") as fh:
+            digest = hashlib.sha256(fh.read()).hexdigest()[:16]
+        source = f"model file {path}:{factory_name} (content sha256 {digest})"
+    else:
+        source = f"registered model {spec!r} ({factory_name})"
+    key = id(model)
+
+    def forget(ref: Any) -> None:  # the entry of a dead model, unless another has its id now
+        if _ORIGINS.get(key, (None,))[0] is ref:
+            del _ORIGINS[key]
+
+    try:
+        ref: Callable[[], Any] = weakref.ref(model, forget)
+    except TypeError:
+        ref = (lambda held: lambda: held)(model)
+    _ORIGINS[key] = (ref, Origin(spec, source, tuple(sorted(options.items()))))
+
+
+def origin_of(model: Any) -> Origin | None:
+    """How ``model`` was built, or None for a model the registry did not build."""
+    entry = _ORIGINS.get(id(model))
+    return entry[1] if entry is not None and entry[0]() is model else None

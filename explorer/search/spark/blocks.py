@@ -9,10 +9,13 @@ moves is a block of one partition's states:
   fingerprints (16 zero bytes for an initial state) and the action indices (uint32), 36 bytes a
   state;
 - states: one byte string, ``marshal`` of the list of (packed) states where marshal can write
-  them (the classic model's packed ints, tuples of ints), else ``pickle`` (a user's classes).
+  them (the classic model's packed ints, tuples of ints), else ``pickle`` (a user's classes):
+  between the driver and executors, where Spark pickles every record anyway.
 
 The same bytes are the checkpoint's files (``checkpoint``), written with a 12-byte header (a
-magic and the count) so a truncated or foreign file is recognised as such. NumPy is imported
+magic and the count) so a truncated or foreign file is recognised as such; a checkpoint's blocks
+of states are marshal of plain values only, checked by ``plain`` when written and before they are
+read (``checkpoint_states``, ``read_checkpoint_states``): never a pickle. NumPy is imported
 here only, by the functions that need it (executors and the driver both have it).
 """
 
@@ -23,17 +26,19 @@ import pickle
 import struct
 from typing import Any
 
+from isrcheck.explorer.search.spark.plain import VERSION, NotPlain, check_plain, decode_plain
+
 FP = 16  # bytes of a fingerprint
 NO_PARENT = bytes(FP)  # the parent of an initial state
 _MARSHAL, _PICKLE = b"M", b"P"
-PARENTS_MAGIC, FRONTIER_MAGIC = b"ISRPAR02", b"ISRFRN02"
+PARENTS_MAGIC, FRONTIER_MAGIC = b"ISRPAR03", b"ISRFRN03"
 _HEADER = struct.Struct("<8sI")
 
 
 def encode_states(states: list[Any]) -> bytes:
     """One byte string for a list of states (or packed states)."""
     try:
-        return _MARSHAL + marshal.dumps(states, 2)
+        return _MARSHAL + marshal.dumps(states, VERSION)
     except ValueError:  # a tuple subclass or another type marshal does not write
         return _PICKLE + pickle.dumps(states, protocol=5)
 
@@ -44,6 +49,34 @@ def decode_states(data: bytes) -> list[Any]:
     if data[:1] == _PICKLE:
         return pickle.loads(memoryview(data)[1:])
     raise ValueError("not a block of states")
+
+
+def checkpoint_states(data: bytes) -> bytes:
+    """``data`` (an ``encode_states`` block) when it holds plain values only, as a checkpoint file
+    may; NotPlain, naming the type, when the states are pickled objects. A marshal block needs no
+    walk here: the states' contract leaves marshal nothing but plain values to write (``plain``),
+    and every block is walked when it is read."""
+    if data[:1] != _MARSHAL:
+        kinds = sorted({type(s).__qualname__ for s in pickle.loads(memoryview(data)[1:])})
+        raise NotPlain(f"the states are {', '.join(kinds)} objects, not plain values")
+    return data
+
+
+def read_checkpoint_states(data: bytes) -> list[Any]:
+    """The states of a checkpoint file's block, read as data only (``plain``): NotPlain (a
+    ValueError) for a pickle or anything but plain values."""
+    if data[:1] != _MARSHAL:
+        raise NotPlain("a checkpoint's block of states must be marshal of plain values; this one is not "
+                       f"(it starts with {bytes(data[:1])!r})")
+    return decode_plain(memoryview(data)[1:])
+
+
+def check_checkpoint_states(data: bytes) -> None:
+    """``read_checkpoint_states`` without building the states (executors decode them later)."""
+    if data[:1] != _MARSHAL:
+        raise NotPlain("a checkpoint's block of states must be marshal of plain values; this one is not "
+                       f"(it starts with {bytes(data[:1])!r})")
+    check_plain(memoryview(data)[1:])
 
 
 def fp_array(data: bytes) -> Any:

@@ -27,7 +27,7 @@ from isrcheck.explorer.result import CheckResult, Step, Trace, Violation
 from isrcheck.explorer.search.audit import audited_init_states
 from isrcheck.explorer.search.fingerprint import collision_probability
 from isrcheck.explorer.search.rebuild import rebuild_trace
-from isrcheck.explorer.search.spark.checkpoint import Checkpoint, run_identity
+from isrcheck.explorer.search.spark.checkpoint import Checkpoint, not_data, run_identity
 from isrcheck.explorer.search.spark.faults import is_fault, stop_for
 from isrcheck.explorer.search.spark.interrupt import Interrupts
 from isrcheck.explorer.search.spark.level import (
@@ -41,9 +41,11 @@ from isrcheck.explorer.search.spark.level import (
     unhack_namedtuples,
 )
 from isrcheck.explorer.search.spark.lost import LostExecutor, is_loss, lost_message
+from isrcheck.explorer.search.spark.manifest import MAX_PARTITIONS
 from isrcheck.explorer.search.spark.session import get_session, make_payload
 from isrcheck.explorer.search.spark.steps import expand, initial_candidates
 from isrcheck.explorer.search.spark.store import Store
+from isrcheck.explorer.search.spark.tasks import NOT_DATA, UNREADABLE
 from isrcheck.explorer.selection import Selected, describe_failure
 
 OPTIONS = ("master", "checkpoint", "resume", "partitions", "driver_threshold", "driver_memory",
@@ -95,8 +97,8 @@ def run_spark(
     if replicas is not None and (not isinstance(replicas, int) or not 1 <= replicas <= 3):
         raise UserError(f"replicas must be 1, 2 or 3, not {replicas!r}")
     partitions = opts.get("partitions")
-    if partitions is not None and (not isinstance(partitions, int) or partitions < 1):
-        raise UserError(f"partitions must be a positive integer, not {partitions!r}")
+    if partitions is not None and (not isinstance(partitions, int) or not 1 <= partitions <= MAX_PARTITIONS):
+        raise UserError(f"partitions must be an integer from 1 to {MAX_PARTITIONS:,}, not {partitions!r}")
     run = _Run(model, props, max_depth=max_depth, stop_at_first=stop_at_first, symmetry=symmetry,
                check_deadlock=check_deadlock, progress=progress or Silent(), opts=opts, threshold=threshold)
     return run.execute()
@@ -145,14 +147,18 @@ class _Run:
             with Interrupts() as interrupts:
                 return self._execute(interrupts)
         finally:
+            if self.checkpoint is not None:
+                self.checkpoint.unlock()
             rehack(undone)
 
     def _execute(self, interrupts: Interrupts) -> CheckResult:
         manifest = None
         if self.checkpoint is not None:
+            self.checkpoint.lock(create=not self.opts.get("resume"))
             if self.opts.get("resume"):
                 manifest = self.checkpoint.read_manifest()
                 self.checkpoint.check_identity(manifest, self.identity)
+                self.checkpoint.check_names(manifest, self.props)
                 self.checkpoint.verify_files(manifest)
             else:
                 self.checkpoint.prepare_new()
@@ -381,8 +387,8 @@ class _Run:
             self.frontier_size = int(run["frontier_size"])
             on_driver = bool(run["on_driver"])
         except (KeyError, TypeError, ValueError) as exc:
-            raise UserError(f"the checkpoint manifest in {self.checkpoint.dir} is corrupt ({exc!r}); delete the "
-                            "folder and start again") from None
+            raise UserError(f"the checkpoint manifest in {self.checkpoint.dir} is corrupt ({exc!r}); start a new "
+                            "run in another --checkpoint folder") from None
         self.resumed_from = self.level
         self.frontier = restore_store(self.store, self.checkpoint, self.levels, on_driver=on_driver,
                                       threshold=self.threshold)
@@ -475,6 +481,11 @@ def _contract_error(exc: Exception) -> Exception | None:
     if marker in text:
         message = text.split(marker, 1)[1].strip().splitlines()[0]
         return ContractError(message)
+    for marker, make in ((NOT_DATA, not_data), (UNREADABLE, lambda m: UserError(
+            f"a checkpoint file is not data this version wrote ({m}); the checkpoint is damaged or forged: start "
+            "the run again without --resume in another --checkpoint folder"))):
+        if marker in text:
+            return make(text.split(marker, 1)[1].strip().splitlines()[0])
     marker = "ModuleNotFoundError: No module named "
     if marker in text:
         name = text.split(marker, 1)[1].strip().splitlines()[0]

@@ -33,6 +33,9 @@ from typing import Any
 
 from isrcheck.explorer.search.spark.blocks import (
     FP,
+    NotPlain,
+    check_checkpoint_states,
+    checkpoint_states,
     decode_states,
     encode_states,
     frontier_bytes,
@@ -145,7 +148,12 @@ def only_parents(items: Iterator[tuple[int, tuple]]) -> Iterator[tuple[int, tupl
 
 
 def part_name(kind: str, index: int) -> str:
-    return f"{kind}-{index:05d}.pkl"
+    return f"{kind}-{index:05d}.bin"
+
+
+# Markers of errors raised on executors, found in the driver's exception text (engine._contract_error).
+NOT_DATA = "isrcheck-checkpoint-not-data: "
+UNREADABLE = "isrcheck-checkpoint-unreadable: "
 
 
 def write_file(path: str, data: bytes) -> None:
@@ -163,6 +171,11 @@ def write_part(directory: str, index: int, parents: bytes, frontier: bytes) -> N
     committed (a recomputed cache block) finds no folder and skips."""
     if not os.path.isdir(directory):
         return
+    try:
+        checkpoint_states(read_frontier(frontier)[1])  # this task's own block: it names the states' type
+    except NotPlain as exc:
+        # read by engine._contract_error: a UserError in the driver, not a stack trace
+        raise ValueError(f"{NOT_DATA}{exc}") from None
     for kind, data in (("parents", parents), ("frontier", frontier)):
         write_file(os.path.join(directory, part_name(kind, index)), data)
 
@@ -190,8 +203,13 @@ def read_frontier_part(directory: str):
     checkpointed level, as one STATE record."""
 
     def run(index: int, _: Any) -> Iterator[tuple[int, tuple]]:
-        with open(os.path.join(directory, part_name("frontier", index)), "rb") as fh:
+        path = os.path.join(directory, part_name("frontier", index))
+        with open(path, "rb") as fh:
             fps, states = read_frontier(fh.read())
+        try:
+            check_checkpoint_states(states)  # data only: the expansion decodes it later
+        except NotPlain as exc:
+            raise ValueError(f"{UNREADABLE}{path}: {exc}") from None
         yield index, (STATE, fps, states)
 
     return run

@@ -89,7 +89,7 @@ def test_killed_run_resumes_from_its_last_complete_level(spark, tmp_path):
     assert killed_at < 17  # killed mid-run (the run has 17 levels and an empty 18th)
     # A half-written next level (as a kill during its write leaves) must not be taken as complete.
     (ckpt / f"level-{killed_at + 1:06d}").mkdir(exist_ok=True)
-    (ckpt / f"level-{killed_at + 1:06d}" / "driver.pkl").write_bytes(b"half")
+    (ckpt / f"level-{killed_at + 1:06d}" / "driver.bin").write_bytes(b"half")
     options = dict(stop_at_first=False, driver_threshold=0, partitions=3)
     resumed = check(Counters(4, 5, bug_at=9), engine="spark", checkpoint=str(ckpt), resume=True, **options)
     whole = check(Counters(4, 5, bug_at=9), engine="spark", **options)
@@ -146,13 +146,13 @@ def test_corrupt_manifest_is_a_user_error(saved):
 
 
 def test_missing_level_data_is_a_user_error(saved):
-    (saved / "level-000002" / "parents-00001.pkl").unlink()
+    (saved / "level-000002" / "parents-00001.bin").unlink()
     with pytest.raises(UserError, match="level 2 of the checkpoint"):
         check(Counters(3, 4), engine="spark", checkpoint=str(saved), resume=True, driver_threshold=0)
 
 
 def test_damaged_driver_level_is_a_user_error(saved):
-    (saved / "level-000001" / "driver.pkl").write_bytes(b"not a pickle")
+    (saved / "level-000001" / "driver.bin").write_bytes(b"not a pickle")
     with pytest.raises(UserError, match="level 1 of the checkpoint"):
         check(Counters(3, 4), engine="spark", checkpoint=str(saved), resume=True, driver_threshold=0)
 
@@ -168,14 +168,15 @@ def test_a_new_run_does_not_overwrite_a_checkpoint(saved):
 
 
 def test_a_checkpoint_of_the_old_format_is_refused_naming_both_versions(saved):
-    # Format 1 kept pickled dicts of text-encoded fingerprints; format 2 keeps raw blocks of
-    # marshal-based ones, so an old checkpoint's fingerprints mean nothing to this version.
+    # Format 1 kept pickled dicts of text-encoded fingerprints; format 2 pickled a user's states;
+    # format 3 holds data only, so neither older one is read.
     path = saved / "manifest.json"
     old = json.loads(path.read_text())
-    old["format"] = "isrcheck-spark-checkpoint/1"
-    path.write_text(json.dumps(old))
-    with pytest.raises(UserError) as err:
-        check(Counters(3, 4), engine="spark", checkpoint=str(saved), resume=True, driver_threshold=0)
-    text = str(err.value)
-    assert "'isrcheck-spark-checkpoint/1'" in text and "'isrcheck-spark-checkpoint/2'" in text
-    assert "start the run again without --resume" in text
+    for version in (1, 2):
+        old["format"] = f"isrcheck-spark-checkpoint/{version}"
+        path.write_text(json.dumps(old))
+        with pytest.raises(UserError) as err:
+            check(Counters(3, 4), engine="spark", checkpoint=str(saved), resume=True, driver_threshold=0)
+        text = str(err.value)
+        assert f"'isrcheck-spark-checkpoint/{version}'" in text and "'isrcheck-spark-checkpoint/3'" in text
+    assert "start the run again without --resume" in text.lower() and "delete" not in text.lower()

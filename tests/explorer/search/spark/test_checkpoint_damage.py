@@ -1,6 +1,7 @@
 """A truncated or altered checkpoint file is found on --resume before Spark reads it: exit 2 with one
 paragraph naming the file, its level and the fix (step back one level when only the last level is
-damaged, otherwise delete the folder); never Java or Python traces, never another level named."""
+damaged, otherwise a new run in another folder, never deleting one that may be live); never Java
+or Python traces, never another level named."""
 
 from __future__ import annotations
 
@@ -58,28 +59,29 @@ def cut(spark, tmp_path):
     return tmp_path
 
 
-def test_truncated_file_of_an_earlier_level_names_it_and_says_delete(cut):
-    damaged = cut / "level-000003" / "parents-00001.pkl"
+def test_truncated_file_of_an_earlier_level_names_it_and_says_start_elsewhere(cut):
+    damaged = cut / "level-000003" / "parents-00001.bin"
     truncate(damaged)
     with pytest.raises(UserError) as err:
         check(Counters(3, 4, bug_at=6), engine="spark", checkpoint=str(cut), resume=True, **OPTIONS)
     text = str(err.value)
-    assert "level-000003/parents-00001.pkl (level 3 of the checkpoint)" in text
+    assert "level-000003/parents-00001.bin (level 3 of the checkpoint)" in text
     assert "bytes where the run wrote" in text
-    assert "Levels 3 to 5 cannot be resumed" in text and "delete the folder" in text
+    assert "Levels 3 to 5 cannot be resumed" in text and "in another --checkpoint folder" in text
+    assert "delete" not in text.lower()
     assert "\n" not in text and "Traceback" not in text and "py4j" not in text.lower()
 
 
 def test_damaged_last_level_can_be_stepped_back_from(cut):
     model = Counters(3, 4, bug_at=6)
-    damaged = cut / "level-000005" / "frontier-00002.pkl"
+    damaged = cut / "level-000005" / "frontier-00002.bin"
     data = bytearray(damaged.read_bytes())
     data[len(data) // 2] ^= 0xFF  # same size, other content: found by the checksum
     damaged.write_bytes(bytes(data))
     with pytest.raises(UserError) as err:
         check(model, engine="spark", checkpoint=str(cut), resume=True, **OPTIONS)
     text = str(err.value)
-    assert "level-000005/frontier-00002.pkl (level 5 of the checkpoint)" in text
+    assert "level-000005/frontier-00002.bin (level 5 of the checkpoint)" in text
     assert "checksum differs" in text
     assert f"mv {cut / 'manifest.prev.json'} {cut / 'manifest.json'}" in text
     # The fix the message gives works: back to level 4, level 5 computed again, the same result.
@@ -99,10 +101,10 @@ def test_cli_resume_of_a_truncated_checkpoint_exits_2_with_one_paragraph(spark, 
             "--checkpoint", str(ckpt), "--quiet"]
     assert main(args) == 0
     last = json.loads((ckpt / "manifest.json").read_text())["last_level"]
-    truncate(ckpt / f"level-{last - 4:06d}" / "parents-00000.pkl")
+    truncate(ckpt / f"level-{last - 4:06d}" / "parents-00000.bin")
     capsys.readouterr()
     assert main([*args, "--resume"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err
-    assert f"parents-00000.pkl (level {last - 4} of the checkpoint)" in err
-    assert "delete the folder" in err
+    assert f"parents-00000.bin (level {last - 4} of the checkpoint)" in err
+    assert "in another --checkpoint folder" in err and "delete" not in err.lower()
