@@ -82,7 +82,7 @@ def test_cli_no_violation_exits_0_and_says_it_proves_nothing(capsys):
 
 
 @pytest.mark.parametrize("argv,words", [
-    (["--depth", "0"], "argument --depth: '0' must be at least 1"),
+    (["--depth", "0"], "argument --max-depth/--depth: '0' must be at least 1"),
     (["--behaviours", "-3"], "argument --behaviours/--behaviors: '-3' must be at least 1"),
     (["--trace-json", "/nonexistent-dir/t.itf.json"], "--trace-json"),
 ])
