@@ -1,0 +1,34 @@
+"""The constants of KRaft.tla (Vanlightly/raft-tlaplus, ``specifications/pull-raft``), validated.
+
+``voters`` is |Server|, ``values`` is |Value|, ``max_elections`` is MaxElections and
+``max_restarts`` is MaxRestarts. Every bound is checked here so that an impossible one is refused
+with the reason and the fix before any state is built.
+
+Abstracted away: nothing; this is the configuration only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+MAX_VOTERS = 5  # server sets are bit masks and a vote count is a majority of them; 5 is already far past TLC
+MAX_VALUES = 8  # values are shown as letters A..H
+
+
+@dataclass(frozen=True)
+class QuorumConfig:
+    voters: int = 3
+    values: int = 1
+    max_elections: int = 1
+    max_restarts: int = 0
+
+    def validate(self) -> None:
+        if not 1 <= self.voters <= MAX_VOTERS:
+            raise ValueError(f"voters={self.voters}: the quorum has 1 to {MAX_VOTERS} voters; pass --voters 3 "
+                             "(the specs' configuration)")
+        if not 1 <= self.values <= MAX_VALUES:
+            raise ValueError(f"values={self.values}: clients write 1 to {MAX_VALUES} values; pass --values 1")
+        if self.max_elections < 0:
+            raise ValueError(f"max_elections={self.max_elections}: give 0 or more (0: no leader is ever elected)")
+        if self.max_restarts < 0:
+            raise ValueError(f"max_crashes={self.max_restarts}: give 0 or more")

@@ -1,0 +1,33 @@
+"""``make_model``: the entry point the ``isrcheck.models`` registry names ``quorum``.
+
+The command line builds the options from this signature; each option's help is this docstring's
+entry for it. They map onto KRaft.tla's constants (Vanlightly/raft-tlaplus, ``specifications/pull-raft``):
+``--voters`` is |Server|, ``--values`` is |Value|, ``--max-elections`` is MaxElections and
+``--max-crashes`` is MaxRestarts (the option keeps the name the classic model gives its own crash bound).
+"""
+
+from __future__ import annotations
+
+from .config import QuorumConfig
+from .model import QuorumModel
+
+
+def make_model(
+    *,
+    voters: int = 3,
+    values: int = 1,
+    max_elections: int = 1,
+    max_crashes: int = 0,
+    property_set: str = "all",
+) -> QuorumModel:
+    """The metadata quorum: KRaft's pull-based Raft (KIP-595), after KRaft.tla (docs/quorum.md).
+
+    voters: the spec's Server: how many controllers vote (1 to 5).
+    values: the spec's Value: how many values clients write to the metadata log (1 to 8).
+    max_elections: the spec's MaxElections: how many elections servers may start.
+    max_crashes: the spec's MaxRestarts: how many server restarts (the log, epoch and vote survive).
+    property_set: which properties the model builds: all, default, or comma-separated names
+        (isrcheck properties quorum lists them); a run checks the default ones unless --invariant names others.
+    """
+    config = QuorumConfig(voters=voters, values=values, max_elections=max_elections, max_restarts=max_crashes)
+    return QuorumModel(config, property_set)

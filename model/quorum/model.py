@@ -1,0 +1,130 @@
+"""``QuorumModel``: the metadata quorum (KRaft's pull-based Raft, KIP-595), for ``isrcheck.explorer.check``.
+
+Builds the spec's ``Init`` (every server Unattached in epoch 1 with an empty log, no message sent),
+hands out the steps' successors (``isrcheck.model.quorum.steps``), the properties
+(``isrcheck.properties.quorum``), a named view of each state for traces, ITF and the HTML page (with
+each field's description), operator signals, and an exact packing of states (``pack``/``unpack``:
+marshal's version 2 bytes, which has no back-references, so equal states give equal bytes) for the
+compact stores and Spark.
+"""
+
+from __future__ import annotations
+
+import marshal
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from isrcheck.explorer.contract import Property
+from isrcheck.properties import quorum as quorum_properties
+
+from . import fields
+from .config import QuorumConfig
+from .fields import (
+    ACKED_FIELD,
+    ELECTIONS,
+    EPOCH,
+    GLOBAL_FIELDS,
+    HW,
+    LEADER,
+    LEADER_ID,
+    LOG,
+    MESSAGES,
+    NIL,
+    RESTARTS,
+    SERVER_FIELDS,
+    STATE,
+    STATE_NAMES,
+    UNATTACHED,
+    UNWRITTEN,
+    Layout,
+)
+from .steps import QuorumSteps
+
+
+@dataclass(frozen=True)
+class QuorumTables:
+    """What the properties read (``isrcheck.properties.quorum``): the constants, the layout, the field offsets."""
+
+    config: QuorumConfig
+    layout: Layout
+    fields: Any
+
+
+class QuorumModel:
+    def __init__(self, config: QuorumConfig, property_set: str = "all") -> None:
+        config.validate()
+        self.config = config
+        self.property_set = property_set
+        self.layout = Layout(config.voters)
+        self._steps = QuorumSteps(config, self.layout)
+        self.successors = self._steps.successors
+        self.tables = QuorumTables(config, self.layout, fields)
+        self._properties = tuple(quorum_properties.build(self.tables, property_set))
+
+    def __repr__(self) -> str:
+        c = self.config
+        return (f"QuorumModel(voters={c.voters}, values={c.values}, max_elections={c.max_elections}, "
+                f"max_restarts={c.max_restarts})")
+
+    def __reduce__(self):
+        return (QuorumModel, (self.config, self.property_set))
+
+    # -- the contract ---------------------------------------------------------------------------------
+
+    def init_states(self) -> Sequence[tuple]:
+        lay = self.layout
+        block = (1, UNATTACHED, NIL, NIL, (), (), 0, 0, (0,) * lay.n)
+        assert len(block) == len(SERVER_FIELDS)
+        return [block * lay.n + ((), (UNWRITTEN,) * self.config.values, 0, 0)]
+
+    def properties(self) -> Sequence[Property]:
+        return self._properties
+
+    def pack(self, state: tuple) -> bytes:
+        """The state as marshal's version-2 bytes: exact (no back-references: equal states, equal bytes)."""
+        return marshal.dumps(state, 2)
+
+    def unpack(self, packed: bytes) -> tuple:
+        return marshal.loads(packed)
+
+    def action_family(self, action: Any) -> str:
+        """The step and the server taking it: ``SendFetchRequest s2``."""
+        return f"{action.name} s{action.server}"
+
+    # -- what users read --------------------------------------------------------------------------------
+
+    def state_view(self, s: tuple) -> dict[str, Any]:
+        """Every field under its spec name; a server's fields carry its id (``log.2``)."""
+        lay, t = self.layout, self.tables
+        view: dict[str, Any] = {}
+        for i in lay.servers:
+            o = lay.base[i]
+            for k, f in enumerate(SERVER_FIELDS):
+                view[f"{f.view}.{i + 1}"] = f.show(t, s, o + k)
+        for k, f in enumerate(GLOBAL_FIELDS):
+            view[f.view] = f.show(t, s, lay.g + k)
+        return view
+
+    def field_docs(self) -> dict[str, str]:
+        """One line per view key saying what it means (``isrcheck.model.quorum.fields``)."""
+        return dict(fields.FIELD_DOCS)
+
+    def signals(self, s: tuple) -> dict[str, Any]:
+        """What an operator sees: the leader and its epoch, the high watermark, the states, messages in flight."""
+        lay = self.layout
+        leaders = [i for i in lay.servers if s[lay.base[i] + STATE] == LEADER]
+        newest = max(leaders, key=lambda i: s[lay.base[i] + EPOCH], default=None)
+        out: dict[str, Any] = {"leader": None if newest is None else newest + 1,
+                               "epoch": None if newest is None else s[lay.base[newest] + EPOCH]}
+        if newest is not None:
+            o = lay.base[newest]
+            out["hw"] = s[o + HW]
+            out["lag"] = {f"s{i + 1}": len(s[o + LOG]) - len(s[lay.base[i] + LOG]) for i in lay.servers
+                          if i != newest and s[lay.base[i] + LEADER_ID] == newest}
+        out["states"] = "/".join(STATE_NAMES[s[lay.base[i] + STATE]] for i in lay.servers)
+        out["in-flight"] = sum(count for _, count in s[lay.g + MESSAGES])
+        out["elections"] = s[lay.g + ELECTIONS]
+        out["restarts"] = s[lay.g + RESTARTS]
+        out["acked"] = [fields.VALUES[v] for v, a in enumerate(s[lay.g + ACKED_FIELD]) if a == fields.ACKED]
+        return out

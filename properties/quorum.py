@@ -1,0 +1,143 @@
+"""The properties of the metadata quorum (``isrcheck.model.quorum``), named as the specs name them.
+
+Invariants of KRaft.tla (Vanlightly/raft-tlaplus, ``specifications/pull-raft``), the four its
+configuration checks, on by default:
+
+- NoIllegalState: no server reached the state the spec's transitions call illegal (following a
+  second leader in its epoch, becoming a follower twice in one epoch).
+- NoLogDivergence: two servers agree on every entry up to the lower of their high watermarks.
+- NeverTwoLeadersInSameEpoch: two servers in the same epoch never name different leaders.
+- LeaderHasAllAckedValues: the newest leader (no server has a later epoch) has every acknowledged value.
+
+AckedValueNotLost (kafka-tlaplus ``kraft/kip_853``), on by default: every acknowledged value is
+in some server's log. CommittedEntriesReachMajority (KRaft.tla, not in its configuration; opt-in):
+a leader's committed entry at its high watermark is on a majority.
+
+``sometimes`` companions, so that a complete run that never elects or commits says so:
+LeaderElected, ValueAcknowledged.
+
+Like the rest of ``properties/``, this module never imports ``model``: everything it reads comes
+through the tables the model hands it (``config``, ``layout``, ``fields``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from isrcheck.explorer.contract import Property
+
+ALWAYS = ("NoIllegalState", "NoLogDivergence", "NeverTwoLeadersInSameEpoch", "LeaderHasAllAckedValues",
+          "AckedValueNotLost")
+OPT_IN = ("CommittedEntriesReachMajority",)
+SOMETIMES = ("LeaderElected", "ValueAcknowledged")
+NAMES = ALWAYS + OPT_IN + SOMETIMES
+
+
+def build(t: Any, property_set: str = "all") -> list[Property]:
+    """The selected properties: 'all' or 'default' (every one, the opt-in ones run only when named)
+    or comma-separated names."""
+    if property_set in ("all", "default"):
+        chosen = NAMES
+    else:
+        chosen = tuple(n.strip() for n in property_set.split(",") if n.strip())
+        unknown = [n for n in chosen if n not in NAMES]
+        if unknown:
+            raise ValueError(f"property_set: unknown for the quorum: {', '.join(unknown)}; choose from "
+                             f"{', '.join(NAMES)}")
+    builders = _builders(t)
+    return [builders[n]() for n in chosen]
+
+
+def _builders(t: Any) -> dict[str, Any]:
+    lay, f = t.layout, t.fields
+    base, g, servers, n = lay.base, lay.g, lay.servers, lay.n
+    EPOCH, STATE, LEADER_ID, LOG, HW = f.EPOCH, f.STATE, f.LEADER_ID, f.LOG, f.HW
+    ACKED_FIELD, ACKED, LEADER, ILLEGAL, NIL = f.ACKED_FIELD, f.ACKED, f.LEADER, f.ILLEGAL, f.NIL
+    V = f.VALUES
+
+    def illegal(s) -> str:
+        bad = [i + 1 for i in servers if s[base[i] + STATE] == ILLEGAL]
+        return f"server {', '.join(map(str, bad))} in IllegalState" if bad else ""
+
+    def divergence(s) -> str:
+        for a in servers:
+            for b in servers:
+                if a >= b:
+                    continue
+                low = min(s[base[a] + HW], s[base[b] + HW])
+                la, lb = s[base[a] + LOG], s[base[b] + LOG]
+                for k in range(low):
+                    if la[k] != lb[k]:
+                        return (f"offset {k + 1}, under both high watermarks: server {a + 1} has "
+                                f"{V[la[k][1]]}@{la[k][0]}, server {b + 1} has {V[lb[k][1]]}@{lb[k][0]}")
+        return ""
+
+    def two_leaders(s) -> str:
+        for a in servers:
+            for b in servers:
+                la, lb = s[base[a] + LEADER_ID], s[base[b] + LEADER_ID]
+                if a < b and la != NIL and lb != NIL and la != lb and s[base[a] + EPOCH] == s[base[b] + EPOCH]:
+                    return (f"in epoch {s[base[a] + EPOCH]} server {a + 1} follows {la + 1} and server {b + 1} "
+                            f"follows {lb + 1}")
+        return ""
+
+    def acked_values(s) -> list[int]:
+        return [v for v, a in enumerate(s[g + ACKED_FIELD]) if a == ACKED]
+
+    def has_value(s, i, v) -> bool:
+        return any(entry[1] == v for entry in s[base[i] + LOG])
+
+    def leader_missing_acked(s) -> str:
+        newest = max(s[base[i] + EPOCH] for i in servers)
+        for v in acked_values(s):
+            for i in servers:
+                o = base[i]
+                if s[o + STATE] == LEADER and s[o + EPOCH] == newest and not has_value(s, i, v):
+                    return f"leader {i + 1} of epoch {newest} lacks acknowledged value {V[v]}"
+        return ""
+
+    def acked_lost(s) -> str:
+        for v in acked_values(s):
+            if not any(has_value(s, i, v) for i in servers):
+                return f"acknowledged value {V[v]} is on no server"
+        return ""
+
+    def not_on_majority(s) -> str:
+        leaders = [i for i in servers if s[base[i] + STATE] == LEADER and s[base[i] + HW] > 0]
+        if not leaders:
+            return ""
+        for i in leaders:
+            hw, log = s[base[i] + HW], s[base[i] + LOG]
+            have = sum(1 for j in servers if len(s[base[j] + LOG]) >= hw and s[base[j] + LOG][hw - 1] == log[hw - 1])
+            if have >= n // 2 + 1:
+                return ""
+        i = leaders[0]
+        return f"leader {i + 1}'s entry at its high watermark {s[base[i] + HW]} is on fewer than a majority"
+
+    def leader_elected(s) -> bool:
+        return any(s[base[i] + STATE] == LEADER for i in servers)
+
+    def value_acked(s) -> bool:
+        return bool(acked_values(s))
+
+    def always(name, fails, doc, default=True):
+        return lambda: Property.always(name, lambda s: not fails(s), doc, describe=fails, default=default)
+
+    return {
+        "NoIllegalState": always("NoIllegalState", illegal,
+                                 "no server made a transition the spec declares illegal"),
+        "NoLogDivergence": always("NoLogDivergence", divergence,
+                                  "two servers agree on every entry up to the lower of their high watermarks"),
+        "NeverTwoLeadersInSameEpoch": always("NeverTwoLeadersInSameEpoch", two_leaders,
+                                             "two servers in the same epoch never name different leaders"),
+        "LeaderHasAllAckedValues": always("LeaderHasAllAckedValues", leader_missing_acked,
+                                          "the newest leader has every acknowledged value"),
+        "AckedValueNotLost": always("AckedValueNotLost", acked_lost,
+                                    "every acknowledged value is in some server's log"),
+        "CommittedEntriesReachMajority": always(
+            "CommittedEntriesReachMajority", not_on_majority,
+            "a leader's entry at its high watermark is on a majority (opt-in)", default=False),
+        "LeaderElected": lambda: Property.sometimes("LeaderElected", leader_elected, "some server becomes leader"),
+        "ValueAcknowledged": lambda: Property.sometimes("ValueAcknowledged", value_acked,
+                                                        "some value is committed and acknowledged"),
+    }
