@@ -1,6 +1,6 @@
 """The quorum's steps as small frozen values whose ``repr`` reads like KRaft.tla's actions.
 
-One class for every step: ``name`` is the spec's action, ``server`` the server taking it (1..n),
+One type for every step: ``name`` is the spec's action, ``server`` the server taking it (1..n),
 ``peer`` the other end of the message it handles or sends (0: none), ``epoch`` the epoch the
 message or election carries, ``value`` a client value's index, ``detail`` a few words more
 (granted, the fetch offset, the truncation point). ``RequestVote(1, epoch=2)``,
@@ -11,13 +11,15 @@ Abstracted away: nothing; these are labels, the steps are in ``isrcheck.model.qu
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 VALUES = "ABCDEFGH"
 
 
-@dataclass(frozen=True, slots=True)
-class QuorumAction:
+class QuorumAction(NamedTuple):
+    """A tuple led by the step's name, so that the Hypothesis bridge draws each step as a kind of
+    its own (``isrcheck.explorer.stateful.action_kind``) and a random walk is not drowned in fetches."""
+
     name: str
     server: int
     peer: int = 0

@@ -52,8 +52,8 @@ def _pending(t: Any, s: tuple, i: int) -> str | None:
     return describe(s[i]) if s[i] else None
 
 
-def _messages(t: Any, s: tuple, i: int) -> list[str]:
-    return [f"{describe(m)} x{count}" for m, count in s[i]]
+def _messages(t: Any, s: tuple, i: int) -> dict[str, int]:
+    return {describe(m): count for m, count in s[i]}
 
 
 SERVER_FIELDS = (

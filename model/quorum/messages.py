@@ -65,7 +65,9 @@ def describe(m: tuple) -> str:
         return head + (f" {ERROR_NAMES[m[2]]}" if m[2] != NIL else "")
     if kind == FQ:
         return f"{head} fetchOffset {m[2]} lastFetchedEpoch {m[3]}"
-    text = f"{head} {RESULT_NAMES[m[3]]} leader {_who(m[2])} hwm {m[6]}"
+    asked = m[11]  # the FetchRequest it answers: responses differ by it, and so must their lines
+    text = (f"{head} {RESULT_NAMES[m[3]]} to fetch (offset {asked[2]}, epoch {asked[3]}) of epoch {asked[1]}, "
+            f"leader {_who(m[2])} hwm {m[6]}")
     if m[3] == OK:
         text += " entries [" + ", ".join(f"{VALUES[v]}@{e}" for e, v in m[5]) + "]"
     elif m[3] == DIVERGING:

@@ -1,0 +1,25 @@
+"""Parity of the Spark engine with the local engine on the metadata quorum (``isrcheck.model.quorum``),
+whose packed states (marshal bytes) travel and are stored as Spark's fast path keeps them."""
+
+from __future__ import annotations
+
+import pytest
+from isrcheck.explorer.registry import build_model
+
+from tests.explorer.search.spark.helpers import compare
+
+pytestmark = pytest.mark.spark
+
+
+def test_quorum_complete_run_matches_local(spark):
+    # Two voters, one value, one election: a small complete run, most levels on executors.
+    model = build_model("quorum", {"voters": 2, "values": 1, "max_elections": 1})
+    local, spark_result = compare(model, stop_at_first=False, driver_threshold=20, partitions=2)
+    assert spark_result.complete and spark_result.stats["levels_on_spark"] > 0
+    assert local.distinct_states == spark_result.distinct_states > 100
+
+
+def test_quorum_restart_trace_matches_local(spark):
+    model = build_model("quorum", {"max_crashes": 1})
+    local, spark_result = compare(model, properties=["NoIllegalState"], driver_threshold=50, partitions=2)
+    assert len(spark_result.violations[0].trace) == len(local.violations[0].trace) == 7

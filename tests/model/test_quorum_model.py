@@ -1,0 +1,113 @@
+"""The metadata quorum (``isrcheck.model.quorum``): its counts equal TLC's on KRaft.tla, its shortest
+counterexample is TLC's, its packing is exact, its view is described, its options and property
+names are validated, and it runs on every core and under Hypothesis.
+
+TLC's figures (Vanlightly/raft-tlaplus, specifications/pull-raft/KRaft.tla, its cfg without VIEW and
+SYMMETRY, 3 servers, Value {v1}; docs/quorum.md has the commands): MaxElections 1, MaxRestarts 0:
+10,468 distinct states, depth 30, every invariant holds; MaxRestarts 1: NoIllegalState violated with
+a 7-state trace (225 distinct states at the stop), and the other invariants hold over 135,343
+distinct states, depth 43.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import settings
+from isrcheck.explorer.cli.main import main
+from isrcheck.explorer.registry import build_model
+from isrcheck.explorer.stateful import run_machine
+
+import isrcheck
+
+SAFETY = ["NoLogDivergence", "NeverTwoLeadersInSameEpoch", "LeaderHasAllAckedValues", "AckedValueNotLost"]
+
+
+def quorum(**options):
+    return build_model("quorum", options)
+
+
+def test_complete_run_has_tlcs_counts():
+    result = isrcheck.check(quorum(), workers=1)
+    assert result.complete and result.ok and not result.vacuous
+    assert (result.distinct_states, result.depth) == (10_468, 30)
+
+
+def test_committed_entries_reach_a_majority():
+    result = isrcheck.check(quorum(), properties=["CommittedEntriesReachMajority", "ValueAcknowledged"], workers=1)
+    assert result.complete and result.ok and not result.vacuous
+
+
+def test_restart_gives_tlcs_illegal_state_trace():
+    result = isrcheck.check(quorum(max_crashes=1), properties=["NoIllegalState"], workers=1)
+    [violation] = result.violations
+    names = [a.name for a in violation.trace.actions]
+    assert names == ["RequestVote", "HandleRequestVoteRequest", "Restart", "HandleRequestVoteResponse",
+                     "BecomeLeader", "HandleBeginQuorumRequest"]
+    assert len(violation.trace) == 7 and result.distinct_states == 225  # TLC: 225 distinct at the stop
+
+
+@pytest.mark.slow
+def test_restart_keeps_the_safety_invariants_with_tlcs_counts():
+    result = isrcheck.check(quorum(max_crashes=1), properties=SAFETY, workers=1)
+    assert result.complete and result.ok
+    assert (result.distinct_states, result.depth) == (135_343, 43)
+
+
+def test_every_core_gives_the_one_process_counts():
+    one = isrcheck.check(quorum(), workers=1)
+    two = isrcheck.check(quorum(), workers=2)
+    assert (two.distinct_states, two.generated_states, two.depth) == (one.distinct_states, one.generated_states,
+                                                                      one.depth)
+
+
+def _reachable(model, limit=3000):
+    seen, frontier = set(), list(model.init_states())
+    while frontier and len(seen) < limit:
+        s = frontier.pop()
+        if s in seen:
+            continue
+        seen.add(s)
+        frontier.extend(t for _, t in model.successors(s))
+    return seen
+
+
+def test_packing_is_exact_on_reachable_states():
+    model = quorum(max_crashes=1)
+    states = _reachable(model)
+    packed = {model.pack(s) for s in states}
+    assert len(packed) == len(states)
+    assert all(model.unpack(model.pack(s)) == s for s in states)
+
+
+def test_every_view_key_is_described():
+    model = quorum()
+    docs = model.field_docs()
+    state = next(iter(_reachable(model, 200)))
+    for key in model.state_view(state):
+        assert key.split(".")[0] in docs, key
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--voters", "0"], "voters=0: the quorum has 1 to 5 voters"),
+    (["--values", "9"], "values=9: clients write 1 to 8 values"),
+    (["--max-elections", "-1"], "max_elections=-1"),
+    (["--invariant", "TwoLeaders"], "unknown property 'TwoLeaders'; this model has: NoIllegalState"),
+    (["--property-set", "Foo"], "unknown for the quorum: Foo; choose from NoIllegalState"),
+])
+def test_bad_input_is_refused_with_exit_2(capsys, args, words):
+    assert main(["check", "quorum", "--quiet", *args]) == 2
+    err = capsys.readouterr().err
+    assert words in err and "Traceback" not in err
+
+
+def test_the_page_describes_the_fields(tmp_path):
+    page = tmp_path / "restart.html"
+    assert main(["check", "quorum", "--quiet", "--max-crashes", "1", "--html", str(page)]) == 1
+    text = page.read_text()
+    assert "the network: every message sent" in text and "HandleBeginQuorumRequest" in text
+
+
+def test_random_walks_past_the_bounds_keep_the_safety_invariants():
+    model = quorum(voters=3, values=2, max_elections=4)
+    run_machine(model, properties=SAFETY, max_steps=40,
+                settings=settings(settings.default, max_examples=25, deadline=None))
