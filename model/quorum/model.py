@@ -40,6 +40,7 @@ from .fields import (
     Layout,
 )
 from .steps import QuorumSteps
+from .symmetry import ServerSymmetry
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,7 @@ class QuorumModel:
         self.successors = self._steps.successors
         self.tables = QuorumTables(config, self.layout, fields)
         self._properties = tuple(quorum_properties.build(self.tables, property_set))
+        self._symmetry = ServerSymmetry(self.layout)
 
     def __repr__(self) -> str:
         c = self.config
@@ -87,6 +89,11 @@ class QuorumModel:
 
     def unpack(self, packed: bytes) -> tuple:
         return marshal.loads(packed)
+
+    def canonical(self, state: tuple) -> tuple:
+        """The least relabelling of ``state`` over every permutation of the servers (``--symmetry``;
+        ``isrcheck.model.quorum.symmetry`` says why that is sound)."""
+        return self._symmetry.canonical(state)
 
     def action_family(self, action: Any) -> str:
         """The step and the server taking it: ``SendFetchRequest s2``."""
