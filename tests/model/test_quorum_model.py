@@ -111,3 +111,22 @@ def test_random_walks_past_the_bounds_keep_the_safety_invariants():
     model = quorum(voters=3, values=2, max_elections=4)
     run_machine(model, properties=SAFETY, max_steps=40,
                 settings=settings(settings.default, max_examples=25, deadline=None))
+
+
+def test_symmetry_gives_tlcs_orbit_count():
+    # TLC on KRaft.tla with its SYMMETRY symmServers (no VIEW), same constants: 1,759 distinct, depth 30.
+    result = isrcheck.check(quorum(), symmetry=True, workers=1)
+    assert result.complete and result.ok
+    assert (result.distinct_states, result.depth) == (1_759, 30)
+
+
+def test_relabelled_reachable_states_are_reachable_and_share_a_canonical_form():
+    model = quorum()
+    reachable = _reachable(model, limit=20_000)
+    assert len(reachable) == 10_468
+    symmetry = model._symmetry
+    for s in list(reachable)[::50]:
+        for p in symmetry.perms:
+            t = symmetry.relabel(s, p)
+            assert t in reachable
+            assert model.canonical(t) == model.canonical(s)
