@@ -15,7 +15,8 @@ import pytest
 from hypothesis import settings
 from isrcheck.explorer.cli.main import main
 from isrcheck.explorer.registry import build_model
-from isrcheck.explorer.stateful import run_machine
+from isrcheck.explorer.stateful import find_violation, machine_for, run_machine
+from isrcheck.explorer.traces.replay import evaluate, replay_actions
 
 import isrcheck
 
@@ -130,3 +131,15 @@ def test_relabelled_reachable_states_are_reachable_and_share_a_canonical_form():
             t = symmetry.relabel(s, p)
             assert t in reachable
             assert model.canonical(t) == model.canonical(s)
+
+
+def test_random_walks_find_the_restart_trace_shrunk_and_it_replays():
+    options = {"max_crashes": 1}
+    model = quorum(**options)
+    machine = machine_for(model, properties=["NoIllegalState"], max_steps=15, spec="quorum", options=options)
+    found = find_violation(machine, settings=settings(max_examples=300, deadline=None, derandomize=True))
+    assert found is not None and found.violation.property == "NoIllegalState"
+    trace = replay_actions(model, found.actions, found.init_index)
+    assert trace == found.violation.trace
+    assert evaluate(model, trace, ["NoIllegalState"]).violated[0][:2] == ("NoIllegalState", len(trace))
+    assert len(trace) >= 7  # never shorter than breadth-first search's shortest
