@@ -16,6 +16,13 @@ a leader's committed entry at its high watermark is on a majority.
 ``sometimes`` companions, so that a complete run that never elects or commits says so:
 LeaderElected, ValueAcknowledged.
 
+Liveness, opt-in (``--property ValuesNotStuck``), KRaft.tla's ValuesNotStuck under its
+``LivenessSpec`` (weak fairness of the whole ``Next``: ``QuorumModel.fairness``): always eventually
+every value is in every server's log or in none, unless the last election allowed was used and no
+server leads. Checked as ``TRUE ~> (for every value, all or nothing)``, the quantifier over values
+inside: the spec's form for one value, and for more the same verdict wherever every fair behaviour
+ends in a state it then keeps (the bounded elections and restarts make that the usual case).
+
 Like the rest of ``properties/``, this module never imports ``model``: everything it reads comes
 through the tables the model hands it (``config``, ``layout``, ``fields``).
 """
@@ -30,7 +37,8 @@ ALWAYS = ("NoIllegalState", "NoLogDivergence", "NeverTwoLeadersInSameEpoch", "Le
           "AckedValueNotLost")
 OPT_IN = ("CommittedEntriesReachMajority",)
 SOMETIMES = ("LeaderElected", "ValueAcknowledged")
-NAMES = ALWAYS + OPT_IN + SOMETIMES
+LIVENESS = ("ValuesNotStuck",)
+NAMES = ALWAYS + OPT_IN + SOMETIMES + LIVENESS
 
 
 def build(t: Any, property_set: str = "all") -> list[Property]:
@@ -120,6 +128,18 @@ def _builders(t: Any) -> dict[str, Any]:
     def value_acked(s) -> bool:
         return bool(acked_values(s))
 
+    ELECTIONS, max_elections, values = f.ELECTIONS, t.config.max_elections, range(t.config.values)
+
+    def all_or_nothing(s) -> bool:
+        """ValueAllOrNothing for every value, with the spec's excuse: elections used up, no leader."""
+        if s[g + ELECTIONS] == max_elections and not leader_elected(s):
+            return True
+        for v in values:
+            holders = sum(1 for i in servers if has_value(s, i, v))
+            if 0 < holders < n:
+                return False
+        return True
+
     def always(name, fails, doc, default=True):
         return lambda: Property.always(name, lambda s: not fails(s), doc, describe=fails, default=default)
 
@@ -140,4 +160,8 @@ def _builders(t: Any) -> dict[str, Any]:
         "LeaderElected": lambda: Property.sometimes("LeaderElected", leader_elected, "some server becomes leader"),
         "ValueAcknowledged": lambda: Property.sometimes("ValueAcknowledged", value_acked,
                                                         "some value is committed and acknowledged"),
+        "ValuesNotStuck": lambda: Property.leads_to(
+            "ValuesNotStuck", lambda s: True, all_or_nothing,
+            "always eventually every value is on every server or on none (unless elections ran out leaderless; "
+            "opt-in)", default=False),
     }

@@ -51,6 +51,36 @@ def scenarios() -> list[Scenario]:
             ),
         ),
         Scenario(
+            id="Q-values-stuck",
+            title="after that restart, a committed value never reaches the server in IllegalState (ValuesNotStuck)",
+            model="quorum",
+            options={**ANCHOR, "max_crashes": 1},
+            properties=("ValuesNotStuck",),
+            expect="violated",
+            trace_length=17,
+            story=(
+                "KRaft.tla's liveness property under its LivenessSpec (weak fairness of Next): server 2 "
+                "restarts after voting and reaches IllegalState at the new leader's BeginQuorum, as in "
+                "Q-restart-follower. Leader 1 writes A and server 3 fetches it; the high watermark advances "
+                "and A is acknowledged, but server 2, in IllegalState, never fetches again: the value stays "
+                "on two servers of three for ever. The lasso ends in a state that stutters, since no step is "
+                "enabled but a fetch the leader may not answer twice. TLC finds a lasso of the same 17 states."
+            ),
+        ),
+        Scenario(
+            id="Q-values-not-stuck",
+            title="without a restart every value reaches every server or none (ValuesNotStuck holds)",
+            model="quorum",
+            options=dict(ANCHOR),
+            properties=("ValuesNotStuck",),
+            expect="holds",
+            story=(
+                "The anchor without a restart, under weak fairness of Next: every fair behaviour ends with "
+                "the value on all three servers or on none (it is never written, or the election fails), as "
+                "TLC finds over the same 10,468 states."
+            ),
+        ),
+        Scenario(
             id="Q-base",
             title="pull-based Raft at 3 voters, one value, one election: every invariant holds",
             model="quorum",

@@ -143,3 +143,18 @@ def test_random_walks_find_the_restart_trace_shrunk_and_it_replays():
     assert trace == found.violation.trace
     assert evaluate(model, trace, ["NoIllegalState"]).violated[0][:2] == ("NoIllegalState", len(trace))
     assert len(trace) >= 7  # never shorter than breadth-first search's shortest
+
+
+def test_values_not_stuck_holds_without_a_restart():
+    # TLC, LivenessSpec, PROPERTY ValuesNotStuck, MaxElections 1, MaxRestarts 0: holds over 10,468 states.
+    result = isrcheck.check(quorum(), properties=["ValuesNotStuck"], workers=1)
+    assert result.complete and result.ok and result.distinct_states == 10_468
+
+
+@pytest.mark.slow
+def test_values_stuck_after_a_restart_is_tlcs_lasso():
+    # TLC, MaxRestarts 1: ValuesNotStuck violated by a lasso of 17 states ending in stuttering.
+    result = isrcheck.check(quorum(max_crashes=1), properties=["ValuesNotStuck"], workers=1)
+    [violation] = result.violations
+    assert violation.property == "ValuesNotStuck" and len(violation.trace) == 17
+    assert "Restart" in [a.name for a in violation.trace.actions]
