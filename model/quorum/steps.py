@@ -56,6 +56,24 @@ from .raftlog import (
 )
 
 ILLEGAL_TRIPLE = (ILLEGAL, 0, NIL)  # SetIllegalState: [state |-> IllegalState, epoch |-> 0, leader |-> Nil]
+VALUES = "ABCDEFGH"
+
+# An action's words name every field of the message it handles that can tell two messages of the
+# same route and epoch apart, so that no two successors of a state print alike (replay finds a step
+# by its action's repr).
+
+
+def _position(fetch: tuple) -> str:
+    """A FetchRequest's position: ``offset 1, lastFetchedEpoch 2``."""
+    return f"offset {fetch[2]}, lastFetchedEpoch {fetch[3]}"
+
+
+def _response_words(granted: int, leader: int, error: int) -> str:
+    """A vote response: granted or refused, the leader it names, its error."""
+    words = "granted" if granted else "refused"
+    if leader != NIL:
+        words += f", leader {leader + 1}"
+    return words + ("" if error == NIL else f", {msg.ERROR_NAMES[error]}")
 
 
 class QuorumSteps:
@@ -222,7 +240,7 @@ class QuorumSteps:
                     t[o + VOTES_GRANTED] |= 1 << j
             t[g + MESSAGES] = msg.discard(s[g + MESSAGES], m)
             yield QuorumAction("HandleRequestVoteResponse", i + 1, j + 1, epoch=m_epoch,
-                               detail="granted" if granted else "refused"), tuple(t)
+                               detail=_response_words(m[3], m_leader, error)), tuple(t)
 
     def become_leader(self, s: tuple) -> Iterator[tuple[QuorumAction, tuple]]:
         """``BecomeLeader(i)``: a candidate with a majority of votes leads and sends BeginQuorum to all."""
@@ -278,7 +296,7 @@ class QuorumSteps:
             t = list(s)
             t[g + MESSAGES] = bag
             yield QuorumAction("RejectFetchRequest", i + 1, j + 1, epoch=m_epoch,
-                               detail=msg.ERROR_NAMES[error]), tuple(t)
+                               detail=f"{_position(m)}: {msg.ERROR_NAMES[error]}"), tuple(t)
 
     def diverging_fetch_request(self, s: tuple) -> Iterator[tuple[QuorumAction, tuple]]:
         """``DivergingFetchRequest``: the leader answers a fetch from an inconsistent position with
@@ -298,7 +316,7 @@ class QuorumSteps:
                 continue
             t = list(s)
             t[g + MESSAGES] = bag
-            yield QuorumAction("DivergingFetchRequest", i + 1, j + 1, epoch=m_epoch), tuple(t)
+            yield QuorumAction("DivergingFetchRequest", i + 1, j + 1, epoch=m_epoch, detail=_position(m)), tuple(t)
 
     def accept_fetch_request(self, s: tuple) -> Iterator[tuple[QuorumAction, tuple]]:
         """``AcceptFetchRequest``: the leader records the follower's fetch offset, advances its high
@@ -328,8 +346,7 @@ class QuorumSteps:
             t = list(s)
             t[o + END_OFFSET], t[o + HW] = ends_t, new_hw
             t[g + ACKED_FIELD], t[g + MESSAGES] = acked, bag
-            yield QuorumAction("AcceptFetchRequest", i + 1, j + 1, epoch=m_epoch,
-                               detail=f"offset {fetch_offset}"), tuple(t)
+            yield QuorumAction("AcceptFetchRequest", i + 1, j + 1, epoch=m_epoch, detail=_position(m)), tuple(t)
 
     def handle_begin_quorum_request(self, s: tuple) -> Iterator[tuple[QuorumAction, tuple]]:
         """``HandleBeginQuorumRequest``: a server learns of the new leader and follows it, unless the
@@ -390,8 +407,9 @@ class QuorumSteps:
                 t[o + LOG] = s[o + LOG] + m[5]
             t[o + PENDING_FETCH] = ()
             t[g + MESSAGES] = msg.discard(s[g + MESSAGES], m)
+            entries = ", ".join(f"{VALUES[v]}@{e}" for e, v in m[5])
             yield QuorumAction("HandleSuccessFetchResponse", i + 1, j + 1, epoch=m[1],
-                               detail=f"{len(m[5])} entries, hwm {m[6]}"), tuple(t)
+                               detail=f"entries [{entries}], hwm {m[6]}"), tuple(t)
 
     def handle_diverging_fetch_response(self, s: tuple) -> Iterator[tuple[QuorumAction, tuple]]:
         """``HandleDivergingFetchResponse``: the follower truncates to the highest entry it shares with
@@ -408,7 +426,8 @@ class QuorumSteps:
             t[o + PENDING_FETCH] = ()
             t[g + MESSAGES] = msg.discard(s[g + MESSAGES], m)
             yield QuorumAction("HandleDivergingFetchResponse", i + 1, j + 1, epoch=m[1],
-                               detail=f"truncate to {keep}"), tuple(t)
+                               detail=f"diverging at (offset {m[8]}, epoch {m[7]}), hwm {m[6]}: truncate to {keep}"
+                               ), tuple(t)
 
     def handle_error_fetch_response(self, s: tuple) -> Iterator[tuple[QuorumAction, tuple]]:
         """``HandleErrorFetchResponse``: a response of another epoch or with an error moves the
@@ -420,4 +439,7 @@ class QuorumSteps:
             self._set(t, i, triple)
             t[o + PENDING_FETCH] = ()
             t[g + MESSAGES] = msg.discard(s[g + MESSAGES], m)
-            yield QuorumAction("HandleErrorFetchResponse", i + 1, j + 1, epoch=m[1]), tuple(t)
+            words = msg.RESULT_NAMES[m[3]] + ("" if m[4] == NIL else f" {msg.ERROR_NAMES[m[4]]}")
+            leader = "" if m[2] == NIL else f", leader {m[2] + 1}"
+            yield QuorumAction("HandleErrorFetchResponse", i + 1, j + 1, epoch=m[1],
+                               detail=f"{words}{leader}, hwm {m[6]}"), tuple(t)

@@ -158,3 +158,18 @@ def test_values_stuck_after_a_restart_is_tlcs_lasso():
     [violation] = result.violations
     assert violation.property == "ValuesNotStuck" and len(violation.trace) == 17
     assert "Restart" in [a.name for a in violation.trace.actions]
+
+
+def test_no_two_successors_of_a_state_print_alike():
+    # Replay and regressions find a step by its action's repr: every message a step handles is named
+    # by the fields that tell it from another of the same route and epoch.
+    model = quorum(values=2, max_elections=2, max_crashes=1)
+    seen, frontier = set(model.init_states()), list(model.init_states())
+    while frontier and len(seen) < 20_000:
+        s = frontier.pop(0)
+        targets: dict[str, tuple] = {}
+        for a, t in model.successors(s):
+            assert targets.setdefault(repr(a), t) == t, repr(a)
+            if t not in seen:
+                seen.add(t)
+                frontier.append(t)
