@@ -40,6 +40,8 @@ from .fields import (
     Layout,
 )
 from .steps import QuorumSteps
+from .swimlane import event as swimlane_event
+from .swimlane import lanes as swimlane_lanes
 from .symmetry import ServerSymmetry
 
 
@@ -116,6 +118,16 @@ class QuorumModel:
         for k, f in enumerate(GLOBAL_FIELDS):
             view[f.view] = f.show(t, s, lay.g + k)
         return view
+
+    def swimlanes(self) -> list[str]:
+        """The lanes of the report's space-time view: one per server."""
+        return swimlane_lanes(self.layout.n)
+
+    def swimlane(self, action: Any, before: tuple, after: tuple) -> dict[str, Any]:
+        """One step as an event of the space-time view: the messages it sends and delivers
+        (``isrcheck.model.quorum.swimlane``)."""
+        g = self.layout.g + MESSAGES
+        return swimlane_event(action, before[g], after[g])
 
     def field_docs(self) -> dict[str, str]:
         """One line per view key saying what it means (``isrcheck.model.quorum.fields``)."""

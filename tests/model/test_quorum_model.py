@@ -106,6 +106,19 @@ def test_the_page_describes_the_fields(tmp_path):
     assert main(["check", "quorum", "--quiet", "--max-crashes", "1", "--html", str(page)]) == 1
     text = page.read_text()
     assert "the network: every message sent" in text and "HandleBeginQuorumRequest" in text
+    assert "BeginQuorum e2" in text  # the space-time view's message label
+
+
+def test_the_space_time_view_follows_each_message_from_sender_to_receiver():
+    model = quorum(max_crashes=1)
+    result = isrcheck.check(model, properties=["NoIllegalState"], workers=1)
+    steps = result.violations[0].trace.steps
+    events = [model.swimlane(a.action, b.state, a.state) for b, a in zip(steps, steps[1:], strict=False)]
+    sent = {m["id"]: e["lane"] for e in events for m in e["send"]}
+    begin = events[-1]  # server 2 handles the BeginQuorum server 1 sent when it became leader
+    assert begin["lane"] == "server 2" and begin["receive"] == ["BeginQuorumRequest 1->2 epoch 2"]
+    assert sent["BeginQuorumRequest 1->2 epoch 2"] == "server 1"
+    assert all(r in sent for e in events for r in e["receive"])  # nothing is delivered that was not sent
 
 
 def test_random_walks_past_the_bounds_keep_the_safety_invariants():
