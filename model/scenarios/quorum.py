@@ -45,9 +45,27 @@ def scenarios() -> list[Scenario]:
             properties=SAFETY,
             expect="holds",
             story=(
-                "The same bounds, every safety invariant but NoIllegalState: the illegal state is a dead "
-                "end for the server that reached it, and no value is lost, forked or missing from the newest "
-                "leader (135,343 states, depth 43, as TLC)."
+                "The same bounds, every safety invariant but NoIllegalState: with one election the illegal "
+                "state is a dead end for the server that reached it, and no value is lost, forked or missing "
+                "from the newest leader (135,343 states, depth 43, as TLC). With a second election it is not: "
+                "Q-two-leaders."
+            ),
+        ),
+        Scenario(
+            id="Q-two-leaders",
+            title="with two elections, the server in IllegalState (epoch 0) votes again in the epoch it voted in",
+            model="quorum",
+            options={**ANCHOR, "max_elections": 2, "max_crashes": 1},
+            properties=("NeverTwoLeadersInSameEpoch",),
+            expect="violated",
+            trace_length=11,
+            story=(
+                "Servers 1 and 2 both stand for election in epoch 2. Server 3 votes for 1, restarts (a "
+                "Follower that knows no leader, as in Q-restart-follower), and 1 leads with its vote. 1's "
+                "BeginQuorum puts 3 in IllegalState, whose epoch the spec sets to 0, so 3 takes 2's request "
+                "of epoch 2 as news of a later epoch, becomes Unattached in epoch 2 and votes for 2: 2 leads "
+                "epoch 2 too, and servers 1 and 2 both name themselves its leader. TLC finds the same 11-state "
+                "trace (NoIllegalState left out of its invariants, MaxElections 2, MaxRestarts 1)."
             ),
         ),
         Scenario(

@@ -47,6 +47,17 @@ def test_restart_gives_tlcs_illegal_state_trace():
     assert len(violation.trace) == 7 and result.distinct_states == 225  # TLC: 225 distinct at the stop
 
 
+def test_two_elections_and_a_restart_give_tlcs_two_leaders_trace():
+    # TLC, MaxElections 2, MaxRestarts 1, NoIllegalState left out: NeverTwoLeadersInSameEpoch, 11 states.
+    result = isrcheck.check(quorum(max_elections=2, max_crashes=1), properties=["NeverTwoLeadersInSameEpoch"],
+                            workers=1)
+    [violation] = result.violations
+    assert [a.name for a in violation.trace.actions] == [
+        "RequestVote", "RequestVote", "HandleRequestVoteRequest", "Restart", "HandleRequestVoteResponse",
+        "BecomeLeader", "HandleBeginQuorumRequest", "HandleRequestVoteRequest", "HandleRequestVoteResponse",
+        "BecomeLeader"]
+
+
 @pytest.mark.slow
 def test_restart_keeps_the_safety_invariants_with_tlcs_counts():
     result = isrcheck.check(quorum(max_crashes=1), properties=SAFETY, workers=1)
