@@ -8,8 +8,12 @@ entry for it. They map onto KRaft.tla's constants (Vanlightly/raft-tlaplus, ``sp
 
 from __future__ import annotations
 
-from .config import QuorumConfig
+from typing import Literal
+
+from .config import RESTARTS, QuorumConfig
 from .model import QuorumModel
+
+Restart = Literal[RESTARTS]
 
 
 def make_model(
@@ -18,6 +22,7 @@ def make_model(
     values: int = 1,
     max_elections: int = 1,
     max_crashes: int = 0,
+    restart: Restart = "spec",
     property_set: str = "all",
 ) -> QuorumModel:
     """The metadata quorum: KRaft's pull-based Raft (KIP-595), after KRaft.tla (docs/quorum.md).
@@ -26,8 +31,12 @@ def make_model(
     values: the spec's Value: how many values clients write to the metadata log (1 to 8).
     max_elections: the spec's MaxElections: how many elections servers may start.
     max_crashes: the spec's MaxRestarts: how many server restarts (the log, epoch and vote survive).
+    restart: spec (KRaft.tla's Restart: a Follower that knows no leader) or persisted (back in the
+        election state it had: Voted, Follower of its leader, Candidate, Unattached, Leader), as Kafka
+        restores a voter from its quorum-state file but for a leader, which Kafka resigns (docs/quorum.md).
     property_set: which properties the model builds: all, default, or comma-separated names
         (isrcheck properties quorum lists them); a run checks the default ones unless --invariant names others.
     """
-    config = QuorumConfig(voters=voters, values=values, max_elections=max_elections, max_restarts=max_crashes)
+    config = QuorumConfig(voters=voters, values=values, max_elections=max_elections, max_restarts=max_crashes,
+                          restart=restart)
     return QuorumModel(config, property_set)

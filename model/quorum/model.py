@@ -69,7 +69,7 @@ class QuorumModel:
     def __repr__(self) -> str:
         c = self.config
         return (f"QuorumModel(voters={c.voters}, values={c.values}, max_elections={c.max_elections}, "
-                f"max_restarts={c.max_restarts})")
+                f"max_restarts={c.max_restarts}" + ("" if c.restart == "spec" else f", restart={c.restart}") + ")")
 
     def __reduce__(self):
         return (QuorumModel, (self.config, self.property_set))

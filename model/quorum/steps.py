@@ -155,14 +155,26 @@ class QuorumSteps:
 
     def restart(self, s: tuple) -> Iterator[tuple[QuorumAction, tuple]]:
         """``Restart(i)``: the server keeps its epoch, vote and log, and comes back a Follower that
-        knows no leader, with no votes, end offsets, high watermark or pending fetch."""
+        knows no leader, with no votes, end offsets, high watermark or pending fetch.
+
+        With ``restart="persisted"`` it comes back in the election state it had, as Kafka restores
+        a voter from its quorum-state file (epoch, vote, leader): Voted, a Follower of the same
+        leader, Unattached, a Candidate (its own vote only), a Leader of its epoch again (Kafka
+        resigns instead, a state the spec lacks; coming back Voted for itself instead lets a response
+        that names it leader reach the spec's IllegalState). IllegalState stays illegal. What is
+        lost is what the spec loses: votes received, end offsets, the high watermark, the pending
+        fetch."""
         g = self.layout.g
         if s[g + RESTARTS] >= self.config.max_restarts:
             return
+        persisted = self.config.restart == "persisted"
         for i in self.layout.servers:
             o = self.layout.base[i]
             t = list(s)
-            t[o + STATE], t[o + LEADER_ID], t[o + VOTES_GRANTED] = FOLLOWER, NIL, 0
+            if persisted:
+                t[o + VOTES_GRANTED] = 1 << i if s[o + STATE] == CANDIDATE else 0
+            else:
+                t[o + STATE], t[o + LEADER_ID], t[o + VOTES_GRANTED] = FOLLOWER, NIL, 0
             t[o + END_OFFSET], t[o + HW], t[o + PENDING_FETCH] = self.zero_offsets, 0, ()
             t[g + RESTARTS] += 1
             yield QuorumAction("Restart", i + 1), tuple(t)

@@ -58,6 +58,22 @@ def test_two_elections_and_a_restart_give_tlcs_two_leaders_trace():
         "BecomeLeader"]
 
 
+def test_a_persisted_restart_comes_back_in_its_election_state():
+    model = quorum(max_crashes=1, restart="persisted")
+    result = isrcheck.check(quorum(max_crashes=1), properties=["NoIllegalState"], workers=1)
+    voted = result.violations[0].trace.steps[2].state  # server 2 has just voted for server 1
+    [(action, after)] = [(a, t) for a, t in model.successors(voted) if a.name == "Restart" and a.server == 2]
+    view = model.state_view(after)
+    assert view["state.2"] == "Voted" and view["votedFor.2"] == 1 and view["restartCtr"] == 1
+
+
+@pytest.mark.slow
+def test_a_persisted_restart_keeps_every_invariant():
+    result = isrcheck.check(quorum(max_crashes=1, restart="persisted"), workers=1)
+    assert result.complete and result.ok
+    assert (result.distinct_states, result.depth) == (117_449, 33)
+
+
 @pytest.mark.slow
 def test_restart_keeps_the_safety_invariants_with_tlcs_counts():
     result = isrcheck.check(quorum(max_crashes=1), properties=SAFETY, workers=1)
@@ -105,6 +121,8 @@ def test_every_view_key_is_described():
     (["--max-elections", "-1"], "max_elections=-1"),
     (["--invariant", "TwoLeaders"], "unknown property 'TwoLeaders'; this model has: NoIllegalState"),
     (["--property-set", "Foo"], "unknown for the quorum: Foo; choose from NoIllegalState"),
+    (["--restart", "persisted"], "restart='persisted' has no effect with max_crashes=0"),
+    (["--restart", "lazy", "--max-crashes", "1"], "lazy"),
 ])
 def test_bad_input_is_refused_with_exit_2(capsys, args, words):
     assert main(["check", "quorum", "--quiet", *args]) == 2
