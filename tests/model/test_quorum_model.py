@@ -33,6 +33,30 @@ def test_complete_run_has_tlcs_counts():
     assert (result.distinct_states, result.depth) == (10_468, 30)
 
 
+@pytest.mark.parametrize("options, counts", [
+    ({"voters": 2, "max_elections": 2}, (1_230, 27)),
+    ({"voters": 2, "max_elections": 3}, (37_706, 37)),
+])
+def test_two_servers_have_tlcs_counts(options, counts):
+    # Two servers reach the error paths of fetching (RejectFetchRequest) that one election does not.
+    result = isrcheck.check(quorum(**options), workers=1)
+    assert result.complete and result.ok
+    assert (result.distinct_states, result.depth) == counts
+
+
+def test_two_servers_with_a_restart_have_tlcs_counts():
+    result = isrcheck.check(quorum(voters=2, max_elections=2, max_crashes=1), properties=SAFETY, workers=1)
+    assert result.complete and result.ok
+    assert (result.distinct_states, result.depth) == (11_169, 32)
+
+
+@pytest.mark.slow
+def test_symmetry_with_a_restart_gives_tlcs_orbit_count():
+    result = isrcheck.check(quorum(max_crashes=1), properties=SAFETY, symmetry=True, workers=1)
+    assert result.complete and result.ok
+    assert (result.distinct_states, result.depth) == (22_611, 43)
+
+
 def test_committed_entries_reach_a_majority():
     result = isrcheck.check(quorum(), properties=["CommittedEntriesReachMajority", "ValueAcknowledged"], workers=1)
     assert result.complete and result.ok and not result.vacuous
