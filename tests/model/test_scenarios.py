@@ -12,7 +12,7 @@ import isrcheck
 
 SCENARIOS = all_scenarios()
 # Complete runs of several hundred thousand states: CI runs them, the fast loop does not.
-SLOW = {"AZ-rack-aware", "Q-restart-safe", "Q-restart-persisted", "Q-values-stuck"}  # Q-: 30 to 70 s each
+SLOW = {"AZ-rack-aware", "Q-restart-safe", "Q-restart-persisted", "Q-values-stuck", "Q-values-persisted"}  # Q-: 30-70 s
 # K11-fixed's complete run (973,728 states, a minute) is checked, with its pinned count, by
 # tests/model/test_kraft_model.py (slow); running it here too would double that minute of CI.
 ELSEWHERE = {"K11-fixed"}
