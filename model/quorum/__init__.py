@@ -13,8 +13,9 @@ when the follower's log diverges, and the follower truncates to the entry they s
 high watermark over a majority's fetch offsets, advanced only to an entry of its own epoch;
 fetch-based failure detection (a follower whose fetch is answered with an error of a later epoch,
 or who times out, moves on or stands for election); restarts that keep epoch, vote and log,
-bounded by ``--max-crashes``; the network as the spec's bag of messages, each delivered at most as
-often as sent, in any order.
+bounded by ``--max-crashes``, into the spec's leaderless Follower or (``--restart persisted``, not
+in the spec) into the election state the server had persisted; the network as the spec's bag of
+messages, each delivered at most as often as sent, in any order.
 
 What is abstracted away (the spec's own choices, kept so that the counts compare with TLC's):
 BeginQuorumResponse handling, EndQuorum and snapshots (not needed for safety, as the spec says);

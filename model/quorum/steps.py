@@ -7,7 +7,8 @@ helpers ``_maybe_transition`` and ``_common_response`` are the spec's ``MaybeTra
 was handled), IllegalState included where the spec sets it.
 
 What is modelled as the spec has it, including what a reader may not expect: a restarted server
-becomes a Follower that knows no leader (``Restart``), and a server that votes keeps ``votedFor``
+becomes a Follower that knows no leader (``Restart``; ``--restart persisted`` is the one
+departure from the spec, an option), and a server that votes keeps ``votedFor``
 across later epochs; ``docs/quorum.md`` says where that leads.
 
 Abstracted away: message duplication and loss (commented out of the spec's ``Next``).
