@@ -32,7 +32,7 @@ from isrcheck.model.encoding.state import (
 __all__ = [
     "EPOCH", "FIELDS_PER_REPLICA", "HW", "ISR", "LEADER", "LOG", "NEXT_RECORD_ID", "Q_ISR", "Q_LEADER",
     "REQUESTS", "ClassicConfig", "Layout", "LogTables", "classic_model", "is_classic", "config_of",
-    "layout_of", "logs_of", "fields_of", "durability_of", "is_replication",
+    "layout_of", "logs_of", "fields_of", "durability_of", "is_replication", "kraft_generation",
 ]
 
 
@@ -49,6 +49,13 @@ def is_replication(model: Any) -> bool:
     from isrcheck.model.replication import ReplicationModel
 
     return isinstance(model, ReplicationModel) and model.consumers.is_off
+
+
+def kraft_generation(model: Any) -> str | None:
+    """The generation of a KRaft-family model (``isrcheck.model.kraft``), else ``None``."""
+    from isrcheck.model.kraft.model import KraftModel
+
+    return model.generation if isinstance(model, KraftModel) else None
 
 
 def durability_of(model: Any) -> Any:
