@@ -54,7 +54,7 @@ class KafkaSymbolic:
         self.log_size = None if unbounded else cfg.log_size
         self.epochs = None if unbounded else cfg.max_leader_epoch + 1
         self.extras = self.durability.extras(cfg.max_records)
-        self._steps = generation_steps(cfg.generation, self.n, self.bounds, self.durability)
+        self._steps = generation_steps(adapter.generation_of(explicit), self.n, self.bounds, self.durability)
         # Bounded: every int (offsets, ids, epochs, replica indices, and each plus or minus one)
         # fits a signed bit-vector of this width; BMC then bit-blasts (isrcheck.explorer.symbolic.bmc).
         largest = max(cfg.log_size, cfg.max_records, cfg.max_leader_epoch + 1, self.n, self.durability.max_crashes) + 1

@@ -33,6 +33,7 @@ __all__ = [
     "EPOCH", "FIELDS_PER_REPLICA", "HW", "ISR", "LEADER", "LOG", "NEXT_RECORD_ID", "Q_ISR", "Q_LEADER",
     "REQUESTS", "ClassicConfig", "Layout", "LogTables", "classic_model", "is_classic", "config_of",
     "layout_of", "logs_of", "fields_of", "durability_of", "is_replication", "kraft_generation",
+    "generation_of",
 ]
 
 
@@ -56,6 +57,12 @@ def kraft_generation(model: Any) -> str | None:
     from isrcheck.model.kraft.model import KraftModel
 
     return model.generation if isinstance(model, KraftModel) else None
+
+
+def generation_of(model: Any) -> Any:
+    """The model's ``isrcheck.model.generations.Generation``, as its options derived it (the steps of its
+    ``Next`` and its rules: the one description both the explicit and the symbolic steps read)."""
+    return model.generation
 
 
 def durability_of(model: Any) -> Any:
