@@ -7,8 +7,10 @@ test); with ``unbounded=True`` log lengths, record ids and leader epochs are unb
 arrays, for a fixed number of replicas (proofs).
 
 The durability options of ``isrcheck.model.symbolic.durability`` (acks, crash and lossy stops, flushes,
-unclean election, K6's early ISR expansion) are encoded for bounded model checking; the consumer
-and rack options are not, and proofs encode the classic model only.
+unclean election, K6's early ISR expansion) and truncation on fetch (``--truncation``: a generation
+derived by ``Generation.on_fetch``, whose steps ``isrcheck.model.symbolic.steps`` derives like any
+other) are encoded for bounded model checking; the consumer-read and rack options are not, and
+proofs encode the classic model only.
 """
 
 from __future__ import annotations
@@ -40,7 +42,10 @@ class KafkaSymbolic:
         if not adapter.is_replication(explicit):
             raise ValueError(
                 "the consumer and rack options are not encoded symbolically; switch them off "
-                "(consumer reads, truncation, racks)")
+                "(consumer reads, racks)")
+        if unbounded and adapter.truncation_of(explicit) != "on-become-follower":
+            raise ValueError("proofs encode the classic generations only: drop --truncation "
+                             f"{adapter.truncation_of(explicit)} (bmc encodes it)")
         self.durability = durability(adapter.durability_of(explicit), unbounded)
         cfg = adapter.config_of(explicit)
         if cfg.generation not in GENERATIONS:

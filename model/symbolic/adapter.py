@@ -33,7 +33,7 @@ __all__ = [
     "EPOCH", "FIELDS_PER_REPLICA", "HW", "ISR", "LEADER", "LOG", "NEXT_RECORD_ID", "Q_ISR", "Q_LEADER",
     "REQUESTS", "ClassicConfig", "Layout", "LogTables", "classic_model", "is_classic", "config_of",
     "layout_of", "logs_of", "fields_of", "durability_of", "is_replication", "kraft_generation",
-    "generation_of",
+    "generation_of", "truncation_of",
 ]
 
 
@@ -46,10 +46,18 @@ def is_classic(model: Any) -> bool:
 
 
 def is_replication(model: Any) -> bool:
-    """The replication model with consumers and racks off (its durability options may be on)."""
+    """The replication model with consumers and racks off (its durability options may be on, and
+    truncation on fetch: it adds no field, only a derived generation, ``Generation.on_fetch``)."""
+    from dataclasses import replace
+
     from isrcheck.model.replication import ReplicationModel
 
-    return isinstance(model, ReplicationModel) and model.consumers.is_off
+    return isinstance(model, ReplicationModel) and replace(model.consumers, truncation="on-become-follower").is_off
+
+
+def truncation_of(model: Any) -> str:
+    """Where followers truncate (``--truncation``): on becoming follower, or on a fetch."""
+    return model.consumers.truncation
 
 
 def kraft_generation(model: Any) -> str | None:

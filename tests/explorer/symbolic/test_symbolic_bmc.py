@@ -144,6 +144,14 @@ def test_cli_kraft_refusal_names_the_family(command, generation, capsys):
     assert "consumer" not in err and "Traceback" not in err
 
 
+def test_cli_bmc_truncation_on_fetch_and_prove_refuses_it(capsys):
+    """Truncation on fetch derives a generation; bmc derives its relation (no code of its own), prove refuses it."""
+    assert main(["bmc", "classic", "--truncation", "on-fetch-hw-first", "--depth", "5", "--quiet"]) == 0
+    assert "no violation" in capsys.readouterr().out
+    assert main(["prove", "classic", "--truncation", "on-fetch"]) == 2
+    assert "drop --truncation on-fetch" in capsys.readouterr().err
+
+
 def test_library_refuses_unknown_property():
     with pytest.raises(UserError):
         bmc(make_symbolic(classic()), depth=2, properties=["Nope"])
