@@ -3,7 +3,7 @@
 ``ConcreteOps`` evaluates a relation written against ``Ops`` on plain Python ints, bools and tuples.
 It lives apart from the z3 backends (``isrcheck.explorer.symbolic.ops``, which re-exports it) so that
 code run on the explicit model's hot path at build time (the log rules of
-``isrcheck.model.steps.log_rules``, evaluated once per pair of logs to fill its tables) does not
+``isrcheck.model.steps.rules``, evaluated once per pair of logs to fill its tables) does not
 import z3.
 
 Abstracted away: sorts other than Int and Bool (a model encodes its values as ints).
