@@ -54,8 +54,7 @@ class Bounds:
 class Steps:
     """Builders of symbolic steps of generation ``gen`` for ``n`` replicas under ``bounds``."""
 
-    def __init__(self, n: int, bounds: Bounds, d: Durability = CLASSIC,
-                 gen: Generation = EXPLICIT_GENERATIONS["kip320"]) -> None:
+    def __init__(self, n: int, bounds: Bounds, gen: Generation, d: Durability = CLASSIC) -> None:
         self.n = n
         self.bounds = bounds
         self.d = d
@@ -374,7 +373,7 @@ class Steps:
 def generation_steps(gen: Generation, n: int, bounds: Bounds, d: Durability = CLASSIC) -> list[SymStep]:
     """The symbolic ``Next`` of a generation: its steps (``Generation.next``, TLA+ action names),
     in that order, then the steps the durability options add (``isrcheck.model.symbolic.durability``)."""
-    s = Steps(n, bounds, d, gen)
+    s = Steps(n, bounds, gen, d)
     out: list[SymStep] = []
     for name in gen.next:
         builder = getattr(s, name, None)
