@@ -20,8 +20,9 @@ relation of ``bmc`` is derived from the same description (``isrcheck.model.symbo
         return variant_model(variant("kip320", name="kip320-lag-one", isr_rule="lag-one"), replicas=replicas)
 
 Abstracted away: nothing beyond the base generation's; a variant changes only what it names.
-Rules registered here live in the process that imported the user's file (``check``, its forked
-``--workers``, ``bmc``); proofs (``prove``) encode the built-in generations only.
+Rules registered here live in each process that imported the user's file: ``check``, its forked
+``--workers``, ``bmc``, and Spark executors (which load a user's model file before unpickling the
+model); proofs (``prove``) encode the built-in generations only.
 """
 
 from __future__ import annotations
