@@ -15,8 +15,9 @@ from isrcheck.explorer.symbolic.relation import concrete_successors
 from isrcheck.model.native import extension, pure_python
 from isrcheck.model.variants import caught_up_rule, variant, variant_model
 
+from tests.fixtures.classic import classic
 from tests.fixtures.paths import ROOT
-from tests.fixtures.states import reachable
+from tests.fixtures.states import random_walk_sample, reachable
 from tests.model.test_symbolic_equivalence import assert_same
 
 EXAMPLE = str(ROOT / "docs" / "examples" / "lag_one_isr.py")
@@ -45,6 +46,21 @@ def test_derived_relation_is_the_explicit_model_on_every_reachable_state():
     sym = model.symbolic()
     states = reachable(model)
     assert assert_same(model, sym, states, lambda s: concrete_successors(sym, s, ConcreteOps())) == len(states) > 500
+
+
+def test_the_k6_rule_as_a_variant_is_the_option():
+    """The K6 rule (ISR expansion before the HW reaches the leader's epoch) as a variant's flag gives
+    the successors of --expand-before-epoch-start, and its derived relation is the explicit one."""
+    option = classic(generation="kip320", replicas=3, expand_before_epoch_start=True)
+    k6 = variant_model(variant("kip320", name="kip320-k6", expand_waits_for_epoch_start=False), replicas=3)
+    kip320 = classic(generation="kip320", replicas=3)
+    states = sorted(reachable(option, limit=5000))  # the first levels, where the rule already matters
+    assert all(option.successors(s) == k6.successors(s) for s in states)
+    differ = [s for s in states if option.successors(s) != kip320.successors(s)]
+    assert len(differ) > 50  # states where the rule matters: the comparison can fail
+    sym = k6.symbolic()
+    sample = differ + random_walk_sample(option, 300, seed=6)
+    assert assert_same(k6, sym, sample, lambda s: concrete_successors(sym, s, ConcreteOps())) == len(sample)
 
 
 def test_compiled_successors_where_the_extension_was_built():
