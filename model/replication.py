@@ -42,6 +42,7 @@ from .encoding.symmetry import Symmetry
 from .encoding.view import StateView
 from .fairness import action_family as step_family
 from .fairness import fairness_table
+from .generations import Generation
 from .native.packing import native_packing
 from .options import ConsumerOptions, DurabilityOptions
 from .read import ClassicState
@@ -54,14 +55,15 @@ class ReplicationModel:
     ``canonical`` (replica symmetry), ``state_view`` and ``signals``."""
 
     def __init__(self, config: ClassicConfig, options: DurabilityOptions | None = None,
-                 consumers: ConsumerOptions | None = None, invariants: str = "all") -> None:
+                 consumers: ConsumerOptions | None = None, invariants: str = "all",
+                 generation: Generation | None = None) -> None:
         self.config = config
         self.options = options = options or DurabilityOptions()
         self.consumers = consumers = consumers or ConsumerOptions()
         consumers.validate(config)
         options.validate(config, az_failures=consumers.max_az_failures)
         self.invariants = invariants
-        self.tables = ModelTables(config, options, consumers)
+        self.tables = ModelTables(config, options, consumers, generation)  # generation: a variant's (model/variants.py)
         self.layout = self.tables.layout
         self.fields = self.tables.fields
         self.generation = self.tables.generation

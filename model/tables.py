@@ -21,11 +21,11 @@ from .options import ConsumerOptions, DurabilityOptions
 
 class ModelTables:
     def __init__(self, config: ClassicConfig, options: DurabilityOptions | None = None,
-                 consumers: ConsumerOptions | None = None) -> None:
+                 consumers: ConsumerOptions | None = None, variant: Generation | None = None) -> None:
         self.config = config
         self.options = options = options or DurabilityOptions()
         self.consumers = consumers = consumers or ConsumerOptions()
-        generation: Generation = GENERATIONS[config.generation]
+        generation: Generation = variant or GENERATIONS[config.generation]
         if consumers.truncation != "on-become-follower":
             generation = generation.on_fetch(hw_first=consumers.truncation == "on-fetch-hw-first")
         self.generation = generation

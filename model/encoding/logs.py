@@ -64,8 +64,6 @@ class LogTables:
             self.length[code] = len(recs)
             self.epoch_at[code] = tuple(r % self.epochs for r in recs)
             self.last_epoch[code] = recs[-1] % self.epochs if recs else -1
-        self._first_mismatch: dict[int, int] = {}
-        self._kip101: dict[int, int] = {}
 
     def _decode(self, code: int) -> tuple[int, ...] | None:
         recs = []
@@ -121,38 +119,3 @@ class LogTables:
             for rec in recs or ():
                 masks[code] |= 1 << self.record_id(rec)
         return masks
-
-    def first_mismatch_from_tail(self, leader: int, follower: int) -> int:
-        """KIP-279 ``FirstNonMatchingOffsetFromTail(leader, follower)``: 0 if the leader's log is
-        empty, else one past the largest offset where the follower holds the leader's record
-        (0 if there is none). Note it is the *largest* matching offset, not the common prefix."""
-        key = leader * self.size + follower
-        got = self._first_mismatch.get(key)
-        if got is None:
-            rl, rf = self.records[leader], self.records[follower]
-            got = 0
-            if rl:
-                for off in range(min(len(rl), len(rf)) - 1, -1, -1):
-                    if rl[off] == rf[off]:
-                        got = off + 1
-                        break
-            self._first_mismatch[key] = got
-        return got
-
-    def kip101_lookup(self, leader: int, epoch: int) -> int:
-        """KIP-101 ``LookupOffsetForEpoch(leader, follower, epoch)`` on the leader's log: the
-        leader's end offset if its last record has ``epoch``; else the first offset holding a
-        larger epoch; -1 where the spec falls back to the follower's high watermark (empty leader
-        log, or no larger epoch)."""
-        key = leader * self.epochs + epoch
-        got = self._kip101.get(key)
-        if got is None:
-            eps = self.epoch_at[leader]
-            if not eps:
-                got = -1
-            elif eps[-1] == epoch:
-                got = len(eps)
-            else:
-                got = next((off for off, e in enumerate(eps) if e > epoch), -1)
-            self._kip101[key] = got
-        return got

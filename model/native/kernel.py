@@ -5,7 +5,7 @@ What is compiled is only next.py's control flow: which sections run, the loops o
 requests, the enabling tests, the next state's fields. The protocol's rules stay in Python and are
 passed in as data once per configuration: the log tables (``length``, ``pow``, ``records``,
 ``epoch_at``), the generation's caught-up tables (``isrcheck.model.steps.rules``), its truncation table
-(``isrcheck.model.steps.truncation``) and KIP-279's ``first_mismatch_from_tail``, the request decoding
+(``isrcheck.model.steps.truncation``) and KIP-279's offset for ``FollowerTruncate``, the request decoding
 (``NamedRequests``) and the action objects of ``t.actions``. The pair tables are memos filled on
 first use; the C side reads an entry through the Python memo once and keeps it.
 
@@ -19,10 +19,9 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
-from ..encoding.logs import PairTable
 from ..steps.controller import NamedRequests
 from ..steps.rules import caught_up_table
-from ..steps.truncation import truncation_table
+from ..steps.truncation import first_mismatch_table, truncation_table
 from . import extension, pure_python
 
 # Larger log tables would make the C caches of pair tables (4 bytes a pair) too big to allocate.
@@ -79,7 +78,7 @@ def native_successors(t: Any, extra_steps: tuple = (), fallback: bool = True) ->
         pow=logs.pow, length=logs.length, records=logs.records, epoch_at=logs.epoch_at,
         isr_caught=keyed(isr_caught, isr_mult), hw_caught=keyed(hw_caught, hw_mult),
         truncate_to=(truncation_table(t), size * size) if follow_truncate else None,
-        first_mismatch=(PairTable(size, logs.first_mismatch_from_tail), size * size),
+        first_mismatch=(first_mismatch_table(t), size * size),
         named=NamedRequests(lay.n), fallback=next_successors(t) if fallback else None,
         elect_acts=a.elect, controller_shrink_acts=a.controller_shrink, become_leader_acts=a.become_leader,
         expand_acts=a.expand, shrink_acts=a.shrink, write_acts=a.write, inc_hw_acts=a.inc_hw,

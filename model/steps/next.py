@@ -29,7 +29,7 @@ from ..encoding.state import EPOCH, FIELDS_PER_REPLICA, HW, ISR, LEADER
 from ..generations import HEAD
 from .controller import NamedRequests
 from .rules import caught_up_table
-from .truncation import FOLLOWER_HW, truncation_table
+from .truncation import FOLLOWER_HW, first_mismatch_table, truncation_table
 
 # Every step a generation's Next may name, in the one order the sections below run: each
 # generation's Next is this order with some steps left out.
@@ -62,7 +62,7 @@ def next_successors(t: Any, extra_steps: tuple = ()) -> Successors:
     leader_slice = slice(LEADER, lay.g, FIELDS_PER_REPLICA)
     max_epoch, max_records, log_size = t.config.max_leader_epoch, t.config.max_records, t.config.log_size
     length, pow_, records, epoch_at, epochs = logs.length, logs.pow, logs.records, logs.epoch_at, logs.epochs
-    log_count, first_mismatch = logs.size, logs.first_mismatch_from_tail
+    log_count = logs.size
     fenced, matches_last_epoch = gen.fenced, gen.fetch_matches_last_epoch
     waits = gen.expand_waits_for_epoch_start and not opts.expand_before_epoch_start
     vacuous = gen.hw_vacuous_with_empty_isr
@@ -70,6 +70,7 @@ def next_successors(t: Any, extra_steps: tuple = ()) -> Successors:
     isr_caught, isr_mult = caught_up_table(t, gen.isr_rule)
     hw_caught, hw_mult = caught_up_table(t, gen.hw_rule)
     truncate_to = truncation_table(t) if follow_truncate else None
+    first_mismatch = first_mismatch_table(t) if truncate else None
     named = NamedRequests(n)
     dead_i, acked_i, flushed_i = t.fields.dead, t.fields.acked, t.fields.flushed
     stops = dead_i >= 0
@@ -261,7 +262,7 @@ def next_successors(t: Any, extra_steps: tuple = ()) -> Successors:
             if truncate:  # FollowerTruncate: to the last offset holding the leader's record
                 for f, fb, leader, lb in diverging:
                     log = s[fb]
-                    off = first_mismatch(s[lb], log)
+                    off = first_mismatch[s[lb] * log_count + log]
                     hw = s[fb + HW]
                     nxt = list(s)
                     nxt[fb] = log % pow_[off]

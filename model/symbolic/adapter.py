@@ -32,7 +32,8 @@ from isrcheck.model.encoding.state import (
 __all__ = [
     "EPOCH", "FIELDS_PER_REPLICA", "HW", "ISR", "LEADER", "LOG", "NEXT_RECORD_ID", "Q_ISR", "Q_LEADER",
     "REQUESTS", "ClassicConfig", "Layout", "LogTables", "classic_model", "is_classic", "config_of",
-    "layout_of", "logs_of", "fields_of", "durability_of", "is_replication",
+    "layout_of", "logs_of", "fields_of", "durability_of", "is_replication", "kraft_generation",
+    "generation_of", "truncation_of",
 ]
 
 
@@ -45,10 +46,31 @@ def is_classic(model: Any) -> bool:
 
 
 def is_replication(model: Any) -> bool:
-    """The replication model with consumers and racks off (its durability options may be on)."""
+    """The replication model with consumers and racks off (its durability options may be on, and
+    truncation on fetch: it adds no field, only a derived generation, ``Generation.on_fetch``)."""
+    from dataclasses import replace
+
     from isrcheck.model.replication import ReplicationModel
 
-    return isinstance(model, ReplicationModel) and model.consumers.is_off
+    return isinstance(model, ReplicationModel) and replace(model.consumers, truncation="on-become-follower").is_off
+
+
+def truncation_of(model: Any) -> str:
+    """Where followers truncate (``--truncation``): on becoming follower, or on a fetch."""
+    return model.consumers.truncation
+
+
+def kraft_generation(model: Any) -> str | None:
+    """The generation of a KRaft-family model (``isrcheck.model.kraft``), else ``None``."""
+    from isrcheck.model.kraft.model import KraftModel
+
+    return model.generation if isinstance(model, KraftModel) else None
+
+
+def generation_of(model: Any) -> Any:
+    """The model's ``isrcheck.model.generations.Generation``, as its options derived it (the steps of its
+    ``Next`` and its rules: the one description both the explicit and the symbolic steps read)."""
+    return model.generation
 
 
 def durability_of(model: Any) -> Any:

@@ -1,8 +1,13 @@
 """The steps of ``KafkaReplication.tla`` and its generations as symbolic relations, one per
-explicit step (``isrcheck.model.steps.controller``, ``isrcheck.model.steps.leader`` and
-``isrcheck.model.steps.follower``, with the rules each generation reads from
-``isrcheck.model.generations``: ``isrcheck.model.steps.rules`` and
-``isrcheck.model.steps.truncation``), with the same enabling conditions.
+explicit step (``isrcheck.model.steps.next``), derived from the same description: the generation's
+``Next`` (its step names, the TLA+ action names, in order) and its rules (``fenced``,
+``isr_rule``/``hw_rule``, ``truncate_to``, ``fetch_matches_last_epoch``, ``hw_bound``,
+``hw_vacuous_with_empty_isr``, ``expand_waits_for_epoch_start``) are read from
+``isrcheck.model.generations.Generation``, and the rules over two logs are the very functions the
+explicit model's tables are filled from (``isrcheck.model.steps.rules``, ``isrcheck.model.steps.truncation``),
+read here on symbolic logs. So a generation, including one derived by an option (truncation on
+fetch, ``Generation.on_fetch``) or a user's variant of a generation's rules, needs no symbolic code
+of its own, and each step has the same enabling conditions as its explicit section.
 
 Each builder returns ``SymStep`` values, one per choice of replicas (the number of replicas is
 fixed, so "for every leader lead and follower f" is unrolled); a step's function maps the current
@@ -23,9 +28,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from isrcheck.explorer.symbolic.contract import SymStep
+from isrcheck.model.generations import GENERATIONS as EXPLICIT_GENERATIONS
+from isrcheck.model.generations import Generation
+from isrcheck.model.steps.rules import CAUGHT_UP, Log
+from isrcheck.model.steps.truncation import TRUNCATE_TO, kip279
 
 from .durability import CLASSIC, Durability, FailureSteps, popcount_at_least
 from .vars import KafkaVars
+
+# Every generation of isrcheck.model.generations has its symbolic form: the list is that module's.
+GENERATIONS = tuple(EXPLICIT_GENERATIONS)
+# The one step whose action (what traces print) is not spelled as its TLA+ action.
+LABEL = {"BecomeFollowerAndTruncateTo": "BecomeFollowerAndTruncate"}
 
 
 @dataclass(frozen=True)
@@ -38,15 +52,17 @@ class Bounds:
 
 
 class Steps:
-    """Builders of symbolic steps for ``n`` replicas under ``bounds``."""
+    """Builders of symbolic steps of generation ``gen`` for ``n`` replicas under ``bounds``."""
 
-    def __init__(self, n: int, bounds: Bounds, d: Durability = CLASSIC) -> None:
+    def __init__(self, n: int, bounds: Bounds, gen: Generation, d: Durability = CLASSIC) -> None:
         self.n = n
         self.bounds = bounds
         self.d = d
+        self.gen = gen
         self.R = range(n)
         self.L = bounds.log_size  # list size of bounded log arrays (None: unbounded arrays)
         self.E = None if bounds.max_leader_epoch is None else bounds.max_leader_epoch + 1
+        self.isr_rule, self.hw_rule = CAUGHT_UP[gen.isr_rule], CAUGHT_UP[gen.hw_rule]
 
     # -- shared predicates ----------------------------------------------------------------------
 
@@ -68,36 +84,44 @@ class Steps:
         """``IsTrueLeader(lead)``: the quorum names lead, lead presumes leadership, at the quorum's epoch."""
         return o.and_(v.ql == lead, v.ld[lead] == lead, v.ep[lead] == v.nreq - 1, self.running(o, v, lead))
 
-    def rec_eq(self, o: Any, v: KafkaVars, a: int, b: int, k: Any) -> Any:
-        """Replicas a and b hold the same record (id and epoch) at offset k."""
-        return o.and_(o.sel(v.rid[a], k) == o.sel(v.rid[b], k), o.sel(v.rep[a], k) == o.sel(v.rep[b], k))
+    @staticmethod
+    def log(v: KafkaVars, r: int) -> Log:
+        """Replica r's log as the rules read it (``isrcheck.model.steps.rules.Log``)."""
+        return Log(v.length[r], v.rid[r], v.rep[r])
 
-    def first_mismatch_from_tail(self, o: Any, v: KafkaVars, leader: int, f: int) -> Any:
-        """KIP-279: one past the largest offset where follower f holds the leader's record, else 0.
-        The hints (every broker's HW) tell the prover where to compare that offset: a follower
-        that holds the leader's records below some broker's HW truncates no lower than that HW
-        (at 3 replicas the HW that matters may be a third broker's)."""
-        hi = o.ite(v.length[leader] < v.length[f], v.length[leader], v.length[f])
-        return o.last_such(hi, lambda k: self.rec_eq(o, v, leader, f, k), self.L, hints=tuple(v.hw))
+    def same_epoch(self, v: KafkaVars, f: int, lead: int) -> Any:
+        """KIP-320's fencing (``fenced``): f is at the leader's epoch; always, without fencing."""
+        return v.ep[f] == v.ep[lead] if self.gen.fenced else True
 
-    def kip101_offset(self, o: Any, v: KafkaVars, leader: int, f: int) -> Any:
-        """KIP-101 OffsetsForLeaderEpoch (``isrcheck.model.steps.truncation.kip101_offset_for_leader_epoch``)."""
-        kf, kl = v.length[f], v.length[leader]
-        epoch = o.sel(v.rep[f], kf - 1)
-        larger = o.first_such(0, kl, lambda k: o.sel(v.rep[leader], k) > epoch, self.L)
-        lookup = o.ite(kl == 0, -1, o.ite(o.sel(v.rep[leader], kl - 1) == epoch, kl, larger))
-        return o.ite(kf == 0, 0, o.ite(lookup < 0, v.hw[f], lookup))
+    def counts(self, o: Any, v: KafkaVars, lead: int, f: int, end: Any, rule: Callable) -> Any:
+        """``IsFollowerCaughtUp(lead, f, end)``: f follows lead (at its epoch, fenced) and the
+        generation's rule counts its log as holding the leader's first ``end`` offsets."""
+        return o.and_(v.ld[f] == lead, self.same_epoch(v, f, lead),
+                      rule(o, self.log(v, lead), self.log(v, f), end, self.L))
 
-    def caught_up_to_epoch(self, o: Any, v: KafkaVars, leader: int, f: int, end: Any) -> Any:
-        """First try's ``IsFollowerCaughtUpToLeaderEpoch`` minus the leader's presumption."""
-        k = end - 1
-        same = o.and_(k < v.length[leader], k < v.length[f], o.sel(v.rep[f], k) == o.sel(v.rep[leader], k))
-        return o.and_(v.ld[f] == leader, o.or_(end == 0, same))
+    def fetch_answered(self, o: Any, v: KafkaVars, f: int, lead: int) -> Any:
+        """Running follower f fetches from lead, which presumes leadership (at f's epoch, fenced)."""
+        return o.and_(v.ld[f] == lead, v.ld[lead] == lead, self.same_epoch(v, lead, f), self.running(o, v, f))
+
+    def diverges(self, o: Any, v: KafkaVars, f: int, lead: int) -> Any:
+        """``FollowerNeedsTruncation``: f's log is longer than the leader's, or its last record's
+        epoch differs from the leader's at that offset."""
+        k, lk = v.length[f], v.length[lead]
+        differs = o.sel(v.rep[lead], k - 1) != o.sel(v.rep[f], k - 1)
+        return o.or_(k > lk, o.and_(0 < k, k <= lk, differs))
 
     def hw_reached_epoch(self, o: Any, v: KafkaVars, lead: int) -> Any:
         """``HasHighWatermarkReachedCurrentEpoch(lead)``."""
         hw, k = v.hw[lead], v.length[lead]
         return o.or_(hw == k, o.and_(hw < k, o.sel(v.rep[lead], hw) == v.ep[lead]))
+
+    def truncated(self, o: Any, v: KafkaVars, r: int, off: Any) -> KafkaVars:
+        """Replica r's log cut to ``off`` (its HW and flushed offset no higher)."""
+        w = v.copy()
+        w.length[r] = off
+        w.hw[r] = o.ite(off < v.hw[r], off, v.hw[r])
+        self.lower_flushed(o, v, w, r, off)
+        return w
 
     @staticmethod
     def quorum_update(v: KafkaVars, lead: int, isr: list) -> KafkaVars:
@@ -108,13 +132,14 @@ class Steps:
 
     def _each(self, label: str, fn: Callable, *pairs: bool) -> list[SymStep]:
         """One SymStep per replica (``pairs`` False) or per ordered pair of replicas."""
+        label = LABEL.get(label, label)
         if pairs and pairs[0]:
             return [SymStep(label, lambda o, v, a=a, b=b: fn(o, v, a, b), (a, b)) for a in self.R for b in self.R]
         return [SymStep(label, lambda o, v, a=a: fn(o, v, a), (a,)) for a in self.R]
 
-    # -- the controller and the producer (isrcheck.model.steps.controller) ----------------------
+    # -- the controller and the producer --------------------------------------------------------
 
-    def controller_elect_leader(self) -> list[SymStep]:
+    def ControllerElectLeader(self) -> list[SymStep]:
         def fn(o: Any, v: KafkaVars, lead: int):
             guard = o.and_(self.epoch_left(v), v.qisr[lead], v.ql != lead, self.running(o, v, lead))
             if o.is_false(guard):
@@ -128,7 +153,7 @@ class Steps:
 
         return self._each("ControllerElectLeader", fn)
 
-    def controller_shrink_isr(self) -> list[SymStep]:
+    def ControllerShrinkIsr(self) -> list[SymStep]:
         def fn(o: Any, v: KafkaVars, r: int):
             guard = o.and_(self.epoch_left(v), o.or_(v.ql == r, v.qisr[r]))
             if o.is_false(guard):
@@ -147,7 +172,7 @@ class Steps:
 
         return self._each("ControllerShrinkIsr", fn)
 
-    def become_leader(self) -> list[SymStep]:
+    def BecomeLeader(self) -> list[SymStep]:
         def fn(o: Any, v: KafkaVars, lead: int):
             e = o.choose(0, v.nreq, "epoch", self.E)
             guard = o.and_(o.sel(v.req_ld, e) == lead, e > v.ep[lead], self.running(o, v, lead))
@@ -161,7 +186,7 @@ class Steps:
 
         return self._each("BecomeLeader", fn)
 
-    def leader_write(self) -> list[SymStep]:
+    def LeaderWrite(self) -> list[SymStep]:
         b = self.bounds
 
         def fn(o: Any, v: KafkaVars, lead: int):
@@ -187,41 +212,28 @@ class Steps:
 
         return self._each("LeaderWrite", fn)
 
-    # -- ISR changes by the leader --------------------------------------------------------------
+    # -- ISR changes and the high watermark by the leader ---------------------------------------
 
-    def leader_expand_isr(self, variant: str) -> list[SymStep]:
-        """classic: ``LeaderExpandIsr``; fenced: ``FencedLeaderExpandIsr`` (KIP-320); first-try:
-        ``LeaderExpandIsrBetterFencing``."""
+    def LeaderExpandIsr(self) -> list[SymStep]:
+        """The generation's ISR rule; KIP-320 and its first try wait for the HW to reach the
+        leader's epoch (``expand_waits_for_epoch_start``; off with the K6 option)."""
+        waits = self.gen.expand_waits_for_epoch_start and not self.d.expand_before_epoch_start
 
         def fn(o: Any, v: KafkaVars, lead: int, r: int):
-            hw = v.hw[lead]
-            if variant == "classic":
-                ok = o.and_(v.ld[r] == lead, o.or_(hw == 0, o.and_(hw <= v.length[lead], hw <= v.length[r])))
-            elif variant == "fenced":
-                waits = True if self.d.expand_before_epoch_start else self.hw_reached_epoch(o, v, lead)
-                ok = o.and_(waits, v.ld[r] == lead, v.ep[r] == v.ep[lead],
-                            o.or_(hw == 0, hw <= v.length[r]))
-            else:
-                waits = True if self.d.expand_before_epoch_start else self.hw_reached_epoch(o, v, lead)
-                ok = o.and_(waits, self.caught_up_to_epoch(o, v, lead, r, hw))
-            guard = o.and_(self.true_leader(o, v, lead), o.not_(v.isr[lead][r]), ok)
+            guard = o.and_(self.true_leader(o, v, lead), o.not_(v.isr[lead][r]),
+                           self.hw_reached_epoch(o, v, lead) if waits else True,
+                           self.counts(o, v, lead, r, v.hw[lead], self.isr_rule))
             if o.is_false(guard):
                 return guard, None
             return guard, self.quorum_update(v, lead, [True if j == r else v.isr[lead][j] for j in self.R])
 
         return self._each("LeaderExpandIsr", fn, True)
 
-    def leader_shrink_isr(self, variant: str) -> list[SymStep]:
+    def LeaderShrinkIsr(self) -> list[SymStep]:
         def fn(o: Any, v: KafkaVars, lead: int, r: int):
             if r == lead:
                 return False, None
-            end = v.length[lead]
-            if variant == "classic":
-                lagging = o.not_(o.and_(v.ld[r] == lead, o.or_(end == 0, v.length[r] >= end)))
-            elif variant == "fenced":
-                lagging = o.or_(v.ld[r] != lead, v.ep[r] != v.ep[lead], v.length[r] < end)
-            else:
-                lagging = o.not_(self.caught_up_to_epoch(o, v, lead, r, end))
+            lagging = o.not_(self.counts(o, v, lead, r, v.length[lead], self.isr_rule))
             guard = o.and_(self.true_leader(o, v, lead), v.isr[lead][r], lagging)
             if o.is_false(guard):
                 return guard, None
@@ -229,29 +241,30 @@ class Steps:
 
         return self._each("LeaderShrinkIsr", fn, True)
 
-    def leader_inc_high_watermark(self, variant: str) -> list[SymStep]:
-        b = self.bounds
+    def LeaderIncHighWatermark(self) -> list[SymStep]:
+        """Bounded by ``LogSize`` or the leader's log end (``hw_bound``); with
+        ``hw_vacuous_with_empty_isr`` the leadership test sits inside the quantifier over the
+        cached ISR, as ``Kip320.tla`` writes it (an empty cached ISR makes it vacuous)."""
+        b, gen = self.bounds, self.gen
 
         def fn(o: Any, v: KafkaVars, lead: int):
             hw = v.hw[lead]
-            if variant == "classic":
-                every = [o.implies(v.isr[lead][f], o.and_(v.ld[f] == lead, v.length[f] > hw)) for f in self.R]
-                guard = o.and_(v.ld[lead] == lead, True if b.log_size is None else hw < b.log_size, *every)
-            elif variant == "fenced":
-                # Literal spec: with an empty cached ISR even the leadership check is vacuous.
-                every = [o.implies(v.isr[lead][f], o.and_(v.ld[lead] == lead, v.ld[f] == lead, v.ep[f] == v.ep[lead],
-                                                       v.length[f] > hw)) for f in self.R]
-                guard = o.and_(hw < v.length[lead], *every)
+            presumes = v.ld[lead] == lead
+            if gen.hw_bound == "log-size":
+                below = True if b.log_size is None else hw < b.log_size
             else:
-                every = [o.implies(v.isr[lead][f], self.caught_up_to_epoch(o, v, lead, f, hw + 1)) for f in self.R]
-                guard = o.and_(v.ld[lead] == lead, hw < v.length[lead], *every)
-            guard = o.and_(guard, self.running(o, v, lead))
+                below = hw < v.length[lead]
+            every = [o.implies(v.isr[lead][f], o.and_(presumes if gen.hw_vacuous_with_empty_isr else True,
+                                                      self.counts(o, v, lead, f, hw + 1, self.hw_rule)))
+                     for f in self.R]
+            guard = o.and_(True if gen.hw_vacuous_with_empty_isr else presumes, below, *every,
+                           self.running(o, v, lead))
             if o.is_false(guard):
                 return guard, None
             w = v.copy()
             w.hw[lead] = hw + 1
             if self.d.acks == "all":  # the record the HW passes, with enough ISR members
-                acks = o.and_(v.ld[lead] == lead, popcount_at_least(o, v.isr[lead], self.d.min_isr))
+                acks = o.and_(presumes, popcount_at_least(o, v.isr[lead], self.d.min_isr))
                 passed = o.sel(v.rid[lead], hw)
                 w.acked = [o.or_(a, o.and_(acks, passed == x)) for x, a in enumerate(v.acked)]
             return guard, w
@@ -260,8 +273,10 @@ class Steps:
 
     # -- followers ------------------------------------------------------------------------------
 
-    def become_follower_and_truncate(self, rule: str, fenced: bool = False) -> list[SymStep]:
-        """rule: truncate-to-hw, kip101 or kip279 (``isrcheck.model.steps.truncation``); fenced: KIP-320."""
+    def BecomeFollowerAndTruncateTo(self) -> list[SymStep]:
+        """Truncation by the generation's rule (``truncate_to``); fenced: the named leader must
+        already lead at the request's epoch."""
+        rule, fenced = TRUNCATE_TO[self.gen.truncate_to], self.gen.fenced
 
         def fn(o: Any, v: KafkaVars, r: int, lead: int):
             if r == lead:
@@ -271,28 +286,20 @@ class Steps:
                            o.and_(v.ld[lead] == lead, v.ep[lead] == e) if fenced else True)
             if o.is_false(guard):
                 return guard, None
-            if rule == "truncate-to-hw":
-                off = v.hw[r]
-            elif rule == "kip101":
-                off = self.kip101_offset(o, v, lead, r)
-            else:
-                off = self.first_mismatch_from_tail(o, v, lead, r)
+            off = rule(o, self.log(v, lead), self.log(v, r), v.hw[r], self.L, tuple(v.hw))
             guard = o.and_(guard, off <= v.length[r])
             if o.is_false(guard):
                 return guard, None
-            w = v.copy()
-            w.length[r] = off
-            w.hw[r] = o.ite(off < v.hw[r], off, v.hw[r])
-            self.lower_flushed(o, v, w, r, off)
+            w = self.truncated(o, v, r, off)
             w.ep[r] = e
             w.ld[r] = lead
             w.isr[r] = [o.sel(v.req_isr[j], e) for j in self.R]
             return guard, w
 
-        return self._each("BecomeFollowerAndTruncate", fn, True)
+        return self._each("BecomeFollowerAndTruncateTo", fn, True)
 
-    def become_follower(self) -> list[SymStep]:
-        """First try: adopt the request without truncating."""
+    def BecomeFollower(self) -> list[SymStep]:
+        """Adopt the request without truncating (the follower truncates on a fetch)."""
 
         def fn(o: Any, v: KafkaVars, r: int, lead: int):
             if r == lead:
@@ -309,18 +316,17 @@ class Steps:
 
         return self._each("BecomeFollower", fn, True)
 
-    def follower_replicate(self, fenced: bool = False, caught_up_check: bool = False) -> list[SymStep]:
-        """``FollowerReplicate``; fenced: KIP-320's epoch check; caught_up_check: first try's."""
+    def FollowerReplicate(self) -> list[SymStep]:
+        """A fetch appends the leader's next record; with ``fetch_matches_last_epoch`` only while
+        the follower's log does not diverge."""
+        matches = self.gen.fetch_matches_last_epoch
 
         def fn(o: Any, v: KafkaVars, f: int, lead: int):
             if f == lead:
                 return False, None
             k = v.length[f]
-            guard = o.and_(
-                v.ld[f] == lead, v.ld[lead] == lead, v.ep[lead] == v.ep[f] if fenced else True, k < v.length[lead],
-                self.caught_up_to_epoch(o, v, lead, f, k) if caught_up_check else True,
-                self.running(o, v, f),
-            )
+            guard = o.and_(self.fetch_answered(o, v, f, lead), k < v.length[lead],
+                           o.not_(self.diverges(o, v, f, lead)) if matches else True)
             if o.is_false(guard):
                 return guard, None
             w = v.copy()
@@ -332,57 +338,46 @@ class Steps:
 
         return self._each("FollowerReplicate", fn, True)
 
-    def follower_truncate(self) -> list[SymStep]:
-        """First try: truncate lazily when the last entry's epoch differs from the leader's."""
+    def FollowerTruncate(self) -> list[SymStep]:
+        """A diverging fetch: truncate to the last offset holding the leader's record (KIP-279's offset)."""
 
         def fn(o: Any, v: KafkaVars, f: int, lead: int):
             if f == lead:
                 return False, None
-            k, lk = v.length[f], v.length[lead]
-            differs = o.sel(v.rep[lead], k - 1) != o.sel(v.rep[f], k - 1)
-            needs = o.or_(k > lk, o.and_(0 < k, k <= lk, differs))
-            guard = o.and_(v.ld[f] == lead, v.ld[lead] == lead, needs, self.running(o, v, f))
+            guard = o.and_(self.fetch_answered(o, v, f, lead), self.diverges(o, v, f, lead))
             if o.is_false(guard):
                 return guard, None
-            off = self.first_mismatch_from_tail(o, v, lead, f)
-            w = v.copy()
-            w.length[f] = off
-            w.hw[f] = o.ite(off < v.hw[f], off, v.hw[f])
-            self.lower_flushed(o, v, w, f, off)
-            return guard, w
+            off = kip279(o, self.log(v, lead), self.log(v, f), v.hw[f], self.L, tuple(v.hw))
+            return guard, self.truncated(o, v, f, off)
 
         return self._each("FollowerTruncate", fn, True)
 
+    def FollowerUpdateHighWatermark(self) -> list[SymStep]:
+        """Bug K13: a diverging response's HW applied before truncating, capped at the log end."""
 
-GENERATIONS = ("truncate-to-hw", "kip101", "kip279", "kip320-first-try", "kip320")
+        def fn(o: Any, v: KafkaVars, f: int, lead: int):
+            if f == lead:
+                return False, None
+            k = v.length[f]
+            hw = o.ite(v.hw[lead] < k, v.hw[lead], k)
+            guard = o.and_(self.fetch_answered(o, v, f, lead), self.diverges(o, v, f, lead), hw != v.hw[f])
+            if o.is_false(guard):
+                return guard, None
+            w = v.copy()
+            w.hw[f] = hw
+            return guard, w
+
+        return self._each("FollowerUpdateHighWatermark", fn, True)
 
 
-def generation_steps(gen: str, n: int, bounds: Bounds, d: Durability = CLASSIC) -> list[SymStep]:
-    """The symbolic ``Next`` of a generation, in the order of its explicit steps
-    (``isrcheck.model.generations.Generation.next``), then the steps the durability options add
-    (``isrcheck.model.symbolic.durability``)."""
-    return _generation_steps(gen, n, bounds, d) + FailureSteps(Steps(n, bounds, d), d).all()
-
-
-def _generation_steps(gen: str, n: int, bounds: Bounds, d: Durability) -> list[SymStep]:
-    s = Steps(n, bounds, d)
-    shared = s.controller_elect_leader() + s.controller_shrink_isr() + s.become_leader()
-    if gen in ("truncate-to-hw", "kip101", "kip279"):
-        return shared + (
-            s.leader_expand_isr("classic") + s.leader_shrink_isr("classic") + s.leader_write()
-            + s.leader_inc_high_watermark("classic") + s.become_follower_and_truncate(gen)
-            + s.follower_replicate()
-        )
-    if gen == "kip320-first-try":
-        return shared + (
-            s.leader_expand_isr("first-try") + s.leader_shrink_isr("first-try") + s.leader_write()
-            + s.leader_inc_high_watermark("first-try") + s.become_follower()
-            + s.follower_replicate(caught_up_check=True) + s.follower_truncate()
-        )
-    if gen == "kip320":
-        return shared + (
-            s.leader_expand_isr("fenced") + s.leader_shrink_isr("fenced") + s.leader_write()
-            + s.leader_inc_high_watermark("fenced") + s.become_follower_and_truncate("kip279", fenced=True)
-            + s.follower_replicate(fenced=True)
-        )
-    raise ValueError(f"no symbolic encoding of generation {gen!r}")
+def generation_steps(gen: Generation, n: int, bounds: Bounds, d: Durability = CLASSIC) -> list[SymStep]:
+    """The symbolic ``Next`` of a generation: its steps (``Generation.next``, TLA+ action names),
+    in that order, then the steps the durability options add (``isrcheck.model.symbolic.durability``)."""
+    s = Steps(n, bounds, gen, d)
+    out: list[SymStep] = []
+    for name in gen.next:
+        builder = getattr(s, name, None)
+        if builder is None or not name[0].isupper():
+            raise ValueError(f"generation {gen.name}: step {name} has no symbolic form")
+        out += builder()
+    return out + FailureSteps(s, d).all()

@@ -65,6 +65,22 @@ def test_z3_all_solutions_sample(generation, replicas):
     assert assert_same(model, sym, states, lambda s: solver_successors(sym, ops, s)) == 12
 
 
+@pytest.mark.parametrize("truncation", ["on-fetch", "on-fetch-hw-first"])
+def test_truncation_on_fetch_is_derived(truncation):
+    """A generation derived by an option (Generation.on_fetch: lazy truncation, the matching-prefix
+    rule, K13's FollowerUpdateHighWatermark) has no symbolic code of its own: its relation is derived
+    from the generation's description, and is the explicit model's on every reachable state."""
+    model = classic(generation="kip320", replicas=2, truncation=truncation)
+    sym = make_symbolic(model)
+    labels = {step.label for step in sym.steps()}
+    assert ("FollowerUpdateHighWatermark" in labels) == (truncation == "on-fetch-hw-first")
+    ops = ConcreteOps()
+    states = reachable(model)
+    assert assert_same(model, sym, states, lambda s: concrete_successors(sym, s, ops)) == len(states) > 1000
+    sample = random_walk_sample(model, 6, seed=3)  # and z3's reading of the same relation
+    assert assert_same(model, sym, sample, lambda s: solver_successors(sym, BoundedZ3Ops(), s)) == 6
+
+
 def test_a_wrong_step_is_caught():
     """The comparison can fail: drop the HW cap from the symbolic FollowerReplicate."""
     model = classic(generation="kip320", replicas=2)

@@ -134,6 +134,24 @@ def test_cli_bmc_bad_input(argv, words, capsys):
     assert words in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("command,generation", [("bmc", "kraft-3.5"), ("prove", "kraft-kip966")])
+def test_cli_kraft_refusal_names_the_family(command, generation, capsys):
+    """A KRaft generation is refused for what it is (no symbolic form yet), not for consumer options."""
+    argv = [command, "classic", "--generation", generation] + (["--depth", "3"] if command == "bmc" else [])
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "KRaft family" in err and "kip320-first-try" in err and "kip320" in err
+    assert "consumer" not in err and "Traceback" not in err
+
+
+def test_cli_bmc_truncation_on_fetch_and_prove_refuses_it(capsys):
+    """Truncation on fetch derives a generation; bmc derives its relation (no code of its own), prove refuses it."""
+    assert main(["bmc", "classic", "--truncation", "on-fetch-hw-first", "--depth", "5", "--quiet"]) == 0
+    assert "no violation" in capsys.readouterr().out
+    assert main(["prove", "classic", "--truncation", "on-fetch"]) == 2
+    assert "drop --truncation on-fetch" in capsys.readouterr().err
+
+
 def test_library_refuses_unknown_property():
     with pytest.raises(UserError):
         bmc(make_symbolic(classic()), depth=2, properties=["Nope"])

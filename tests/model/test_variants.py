@@ -1,0 +1,107 @@
+"""A user's variant (model/variants.py): one rule changed in the user's own file runs with check,
+--workers and bmc, its z3 relation derived from the same description (docs/variants.md)."""
+
+from __future__ import annotations
+
+import pickle
+
+import pytest
+from isrcheck.explorer.check import check
+from isrcheck.explorer.cli.main import main
+from isrcheck.explorer.registry import build_model
+from isrcheck.explorer.symbolic.bmc import bmc
+from isrcheck.explorer.symbolic.ops import ConcreteOps
+from isrcheck.explorer.symbolic.relation import concrete_successors
+from isrcheck.model.native import extension, pure_python
+from isrcheck.model.variants import caught_up_rule, variant, variant_model
+
+from tests.fixtures.classic import classic
+from tests.fixtures.paths import ROOT
+from tests.fixtures.states import random_walk_sample, reachable
+from tests.model.test_symbolic_equivalence import assert_same
+
+EXAMPLE = str(ROOT / "docs" / "examples" / "lag_one_isr.py")
+
+
+def lag_one_model(**options):
+    return build_model(EXAMPLE, options)
+
+
+def test_check_finds_the_lag_one_hole_and_bmc_the_same_length():
+    model = lag_one_model()
+    r = check(model, properties=["StrongIsr"])
+    assert not r.ok and len(r.violations[0].trace) == 8
+    b = bmc(model.symbolic(), depth=8, properties=["StrongIsr"])
+    assert b.verdict == "violation" and len(b.violations[0].trace) == 8
+
+
+def test_the_base_generation_holds_where_the_variant_fails():
+    """The rule is what changed: KIP-320 itself keeps StrongIsr at these bounds."""
+    base = variant_model(variant("kip320", name="kip320-as-is"))
+    assert check(base, properties=["StrongIsr"]).ok
+
+
+def test_derived_relation_is_the_explicit_model_on_every_reachable_state():
+    model = lag_one_model()
+    sym = model.symbolic()
+    states = reachable(model)
+    assert assert_same(model, sym, states, lambda s: concrete_successors(sym, s, ConcreteOps())) == len(states) > 500
+
+
+def test_the_k6_rule_as_a_variant_is_the_option():
+    """The K6 rule (ISR expansion before the HW reaches the leader's epoch) as a variant's flag gives
+    the successors of --expand-before-epoch-start, and its derived relation is the explicit one."""
+    option = classic(generation="kip320", replicas=3, expand_before_epoch_start=True)
+    k6 = variant_model(variant("kip320", name="kip320-k6", expand_waits_for_epoch_start=False), replicas=3)
+    kip320 = classic(generation="kip320", replicas=3)
+    states = sorted(reachable(option, limit=5000))  # the first levels, where the rule already matters
+    assert all(option.successors(s) == k6.successors(s) for s in states)
+    differ = [s for s in states if option.successors(s) != kip320.successors(s)]
+    assert len(differ) > 50  # states where the rule matters: the comparison can fail
+    sym = k6.symbolic()
+    sample = differ + random_walk_sample(option, 300, seed=6)
+    assert assert_same(k6, sym, sample, lambda s: concrete_successors(sym, s, ConcreteOps())) == len(sample)
+
+
+def test_compiled_successors_where_the_extension_was_built():
+    """The rule fills the tables the C kernel reads: a variant runs at compiled speed."""
+    model = lag_one_model()
+    ext = extension()
+    compiled = ext is not None and isinstance(model.successors, ext.Successors)
+    assert compiled == (ext is not None and not pure_python())
+
+
+def test_workers_and_pickling_keep_the_variant():
+    model = lag_one_model()
+    again = pickle.loads(pickle.dumps(model))
+    assert again.generation == model.generation and again.variant.name == "kip320-lag-one"
+    r = check(model, properties=["StrongIsr"], workers=2)
+    assert not r.ok and len(r.violations[0].trace) == 8
+
+
+@pytest.mark.parametrize("kwargs,words", [
+    ({"isr_rule": "nope"}, "isr_rule='nope' is unknown: choose one of log-end, follower-end"),
+    ({"truncate_to": "nope"}, "truncate_to='nope' is unknown: choose one of high-watermark, kip101, kip279"),
+    ({"fencing": True}, "fencing is no rule of a generation: choose among next, isr_rule"),
+    ({"next": ("FollowerReplicate", "LeaderWrite")}, "must name steps of ControllerElectLeader"),
+])
+def test_bad_variants_are_refused_with_the_known_names(kwargs, words):
+    with pytest.raises(ValueError, match="variant 'v'") as e:
+        variant("kip320", name="v", **kwargs)
+    assert words in str(e.value)
+
+
+def test_unknown_base_and_taken_rule_name_are_refused():
+    with pytest.raises(ValueError, match="choose one of truncate-to-hw, kip101"):
+        variant("kip999", name="v")
+    with pytest.raises(ValueError, match="caught-up rule 'log-end' is already defined"):
+        caught_up_rule("log-end")(lambda o, leader, follower, end, size: True)
+
+
+def test_cli_check_and_bmc_and_prove(capsys):
+    assert main(["check", EXAMPLE, "--invariant", "StrongIsr", "--quiet"]) == 1
+    assert "StrongIsr (invariant) violated in a trace of 8 states" in capsys.readouterr().out
+    assert main(["bmc", EXAMPLE, "--invariant", "StrongIsr", "--depth", "8", "--quiet"]) == 1
+    assert "BMC: StrongIsr violated in a trace of 8 states" in capsys.readouterr().out
+    assert main(["prove", EXAMPLE]) == 2
+    assert "not the variant 'kip320-lag-one'; use bmc" in capsys.readouterr().err
