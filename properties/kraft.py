@@ -54,6 +54,8 @@ from typing import Any
 
 from isrcheck.explorer.contract import Property
 
+from . import kraft_reassignment as reassignment
+
 ALWAYS = ("LeaderCompleteness", "LeaderCandidateCompleteness", "ReplicationQuorumSuperset", "LogMatching",
           "MetadataLogMatching", "ConsistentRead", "NoCommittedRecordLostGlobally", "MinIsrRecoveryQuorum")
 SOMETIMES = ("RecordCommitted", "RecordAcknowledged", "NewLeaderElected", "BrokerBackFromUncleanShutdown",
@@ -72,7 +74,10 @@ def names(t: Any) -> tuple[str, ...]:
     only when lossy shutdowns are allowed (else it could never be reached)."""
     c = t.config
     out = []
-    for name in (*ALWAYS, *SOMETIMES, *OPT_IN, *LIVENESS):
+    for name in (*ALWAYS, *reassignment.names(t), *SOMETIMES, *OPT_IN, *LIVENESS):
+        if name in reassignment.LIVENESS + reassignment.ALWAYS + reassignment.SOMETIMES:
+            out.append(name)
+            continue
         if name in ELR_ONLY and not c.gen.elr:
             continue
         if name in NEEDS_LOSSY_SHUTDOWN and not c.lossy_shutdowns:
@@ -94,7 +99,7 @@ def build(t: Any, invariants: str = "all") -> list[Property]:
         if unknown:
             raise ValueError(f"property_set: unknown for {t.config.generation}: {', '.join(unknown)}; "
                              f"choose from {', '.join(available)}")
-    builders = _builders(t)
+    builders = {**_builders(t), **reassignment.builders(t)}
     return [builders[n]() for n in chosen]
 
 

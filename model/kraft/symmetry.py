@@ -45,6 +45,7 @@ from .fields import (
     MD_ISR,
     MD_LEADER,
     MD_MAXIMAL_ISR,
+    MD_REPLICAS,
     METADATA_LOG,
     NIL,
     REG_REQUESTS,
@@ -78,8 +79,7 @@ class BrokerSymmetry:
         def record(r: tuple) -> tuple:
             out = records.get(r)
             if out is None:
-                leader, le, pe, isr, elr, lkelr = r
-                out = records[r] = (broker[leader], le, pe, mask[isr], mask[elr], mask[lkelr])
+                out = records[r] = (broker[r[0]], r[1], r[2], *(mask[m] for m in r[3:]))
             return out
 
         g = lay.g
@@ -90,13 +90,14 @@ class BrokerSymmetry:
                 o = inverse[new] * BLOCK
                 block = list(s[o:o + BLOCK])
                 block[FETCH_FROM] = broker[block[FETCH_FROM]]
+                block[MD_REPLICAS] = mask[block[MD_REPLICAS]]
                 block[MD_ISR] = mask[block[MD_ISR]]
                 block[MD_MAXIMAL_ISR] = mask[block[MD_MAXIMAL_ISR]]
                 block[MD_LEADER] = broker[block[MD_LEADER]]
                 block[FOLLOWERS] = peers(block[FOLLOWERS])
                 slot = block[ALTER_PARTITION]
                 if slot:
-                    block[ALTER_PARTITION] = (slot[0], mask[slot[1]], peers(slot[2]))
+                    block[ALTER_PARTITION] = (slot[0], mask[slot[1]], peers(slot[2]), *(mask[m] for m in slot[3:]))
                 block[FETCHES] = peers(block[FETCHES])
                 out += block
             tail = list(s[g:])
@@ -121,7 +122,7 @@ class BrokerSymmetry:
             t[o + FOLLOWERS] = tuple((leo, name(e)) for leo, e in t[o + FOLLOWERS])
             slot = t[o + ALTER_PARTITION]
             if slot:
-                t[o + ALTER_PARTITION] = (slot[0], slot[1], tuple(name(e) for e in slot[2]))
+                t[o + ALTER_PARTITION] = (slot[0], slot[1], tuple(name(e) for e in slot[2]), *slot[3:])
             t[o + C_BROKER_EPOCH] = name(t[o + C_BROKER_EPOCH])
             t[o + FETCHES] = tuple(x[:4] + (name(x[4]),) if x and x[0] == FETCH_REQUEST else x
                                    for x in t[o + FETCHES])

@@ -1,0 +1,93 @@
+"""Properties of partition reassignment in the KRaft family (KIP-455, the specs'
+``PerformPartitionReassignment``), present when ``--max-reassignments`` is at least 1.
+
+What a reassignment must keep (invariants, checked by default): the replica set it leaves is never
+below what the spec's ``ValidReassignment`` requires (``ReplicaSetAtLeastMinIsr``: the target,
+replicas minus removing, has at least min.insync.replicas members), and the controller's partition
+state stays inside it (``PartitionWithinReplicas``: ISR, ELR and leader are replicas; adding and
+removing are replicas, disjoint). That no committed record is lost across a reassignment is what
+the family's own invariants say (LeaderCompleteness, LeaderCandidateCompleteness,
+NoCommittedRecordLostGlobally, in ``isrcheck.properties.kraft``); with reassignment they also cover
+the replica removed with its log and the leader moved off a removed replica.
+
+``sometimes`` companions: ``ReassignmentCompleted`` (a reassignment ran and none is in progress)
+and, with spare brokers, ``AddedReplicaInIsr`` (a broker that did not host the partition at the
+start is in the ISR).
+Liveness (opt-in, under the specs' fairness): ``EventuallyReassignmentCompletes``, the specs'
+property of that name (a reassignment in progress leads to none in progress).
+
+Like the rest of ``properties/``, this module never imports ``model``: it reads the model's tables.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from isrcheck.explorer.contract import Property
+
+ALWAYS = ("ReplicaSetAtLeastMinIsr", "PartitionWithinReplicas")
+SOMETIMES = ("ReassignmentCompleted", "AddedReplicaInIsr")
+LIVENESS = ("EventuallyReassignmentCompletes",)
+
+
+def names(t: Any) -> tuple[str, ...]:
+    """The reassignment properties: only where a reassignment can happen."""
+    c = t.config
+    if not c.reassignments:
+        return ()
+    sometimes = SOMETIMES if c.spare_brokers else tuple(n for n in SOMETIMES if n != "AddedReplicaInIsr")
+    return (*ALWAYS, *sometimes, *LIVENESS)
+
+
+def builders(t: Any) -> dict[str, Any]:
+    lay, c, f = t.layout, t.config, t.fields
+    g, size = lay.g, lay.size
+    METADATA_LOG, NIL, REASSIGNMENTS = f.METADATA_LOG, f.NIL, f.REASSIGNMENTS
+    R_ISR, R_ELR, R_LEADER, R_REPLICAS, R_ADDING, R_REMOVING = (f.R_ISR, f.R_ELR, f.R_LEADER, f.R_REPLICAS,
+                                                                 f.R_ADDING, f.R_REMOVING)
+    initial_replicas = (1 << c.replication_factor) - 1
+
+    def current(s):
+        return s[g + METADATA_LOG][-1]
+
+    def target_size(s):
+        cur = current(s)
+        return size[cur[R_REPLICAS] & ~cur[R_REMOVING]]
+
+    def within(s):
+        cur = current(s)
+        replicas = cur[R_REPLICAS]
+        inside = cur[R_ISR] | cur[R_ELR] | cur[R_ADDING] | cur[R_REMOVING]
+        leader_ok = cur[R_LEADER] == NIL or replicas >> cur[R_LEADER] & 1
+        return not inside & ~replicas and leader_ok and not cur[R_ADDING] & cur[R_REMOVING]
+
+    def describe_within(s):
+        cur = current(s)
+        ids = lay.ids
+        return (f"replicas {ids(cur[R_REPLICAS])}, ISR {ids(cur[R_ISR])}, ELR {ids(cur[R_ELR])}, leader "
+                f"{None if cur[R_LEADER] == NIL else cur[R_LEADER] + 1}, adding {ids(cur[R_ADDING])}, "
+                f"removing {ids(cur[R_REMOVING])}")
+
+    def in_progress(s):
+        cur = current(s)
+        return bool(cur[R_ADDING] or cur[R_REMOVING])
+
+    return {
+        "ReplicaSetAtLeastMinIsr": lambda: Property.always(
+            "ReplicaSetAtLeastMinIsr", lambda s: target_size(s) >= c.min_isr,
+            "a reassignment's target replica set has at least min.insync.replicas members",
+            lambda s: f"the target replica set has {target_size(s)} member(s), min ISR {c.min_isr}"),
+        "PartitionWithinReplicas": lambda: Property.always(
+            "PartitionWithinReplicas", within,
+            "the controller's ISR, ELR, leader, adding and removing are replicas", describe_within),
+        "ReassignmentCompleted": lambda: Property.sometimes(
+            "ReassignmentCompleted", lambda s: s[g + REASSIGNMENTS] > 0 and not in_progress(s),
+            "a reassignment ran to completion"),
+        "AddedReplicaInIsr": lambda: Property.sometimes(
+            "AddedReplicaInIsr", lambda s: bool(current(s)[R_ISR] & ~initial_replicas),
+            "a broker a reassignment added is in the ISR"),
+        "EventuallyReassignmentCompletes": lambda: Property.leads_to(
+            "EventuallyReassignmentCompletes", in_progress, lambda s: not in_progress(s),
+            "a reassignment in progress eventually completes (the specs' EventuallyReassignmentCompletes)",
+            default=False),
+    }
