@@ -12,7 +12,10 @@ the replica removed with its log and the leader moved off a removed replica.
 
 ``sometimes`` companions: ``ReassignmentCompleted`` (a reassignment ran and none is in progress)
 and, with spare brokers, ``AddedReplicaInIsr`` (a broker that did not host the partition at the
-start is in the ISR).
+start is in the ISR), and ``LeaderMovedOffRemovedReplica`` (a reassignment removed broker 1, the
+initial leader, and another broker leads at the current leader epoch with every committed record;
+``NoLeaderMovedOffRemovedReplica``, opt-in, is its negation as an invariant, whose counterexample
+is the shortest such path, as TLC checks a witness).
 Liveness (opt-in, under the specs' fairness): ``EventuallyReassignmentCompletes``, the specs'
 property of that name (a reassignment in progress leads to none in progress).
 
@@ -26,7 +29,8 @@ from typing import Any
 from isrcheck.explorer.contract import Property
 
 ALWAYS = ("ReplicaSetAtLeastMinIsr", "PartitionWithinReplicas")
-SOMETIMES = ("ReassignmentCompleted", "AddedReplicaInIsr")
+SOMETIMES = ("ReassignmentCompleted", "AddedReplicaInIsr", "LeaderMovedOffRemovedReplica")
+OPT_IN = ("NoLeaderMovedOffRemovedReplica",)
 LIVENESS = ("EventuallyReassignmentCompletes",)
 
 
@@ -36,13 +40,16 @@ def names(t: Any) -> tuple[str, ...]:
     if not c.reassignments:
         return ()
     sometimes = SOMETIMES if c.spare_brokers else tuple(n for n in SOMETIMES if n != "AddedReplicaInIsr")
-    return (*ALWAYS, *sometimes, *LIVENESS)
+    return (*ALWAYS, *sometimes, *OPT_IN, *LIVENESS)
 
 
 def builders(t: Any) -> dict[str, Any]:
     lay, c, f = t.layout, t.config, t.fields
     g, size = lay.g, lay.size
-    METADATA_LOG, NIL, REASSIGNMENTS = f.METADATA_LOG, f.NIL, f.REASSIGNMENTS
+    METADATA_LOG, NIL, REASSIGNMENTS, TRUE_HW = f.METADATA_LOG, f.NIL, f.REASSIGNMENTS, f.TRUE_HW
+    LEADER, LOG, MD_LEADER_EPOCH = f.LEADER, f.LOG, f.MD_LEADER_EPOCH
+    ROLE, RUNNING, STATUS = f.ROLE, f.RUNNING, f.STATUS
+    R_LEADER_EPOCH = f.R_LEADER_EPOCH
     R_ISR, R_ELR, R_LEADER, R_REPLICAS, R_ADDING, R_REMOVING = (f.R_ISR, f.R_ELR, f.R_LEADER, f.R_REPLICAS,
                                                                  f.R_ADDING, f.R_REMOVING)
     initial_replicas = (1 << c.replication_factor) - 1
@@ -72,7 +79,23 @@ def builders(t: Any) -> dict[str, Any]:
         cur = current(s)
         return bool(cur[R_ADDING] or cur[R_REMOVING])
 
+    def leader_moved(s):
+        cur = current(s)
+        leader = cur[R_LEADER]
+        if cur[R_REPLICAS] & 1 or leader == NIL:
+            return False
+        o = lay.base[leader]
+        return (s[o + STATUS] == RUNNING and s[o + ROLE] == LEADER and s[o + MD_LEADER_EPOCH] == cur[R_LEADER_EPOCH]
+                and 0 < s[g + TRUE_HW] <= len(s[o + LOG]))
+
     return {
+        "LeaderMovedOffRemovedReplica": lambda: Property.sometimes(
+            "LeaderMovedOffRemovedReplica", leader_moved,
+            "a reassignment removed the initial leader; another leads with every committed record"),
+        "NoLeaderMovedOffRemovedReplica": lambda: Property.always(
+            "NoLeaderMovedOffRemovedReplica", lambda s: not leader_moved(s),
+            "LeaderMovedOffRemovedReplica as an invariant (its counterexample is the shortest path there)",
+            default=False),
         "ReplicaSetAtLeastMinIsr": lambda: Property.always(
             "ReplicaSetAtLeastMinIsr", lambda s: target_size(s) >= c.min_isr,
             "a reassignment's target replica set has at least min.insync.replicas members",

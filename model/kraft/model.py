@@ -37,6 +37,7 @@ from .fields import (
     R_ELR,
     R_ISR,
     R_LEADER,
+    R_REPLICAS,
     RUNNING,
     STATUS,
     Layout,
@@ -176,8 +177,10 @@ class KraftModel:
         cur = s[lay.g + METADATA_LOG][-1]
         leader = cur[R_LEADER]
         isr_size = lay.size[cur[R_ISR]]
+        replicas = cur[R_REPLICAS]
         out: dict[str, Any] = {"leader": None if leader == NIL else leader + 1, "offline": leader == NIL,
-                               "ISR": f"{isr_size}/{lay.n}", "under-min-isr": isr_size < self.config.min_isr}
+                               "ISR": f"{isr_size}/{lay.size[replicas]}",
+                               "under-min-isr": isr_size < self.config.min_isr}
         if self.config.gen.elr:
             out["ELR"] = lay.ids(cur[R_ELR])
         out["fenced"] = [b + 1 for b in lay.brokers if not s[lay.base[b] + C_UNFENCED]]
@@ -185,7 +188,7 @@ class KraftModel:
         out["alter-partition"] = any(s[lay.base[b] + ALTER_PARTITION] for b in lay.brokers)
         if leader != NIL and s[lay.base[leader] + STATUS] == RUNNING and s[lay.base[leader] + MD_LEADER] == leader:
             lead_end = len(s[lay.base[leader] + LOG])
-            gaps = {f"r{b + 1}": lead_end - len(s[lay.base[b] + LOG]) for b in lay.brokers if b != leader}
+            gaps = {f"r{b + 1}": lead_end - len(s[lay.base[b] + LOG]) for b in lay.members[replicas] if b != leader}
             out["lag"] = {r: gap for r, gap in gaps.items() if gap >= 0}
             ahead = {r: -gap for r, gap in gaps.items() if gap < 0}  # longer than the leader: will truncate
             if ahead:

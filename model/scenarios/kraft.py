@@ -1,7 +1,8 @@
 """The KRaft-era entries of the bug catalogue (K7, K11) and the fixes that close them, at the bounds
 of the TLC run that anchors them: Vanlightly's kraft/v3.5 spec with 3 brokers, replication factor
 3, min ISR 2, one value, initial ISR {1, 2}, at most one unclean (lossy) shutdown and one fencing,
-no clean shutdown, no leader-initiated shrink, no reassignment. Registered in the
+no clean shutdown, no leader-initiated shrink, no reassignment; and KIP-455's reassignment at the
+bounds of the TLC runs that docs/kraft.md compares with. Registered in the
 ``isrcheck.scenarios`` entry-point group (``kraft = "isrcheck.model.scenarios.kraft:scenarios"``);
 docs/kraft.md tells each trace in Kafka terms.
 
@@ -20,9 +21,58 @@ ANCHOR = {"replicas": 3, "min_insync_replicas": 2, "max_records": 1, "init_isr_s
 NO_SHUTDOWN = {**ANCHOR, "max_crashes": 0, "stops": "all"}
 # The lost registration needs two shutdowns of one broker (one of each kind) and nothing else.
 LOST_REGISTRATION = {"replicas": 2, "min_insync_replicas": 2, "max_records": 1, "max_crashes": 1, "stops": "all"}
+# Reassignment (KIP-455): replication factor 2 on 3 brokers (BrokerCount 3, InitReplicationFactor 2),
+# one reassignment (ReassignmentLimit 1), the TLC configuration of docs/kraft.md's reassignment section.
+REASSIGNMENT = {"replicas": 2, "spare_brokers": 1, "max_reassignments": 1, "min_insync_replicas": 2,
+                "max_records": 1, "max_fencings": 0}
 
 
 def scenarios() -> list[Scenario]:
+    return [*_named(), *reassignment_scenarios()]
+
+
+def reassignment_scenarios() -> list[Scenario]:
+    """KIP-455's reassignment as the specs have it: the partition moved off its leader, and every
+    invariant kept across a reassignment with a fencing."""
+    return [
+        Scenario(
+            id="KR-reassignment",
+            title="KRaft reassignment: the partition moves off its leader and keeps its committed record",
+            model="classic",
+            options={"generation": "kraft-kip966", **REASSIGNMENT},
+            properties=("NoLeaderMovedOffRemovedReplica",),
+            expect="violated",
+            trace_length=12,
+            story=(
+                "Leader 1 writes A; follower 2 fetches it and the leader commits it. An operator reassigns "
+                "the partition from {1,2} to {2,3}: the controller records replicas {1,2,3}, adding {3}, "
+                "removing {1}. Broker 3 applies the record, becomes a follower and catches up. Leader 1 "
+                "proposes ISR {1,2,3}; the controller accepts, and since every adding replica is now in "
+                "the ISR the reassignment completes: replicas {2,3}, ISR {2,3}, and, the leader being "
+                "removed, a new leader 2 in leader epoch 2. Broker 2 leads with A: the committed record "
+                "survived the move (the witness LeaderMovedOffRemovedReplica, reached in 12 states in both "
+                "generations)."
+            ),
+        ),
+        Scenario(
+            id="KR-reassignment-safe",
+            title="KRaft reassignment with a fencing: no committed record lost, the replica set never too small",
+            model="classic",
+            options={"generation": "kraft-3.5", **REASSIGNMENT, "max_fencings": 1},
+            properties=("LeaderCompleteness", "LeaderCandidateCompleteness", "NoCommittedRecordLostGlobally",
+                        "ReplicaSetAtLeastMinIsr", "PartitionWithinReplicas"),
+            expect="holds",
+            story=(
+                "Kafka 3.5 with one reassignment of any shape (adding the spare broker, removing a replica, "
+                "or both) and one fencing: the leader removed by a completed reassignment hands over to an "
+                "ISR member with every committed record, the removed replica's log goes with it, and the "
+                "target replica set never has fewer than min.insync.replicas members (59,858 states)."
+            ),
+        ),
+    ]
+
+
+def _named() -> list[Scenario]:
     return [
         Scenario(
             id="K7",
