@@ -92,6 +92,7 @@ def make_model(
         truncate first), on-fetch-hw-first (bug K13, KAFKA-14704: HW applied before truncating).
     azs: availability zones (0: no racks).
     placement: rack-aware or naive (rack-unaware, consecutive brokers, two per zone).
+        KRaft: racks for a reassignment's targets (needs max_reassignments; docs/kraft.md).
     max_az_failures: power failures of a whole zone.
 
     KRaft options (``isrcheck.model.kraft``; the specs' constants; left out they change nothing):

@@ -15,7 +15,9 @@ and, with spare brokers, ``AddedReplicaInIsr`` (a broker that did not host the p
 start is in the ISR), and ``LeaderMovedOffRemovedReplica`` (a reassignment removed broker 1, the
 initial leader, and another broker leads at the current leader epoch with every committed record;
 ``NoLeaderMovedOffRemovedReplica``, opt-in, is its negation as an invariant, whose counterexample
-is the shortest such path, as TLC checks a witness).
+is the shortest such path, as TLC checks a witness). With racks (``--azs``):
+``ReplicasSpreadOverRacks``, the target replica set spans as many racks as it can (min(its size,
+racks)): Kafka's rack-aware rule, which ``--placement naive`` reassignments break.
 Liveness (opt-in, under the specs' fairness): ``EventuallyReassignmentCompletes``, the specs'
 property of that name (a reassignment in progress leads to none in progress).
 
@@ -28,7 +30,7 @@ from typing import Any
 
 from isrcheck.explorer.contract import Property
 
-ALWAYS = ("ReplicaSetAtLeastMinIsr", "PartitionWithinReplicas")
+ALWAYS = ("ReplicaSetAtLeastMinIsr", "PartitionWithinReplicas", "ReplicasSpreadOverRacks")
 SOMETIMES = ("ReassignmentCompleted", "AddedReplicaInIsr", "LeaderMovedOffRemovedReplica")
 OPT_IN = ("NoLeaderMovedOffRemovedReplica",)
 LIVENESS = ("EventuallyReassignmentCompletes",)
@@ -39,8 +41,9 @@ def names(t: Any) -> tuple[str, ...]:
     c = t.config
     if not c.reassignments:
         return ()
+    always = ALWAYS if c.racks else tuple(n for n in ALWAYS if n != "ReplicasSpreadOverRacks")
     sometimes = SOMETIMES if c.spare_brokers else tuple(n for n in SOMETIMES if n != "AddedReplicaInIsr")
-    return (*ALWAYS, *sometimes, *OPT_IN, *LIVENESS)
+    return (*always, *sometimes, *OPT_IN, *LIVENESS)
 
 
 def builders(t: Any) -> dict[str, Any]:
@@ -75,6 +78,20 @@ def builders(t: Any) -> dict[str, Any]:
                 f"{None if cur[R_LEADER] == NIL else cur[R_LEADER] + 1}, adding {ids(cur[R_ADDING])}, "
                 f"removing {ids(cur[R_REMOVING])}")
 
+    def racks_of(s):
+        cur = current(s)
+        target = lay.members[cur[R_REPLICAS] & ~cur[R_REMOVING]]
+        return target, {b % max(c.racks, 1) for b in target}
+
+    def spread(s):
+        target, racks = racks_of(s)
+        return len(racks) == min(len(target), c.racks)
+
+    def describe_spread(s):
+        target, racks = racks_of(s)
+        return (f"target replicas {[b + 1 for b in target]} span {len(racks)} of {c.racks} racks "
+                f"(broker b in rack (b - 1) mod {c.racks})")
+
     def in_progress(s):
         cur = current(s)
         return bool(cur[R_ADDING] or cur[R_REMOVING])
@@ -89,6 +106,9 @@ def builders(t: Any) -> dict[str, Any]:
                 and 0 < s[g + TRUE_HW] <= len(s[o + LOG]))
 
     return {
+        "ReplicasSpreadOverRacks": lambda: Property.always(
+            "ReplicasSpreadOverRacks", spread,
+            "the target replica set spans min(its size, racks) racks (Kafka's rack-aware rule)", describe_spread),
         "LeaderMovedOffRemovedReplica": lambda: Property.sometimes(
             "LeaderMovedOffRemovedReplica", leader_moved,
             "a reassignment removed the initial leader; another leads with every committed record"),

@@ -17,6 +17,9 @@ Kafka before the fix, add it once it has reached the high watermark, which KIP-9
 ``reassignments`` = ReassignmentLimit (``PerformPartitionReassignment``, KIP-455); ``spare_brokers``:
 brokers beyond the replication factor (BrokerCount - InitReplicationFactor), the brokers a
 reassignment can add; ``brokers`` counts them (BrokerCount), ``replication_factor`` does not.
+``racks``: broker b (0-based) is in rack b mod racks (0: racks not modelled; the specs have none);
+``rack_aware``: a reassignment's target spreads over as many racks as it can (Kafka's rack-aware
+assignment: no rack holds two of its replicas while a rack holds none), else any target (naive).
 """
 
 from __future__ import annotations
@@ -47,6 +50,8 @@ class KraftConfig:
     expand_at_leo_under_min_isr: bool = False
     reassignments: int = 0
     spare_brokers: int = 0
+    racks: int = 0
+    rack_aware: bool = True
 
     @property
     def replication_factor(self) -> int:
@@ -63,7 +68,7 @@ class KraftConfig:
             raise ValueError(f"generation={self.generation!r} is not a KRaft generation: choose one of "
                              f"{', '.join(KRAFT_GENERATIONS)}")
         for name in ("brokers", "min_isr", "init_isr_size", "values", "lossy_shutdowns", "clean_shutdowns",
-                     "fencings", "leader_shrinks", "reassignments", "spare_brokers"):
+                     "fencings", "leader_shrinks", "reassignments", "spare_brokers", "racks"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int):
                 raise ValueError(f"{name} must be an int, got {value!r}")
@@ -89,6 +94,13 @@ class KraftConfig:
             if not 0 <= getattr(self, name) <= MAX_PERTURBATIONS:
                 raise ValueError(f"{flag}={getattr(self, name)} is out of range for a KRaft generation: use "
                                  f"0..{MAX_PERTURBATIONS} (each one multiplies the state space)")
+        if not 0 <= self.racks <= MAX_BROKERS:
+            raise ValueError(f"azs={self.racks} is out of range for a KRaft generation: use 0..{MAX_BROKERS} racks")
+        if self.racks and not self.reassignments:
+            raise ValueError(f"azs={self.racks}: racks matter to a KRaft run only where a reassignment places "
+                             "replicas; add --max-reassignments 1 (or drop --azs)")
+        if not self.rack_aware and not self.racks:
+            raise ValueError("placement='naive' places replicas in racks: set azs >= 1")
         if self.avoid_last_replica_standing and not self.gen.isr_floor_one:
             raise ValueError("avoid_last_replica_standing applies to kraft-3.5 only (KIP-966 has no last replica "
                              "standing to avoid)")

@@ -169,8 +169,14 @@ class KraftSteps:
                                                                _elected(elected)), tuple(t)))
 
     def placement_allowed(self, target: int) -> bool:
-        """Whether a reassignment may choose ``target`` as the replica set (racks: see ``placement``)."""
-        return True
+        """Whether a reassignment may choose ``target`` as the replica set: with rack-aware placement
+        (Kafka's ``assignReplicasToBrokersRackAware``, as ``kafka-reassign-partitions --generate``
+        proposes; the specs have no racks) it spans min(its size, racks) racks; naive: any target."""
+        c = self.config
+        if not c.racks or not c.rack_aware:
+            return True
+        members = self.lay.members[target]
+        return len({b % c.racks for b in members}) == min(len(members), c.racks)
 
     # -- broker lifecycle (KIP-903 broker epochs) -------------------------------------------------------
 

@@ -55,6 +55,35 @@ def reassignment_scenarios() -> list[Scenario]:
             ),
         ),
         Scenario(
+            id="KR-racks-naive",
+            title="KRaft reassignment without rack awareness puts both replicas in one rack",
+            model="classic",
+            options={"generation": "kraft-kip966", **REASSIGNMENT, "azs": 2, "placement": "naive"},
+            properties=("ReplicasSpreadOverRacks",),
+            expect="violated",
+            trace_length=2,
+            story=(
+                "Brokers 1 and 3 are in rack 1, broker 2 in rack 2; the partition starts on {1,2}, one "
+                "replica per rack. A rack-unaware reassignment may move it to {1,3} (add 3, remove 2): "
+                "the controller accepts any target the spec's ValidReassignment allows, so from then on "
+                "one rack holds every replica. Kafka's rack-aware assignment (the targets "
+                "kafka-reassign-partitions proposes) never chooses it: KR-racks."
+            ),
+        ),
+        Scenario(
+            id="KR-racks",
+            title="KRaft reassignment with rack-aware targets keeps the replicas spread over the racks",
+            model="classic",
+            options={"generation": "kraft-kip966", **REASSIGNMENT, "azs": 2},
+            properties=("ReplicasSpreadOverRacks",),
+            expect="holds",
+            story=(
+                "The same cluster with rack-aware targets: a reassignment may add broker 3 or replace a "
+                "replica only so that the target spans both racks, so {1,3} is never chosen, while "
+                "{2,3} (broker 1 replaced by 3) still is."
+            ),
+        ),
+        Scenario(
             id="KR-reassignment-safe",
             title="KRaft reassignment with a fencing: no committed record lost, the replica set never too small",
             model="classic",

@@ -111,3 +111,33 @@ def test_impossible_reassignment_options_are_refused(bad, words):
     with pytest.raises((UserError, ValueError)) as err:
         build_model("classic", bad)
     assert words in str(err.value)
+
+
+# -- rack-aware placement of a reassignment's targets (Kafka's rule; the specs have no racks) ---------
+
+def test_a_naive_reassignment_puts_every_replica_in_one_rack():
+    model = classic(generation="kraft-kip966", **REASSIGNMENT, azs=2, placement="naive")
+    result = isrcheck.check(model, properties=["ReplicasSpreadOverRacks"])
+    trace = result.violations[0].trace
+    assert len(trace) == 2
+    assert (trace.actions[0].adding, trace.actions[0].removing) == ((3,), (2,))  # {1, 3}: both in rack 1
+
+
+def test_rack_aware_targets_stay_spread_and_still_move_the_partition():
+    model = classic(generation="kraft-kip966", **REASSIGNMENT, azs=2)
+    result = isrcheck.check(model, stop_at_first=False)
+    assert result.complete and not result.violations
+    assert {"LeaderMovedOffRemovedReplica", "AddedReplicaInIsr"} <= set(result.examples)  # {2, 3} is allowed
+    assert result.distinct_states < isrcheck.check(classic(generation="kraft-kip966", **REASSIGNMENT),
+                                                   stop_at_first=False).distinct_states
+
+
+@pytest.mark.parametrize("bad, words", [
+    ({"generation": "kraft-kip966", "replicas": 3, "azs": 2}, "max-reassignments"),
+    ({"generation": "kraft-kip966", **REASSIGNMENT, "placement": "naive"}, "azs >= 1"),
+    ({"generation": "kraft-kip966", **REASSIGNMENT, "azs": 5}, "azs=5"),
+])
+def test_racks_without_a_reassignment_to_place_are_refused(bad, words):
+    with pytest.raises((UserError, ValueError)) as err:
+        build_model("classic", bad)
+    assert words in str(err.value)
