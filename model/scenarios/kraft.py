@@ -12,6 +12,7 @@ Trace lengths count states, the initial one included (TLC's depth): K11 is 8 her
 from __future__ import annotations
 
 from isrcheck.explorer.scenarios import Scenario
+from isrcheck.model.kraft.fairness import WEAK
 
 # The anchor's constants as the model's options (isrcheck.model.factory): BrokerCount = InitReplicationFactor =
 # replicas, MinISR, |Values| = max_records, InitIsrSize, FenceBrokerLimit, UncleanShutdownLimit.
@@ -28,7 +29,68 @@ REASSIGNMENT = {"replicas": 2, "spare_brokers": 1, "max_reassignments": 1, "min_
 
 
 def scenarios() -> list[Scenario]:
-    return [*_named(), *reassignment_scenarios()]
+    return [*_named(), *reassignment_scenarios(), *liveness_scenarios()]
+
+
+# Two brokers, both may lose their log: KIP-966's leaderless end. The specs' fairness without the
+# leader's SendAlterPartitionRequest: too weak for a reassignment to complete.
+BOTH_LOSE_DATA = {"replicas": 2, "min_insync_replicas": 2, "max_records": 1, "max_fencings": 0, "max_crashes": 2,
+                  "stops": "lossy"}
+NO_FAIR_ALTER_PARTITION = {f"{step} b{b}": "weak" for step in WEAK if step != "SendAlterPartitionRequest"
+                           for b in (1, 2, 3)}
+
+
+def liveness_scenarios() -> list[Scenario]:
+    """The specs' remaining liveness under their fairness, and under fairness too weak for it."""
+    return [
+        Scenario(
+            id="KR-no-leader",
+            title="KIP-966: after both replicas lose their logs, no leader is ever elected (by design)",
+            model="classic",
+            options={"generation": "kraft-kip966", **BOTH_LOSE_DATA},
+            properties=("EventuallyLeaderElected",),
+            expect="violated",
+            trace_length=11,
+            story=(
+                "Broker 1 shuts down losing its log (broker 2 leads, ISR {2}, ELR {1}), then broker 2 "
+                "does too: ISR empty, ELR {1}, no leader. Both restart and register without a broker "
+                "epoch (unclean), so the controller takes each out of the ISR and the ELR: nothing is "
+                "eligible, and under every fairness the specs state the partition stays leaderless. "
+                "KIP-966 trades this availability for durability (the 3.5 controller re-elects the last "
+                "replica standing, and loses the record: K11); only unclean recovery, not in the specs, "
+                "elects again. KR-leader-3.5 is the same bounds on 3.5."
+            ),
+        ),
+        Scenario(
+            id="KR-leader-3.5",
+            title="Kafka 3.5 always elects a leader again (the last replica standing), at durability's cost",
+            model="classic",
+            options={"generation": "kraft-3.5", **BOTH_LOSE_DATA},
+            properties=("EventuallyLeaderElected",),
+            expect="holds",
+            story=(
+                "The bounds of KR-no-leader on Kafka 3.5: the ISR never shrinks below one member, so the "
+                "last one is elected again when it is back, whatever it lost. The partition always gets "
+                "a leader; K11 shows the record this can cost."
+            ),
+        ),
+        Scenario(
+            id="KR-reassignment-stalls",
+            title="KRaft reassignment never completes if the leader's AlterPartition is not fairly scheduled",
+            model="classic",
+            options={"generation": "kraft-kip966", **REASSIGNMENT},
+            properties=("EventuallyReassignmentCompletes",),
+            expect="violated",
+            trace_length=7,
+            check_options={"fairness": NO_FAIR_ALTER_PARTITION},
+            story=(
+                "The specs' fairness less one step: SendAlterPartitionRequest. An operator adds broker 3; "
+                "it applies the record, follows and catches up, and then nothing brings it into the ISR: "
+                "the fetches go on for ever and the reassignment stays in progress. Under the specs' own "
+                "fairness (the leader's AlterPartition weakly fair) EventuallyReassignmentCompletes holds."
+            ),
+        ),
+    ]
 
 
 def reassignment_scenarios() -> list[Scenario]:
