@@ -280,6 +280,24 @@ def _named() -> list[Scenario]:
             ),
         ),
         Scenario(
+            id="KAFKA-15495",
+            title="KRaft 3.5: the partition is truncated when its only ISR member restarts with an empty disk",
+            model="classic",
+            options={"generation": "kraft-3.5", **ANCHOR},
+            properties=("NoCommittedRecordLostGlobally",),
+            expect="violated",
+            trace_length=12,
+            story=(
+                "Leader 1 writes A. The controller fences broker 1 and elects 2 (ISR {2}); broker 1 does "
+                "not know it yet and still leads in epoch 1, so 2's fetches reach it: 2 gets A, the HW "
+                "passes it and the producer is acknowledged. Broker 2, the only ISR member, shuts down "
+                "and comes back with an empty disk; 3.5 keeps it in the ISR (last replica standing) and "
+                "elects it again. Broker 1 follows it and truncates A: an acknowledged record is on no "
+                "broker (KAFKA-15495). KIP-966 closes it: at these bounds kraft-kip966 keeps "
+                "NoCommittedRecordLostGlobally over all 973,728 states (K11-fixed)."
+            ),
+        ),
+        Scenario(
             id="KR-never-runs",
             title="KRaft liveness: after a lost registration, a starting broker never runs (the specs' EventuallyRuns)",
             model="classic",
