@@ -69,7 +69,7 @@ class KraftModel:
         self.successors = self._steps.successors
         self.tables = KraftTables(config, self.layout, fields)
         self._properties = tuple(kraft_properties.build(self.tables, invariants))
-        self._symmetry = BrokerSymmetry(self.layout)
+        self._symmetry = BrokerSymmetry(self.layout, config.racks)
 
     def __repr__(self) -> str:
         c = self.config

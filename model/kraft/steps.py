@@ -4,7 +4,8 @@ Each step reads a state tuple and appends ``(action, next_state)`` pairs to ``ou
 generation's rules (``isrcheck.model.kraft.generations``) decide where 3.5 and KIP-966 differ. Broker-side:
 BrokerStart, ReceiveBrokerRegResponse, ReceiveMetadataUpdate, SendAlterPartitionRequest,
 ReceiveAlterPartitionResponse, Fetch, WriteRecordToLeader, the two shutdowns; controller-side:
-ReceiveBrokerRegRequest, ReceiveAlterPartitionRequest, FenceBroker, UnfenceBroker.
+ReceiveBrokerRegRequest, ReceiveAlterPartitionRequest, FenceBroker, UnfenceBroker, and (with
+``reassignments``) PerformPartitionReassignment, the one step no broker takes.
 
 Where the spec passes messages, this model keeps the one message that can be in flight in a slot
 of its sender (see ``isrcheck.model.kraft`` for the argument): a STARTING broker's registration is its

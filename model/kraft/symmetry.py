@@ -2,8 +2,9 @@
 maps a step to a step and keeps every property (each quantifies over all brokers).
 
 What is relabelled: the block of broker b moves to position perm[b]; inside a state, what names a
-broker is mapped (a fetcher's leader, a replica's leader, broker sets as masks: ISR, maximal ISR,
-ELR, last known ELR, a proposed ISR; per-peer slots: what a leader knows of each follower, the
+broker is mapped (a fetcher's leader, a replica's leader, broker sets as masks: replica sets,
+ISR, maximal ISR, ELR, last known ELR, a reassignment's adding and removing, a proposed ISR;
+per-peer slots: what a leader knows of each follower, the
 broker epoch named per proposed member, the fetches in flight per peer), and so is every
 PartitionChange record of the controller's metadata log. Broker epochs, offsets, records and
 counters are data and move with their broker unchanged.
@@ -23,6 +24,9 @@ the orbits are the same, and keying states by their least form (``canonical``) v
 once, at its shortest depth. Every permutation of the brokers is tried (``n!``, at most 24). The
 form is not always the least of its orbit (a multiset of stale registrations is renamed in its
 sorted order), which can only leave two equivalent states apart, never merge two that are not.
+
+With racks (``--azs``, KRaft only with a reassignment) only the permutations that keep each broker
+in its rack are used, since a reassignment's allowed targets depend on the racks.
 
 Abstracted away: nothing; values (A, B, ...) are symmetric too but are not permuted here.
 """
@@ -57,9 +61,12 @@ _SLOTS = (ALTER_PARTITION, FETCHES)  # fields holding 0 or a tuple: compared thr
 
 
 class BrokerSymmetry:
-    def __init__(self, lay: Layout) -> None:
+    def __init__(self, lay: Layout, racks: int = 0) -> None:
         self.lay = lay
-        perms = list(permutations(lay.brokers))
+        # With racks (a reassignment's rack-aware targets, ReplicasSpreadOverRacks) a broker's rack
+        # is part of what it is: only permutations that keep every broker in its rack are symmetries.
+        perms = [p for p in permutations(lay.brokers)
+                 if not racks or all(p[b] % racks == b % racks for b in lay.brokers)]
         self._relabellers = [self._relabeller(p) for p in perms[1:]]  # perms[0] is the identity
         self._slot_positions = tuple(lay.base[b] + f for b in lay.brokers for f in _SLOTS)
 

@@ -141,3 +141,26 @@ def test_racks_without_a_reassignment_to_place_are_refused(bad, words):
     with pytest.raises((UserError, ValueError)) as err:
         build_model("classic", bad)
     assert words in str(err.value)
+
+
+@pytest.mark.parametrize("options", [
+    {**REASSIGNMENT, "max_fencings": 1},
+    {**REASSIGNMENT, "azs": 2},
+    {"replicas": 3, "init_isr_size": 3, "min_insync_replicas": 2, "max_records": 1, "max_fencings": 1,
+     "max_reassignments": 1},
+])
+def test_the_canonical_form_behaves_as_the_state_with_reassignment(options):
+    # Replica sets, adding/removing masks and the accepted response's replica set are relabelled;
+    # with racks only rack-keeping permutations are used (a relabelling across racks is no symmetry).
+    model = classic(generation="kraft-kip966", **options)
+    props = [p for p in model.properties() if p.kind.name == "ALWAYS"]
+    moved = 0
+    for s in breadth_first(model, limit=4000)[::3]:
+        c = model.canonical(s)
+        moved += c != s
+        assert model.canonical(c) == c
+        for p in props:
+            assert bool(p.predicate(s)) == bool(p.predicate(c)), p.name
+        assert {model.canonical(t) for _, t in model.successors(s)} == \
+            {model.canonical(t) for _, t in model.successors(c)}
+    assert moved
