@@ -7,6 +7,7 @@ so ``isrcheck scenarios`` stays as generic as ``isrcheck check``."""
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
@@ -44,7 +45,9 @@ class Scenario:
                 parts.append(f"{flag} {v}")
         parts += [f"--invariant {p}" for p in self.properties]
         for k, v in self.check_options.items():
-            if v is True:
+            if isinstance(v, Mapping):  # a table such as fairness: FAMILY=KIND,... as one quoted word
+                parts.append(f"--{k.replace('_', '-')} " + shlex.quote(",".join(f"{a}={b}" for a, b in v.items())))
+            elif v is True:
                 parts.append("--" + k.replace("_", "-"))
             elif v not in (None, False):
                 parts.append(f"--{k.replace('_', '-')} {v}")

@@ -59,6 +59,8 @@ def make_model(
     hw_over_maximal_isr: bool = True,
     split_fetch: bool = False,
     expand_at_leo_under_min_isr: bool = False,
+    max_reassignments: int = 0,
+    spare_brokers: int = 0,
 ) -> Any:
     """The Kafka replication model (hachikuji/kafka-specification, plus options).
 
@@ -90,6 +92,7 @@ def make_model(
         truncate first), on-fetch-hw-first (bug K13, KAFKA-14704: HW applied before truncating).
     azs: availability zones (0: no racks).
     placement: rack-aware or naive (rack-unaware, consecutive brokers, two per zone).
+        KRaft: racks for a reassignment's targets (needs max_reassignments; docs/kraft.md).
     max_az_failures: power failures of a whole zone.
 
     KRaft options (``isrcheck.model.kraft``; the specs' constants; left out they change nothing):
@@ -104,6 +107,9 @@ def make_model(
         one atomic step (slower; it checks the atomic fetch's abstraction, docs/kraft.md).
     expand_at_leo_under_min_isr: the fix of KAFKA-19996: while the ISR is below min ISR, a leader
         adds a follower only once it has reached the leader's log end, not the stale HW.
+    max_reassignments: the spec's ReassignmentLimit: partition reassignments (KIP-455) a run may start.
+    spare_brokers: brokers beyond the replicas (BrokerCount - InitReplicationFactor), which a
+        reassignment can add.
     With a KRaft generation, replicas is the broker count, min_insync_replicas MinISR, max_records
     the number of values, max_crashes/stops the unclean (lossy) and clean (controlled) shutdowns.
     """

@@ -18,12 +18,15 @@ from typing import Any
 
 import isrcheck.properties as catalogue
 from isrcheck.properties import kraft as kraft_catalogue
+from isrcheck.properties import kraft_reassignment as reassignment_catalogue
 
 from .encoding.fields import OPTION_FIELDS
 from .kraft.generations import KRAFT_GENERATIONS
 from .options import CHOICES
 
-KRAFT_NAMES = (*kraft_catalogue.ALWAYS, *kraft_catalogue.SOMETIMES, *kraft_catalogue.OPT_IN)
+REASSIGNMENT_NAMES = (*reassignment_catalogue.ALWAYS, *reassignment_catalogue.SOMETIMES,
+                      *reassignment_catalogue.OPT_IN, *reassignment_catalogue.LIVENESS)
+KRAFT_NAMES = (*kraft_catalogue.ALWAYS, *kraft_catalogue.SOMETIMES, *kraft_catalogue.OPT_IN, *REASSIGNMENT_NAMES)
 
 
 def _flag(name: str) -> str:
@@ -93,6 +96,12 @@ def kraft_hint(name: str, model: Any) -> str | None:
     if name in kraft_catalogue.ELR_ONLY:
         with_elr = [g for g, gen in KRAFT_GENERATIONS.items() if gen.elr]
         return f"{name} is about Eligible Leader Replicas: add --generation {' or '.join(with_elr)}"
+    if name == "ReplicasSpreadOverRacks" and model.config.reassignments:
+        return f"{name} is about racks: add --azs 2 (brokers alternate between the racks)"
+    if name == "AddedReplicaInIsr" and model.config.reassignments:
+        return f"{name} needs a broker that does not host the partition at first: add --spare-brokers 1"
+    if name in REASSIGNMENT_NAMES:
+        return f"{name} is about partition reassignment: add --max-reassignments 1 (and --spare-brokers 1 to add one)"
     if name in kraft_catalogue.NEEDS_LOSSY_SHUTDOWN:
         return f"{name} needs an unclean shutdown: add --max-crashes 1 (with --stops lossy or all)"
     return f"--property-set {model.invariants!r} leaves {name} out: add it (--property-set {name}) or use all"

@@ -30,7 +30,9 @@ Liveness, opt-in (``--property NAME``), the specs' leads-to properties under the
 checked as "some broker STARTING leads to every broker RUNNING and UNFENCED", which is the specs'
 per-broker form when perturbations are bounded, since BrokerStart and UnfenceBroker are fair),
 EventuallyUnfenced (a fenced broker is eventually unfenced) and EventuallyWriteIsAcceptedOrRejected
-(every value written is eventually acknowledged, positively or negatively).
+(every value written is eventually acknowledged, positively or negatively). The rest of the specs'
+liveness is in ``isrcheck.properties.kraft_liveness`` and, for reassignment,
+``isrcheck.properties.kraft_reassignment``; this module lists their names with its own.
 
 NoPrematureIsrExpansion (a transition property, KAFKA-19996): a leader whose ISR is below
 min.insync.replicas proposes to add only followers that have reached its log end offset (the
@@ -54,6 +56,9 @@ from typing import Any
 
 from isrcheck.explorer.contract import Property
 
+from . import kraft_liveness as liveness
+from . import kraft_reassignment as reassignment
+
 ALWAYS = ("LeaderCompleteness", "LeaderCandidateCompleteness", "ReplicationQuorumSuperset", "LogMatching",
           "MetadataLogMatching", "ConsistentRead", "NoCommittedRecordLostGlobally", "MinIsrRecoveryQuorum")
 SOMETIMES = ("RecordCommitted", "RecordAcknowledged", "NewLeaderElected", "BrokerBackFromUncleanShutdown",
@@ -72,7 +77,10 @@ def names(t: Any) -> tuple[str, ...]:
     only when lossy shutdowns are allowed (else it could never be reached)."""
     c = t.config
     out = []
-    for name in (*ALWAYS, *SOMETIMES, *OPT_IN, *LIVENESS):
+    for name in (*ALWAYS, *reassignment.names(t), *SOMETIMES, *OPT_IN, *LIVENESS, *liveness.names(t)):
+        if name in reassignment.names(t) + liveness.names(t):
+            out.append(name)
+            continue
         if name in ELR_ONLY and not c.gen.elr:
             continue
         if name in NEEDS_LOSSY_SHUTDOWN and not c.lossy_shutdowns:
@@ -94,7 +102,7 @@ def build(t: Any, invariants: str = "all") -> list[Property]:
         if unknown:
             raise ValueError(f"property_set: unknown for {t.config.generation}: {', '.join(unknown)}; "
                              f"choose from {', '.join(available)}")
-    builders = _builders(t)
+    builders = {**_builders(t), **reassignment.builders(t), **liveness.builders(t)}
     return [builders[n]() for n in chosen]
 
 

@@ -2,7 +2,8 @@
 Eligible Leader Replicas, after Jack Vanlightly's TLA+ specifications (Vanlightly/kafka-tlaplus,
 kafka_data_replication/kraft/v3.5 and kraft/kip-966).
 
-What is modelled: one partition on ``brokers`` brokers, every broker a replica; the controller's
+What is modelled: one partition on ``brokers`` brokers (every one a replica unless ``spare_brokers``;
+reassignment, KIP-455, with ``reassignments``: the replica set changes); the controller's
 broker registrations (fenced or not, broker epochs: KIP-903), its partition state and metadata log
 of PartitionChange records (partition epoch, leader epoch, ISR; KIP-966's ELR and last known ELR);
 each broker's lifecycle (running, clean or lossy shutdown, start, registration), its copy of the
@@ -23,7 +24,7 @@ What is abstracted away, and why it is safe to (docs/kraft.md has the full argum
   and a request reaching a leader that is deposed but does not know it yet; ``split_fetch`` puts
   that window back (the spec's three fetch steps, one message in flight per fetcher) and changes no
   verdict wherever both can be checked;
-- reassignment, heartbeats (fencing and unfencing happen at any time, as in the spec), the
+- heartbeats (fencing and unfencing happen at any time, as in the spec), the
   controller's own Raft, incarnation ids (what they decide is modelled: a request in flight is
   refused while the broker's registration is UNFENCED, a response reaches only its incarnation), the
   spec's anti-cycle devices (``__AvoidCycle``, ``Converged``: for liveness checking). Liveness is

@@ -97,11 +97,18 @@ class SendAlterPartitionRequest:
 
 @dataclass(frozen=True, slots=True)
 class ReceiveAlterPartitionRequest:
-    """The controller accepts or rejects (FencedLeaderEpoch, IneligibleReplica) a proposed ISR."""
+    """The controller accepts or rejects (FencedLeaderEpoch, IneligibleReplica) a proposed ISR;
+    ``accepted, reassigned``: it also completes a reassignment, in a new leader epoch led by
+    ``elected`` (the same leader unless it was removed)."""
 
     leader: int
     isr: tuple[int, ...]
     result: str
+    elected: int | None = None
+
+    def __repr__(self) -> str:
+        extra = "" if self.elected is None else f", elected={self.elected}"
+        return f"ReceiveAlterPartitionRequest(leader={self.leader}, isr={self.isr!r}, result={self.result!r}{extra})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,3 +190,15 @@ class ReceiveFetchResponse:
     leader: int
     offset: int
     result: str
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class PerformPartitionReassignment(_Elects):
+    """The controller starts a reassignment (an operator's AlterPartitionReassignments, KIP-455):
+    target replicas = replicas + ``adding`` - ``removing``. With nothing to add it completes at once
+    (the removed replicas leave, a new leader epoch); else the replica set grows and the adding
+    replicas must catch up and join the ISR before an AlterPartition completes it."""
+
+    adding: tuple[int, ...]
+    removing: tuple[int, ...]
+    elected: int | str | None

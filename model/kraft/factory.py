@@ -20,10 +20,11 @@ from .model import KraftModel
 # Options of the ZooKeeper-era generations and the value that leaves them out.
 ZOOKEEPER_ONLY = {"log_size": 2, "max_leader_epoch": 2, "unclean_election": "off", "expand_before_epoch_start": False,
                   "kip966_unclean_recovery": False, "consumer_reads": "off", "truncation": "on-become-follower",
-                  "azs": 0, "placement": "rack-aware", "max_az_failures": 0}
+                  "max_az_failures": 0}
 # The KRaft-only options and the value that leaves them out.
 KRAFT_ONLY = {"init_isr_size": 0, "max_fencings": 0, "max_leader_shrinks": 0, "avoid_last_replica_standing": False,
-              "hw_over_maximal_isr": True, "split_fetch": False, "expand_at_leo_under_min_isr": False}
+              "hw_over_maximal_isr": True, "split_fetch": False, "expand_at_leo_under_min_isr": False,
+              "max_reassignments": 0, "spare_brokers": 0}
 _HINTS = {"kip966_unclean_recovery": " (KIP-966's rule is part of --generation kraft-kip966)",
           "unclean_election": " (the KRaft specs model clean election only)"}
 
@@ -41,6 +42,12 @@ def refuse_kraft_options(generation: str, options: dict[str, Any]) -> None:
 # ELR stays empty: ElrNonEmpty is never reached) and one fencing (with none, no leader ever changes:
 # NewLeaderElected is never reached and the run proves nothing). Both were vacuous defaults before.
 KRAFT_DEFAULTS = {"min_insync_replicas": 2, "max_fencings": 1}
+
+
+def _rack_aware(placement: str) -> bool:
+    if placement not in ("rack-aware", "naive"):
+        raise ValueError(f"placement={placement!r} is unknown: choose rack-aware or naive")
+    return placement == "rack-aware"
 
 
 def make_kraft_model(generation: str, invariants: str = "all", **options: Any) -> KraftModel:
@@ -62,9 +69,14 @@ def make_kraft_model(generation: str, invariants: str = "all", **options: Any) -
         raise ValueError(f"stops={stops!r} has no effect with max_crashes=0: set max_crashes >= 1")
     replicas = options.get("replicas", 2)
     init_isr = options.get("init_isr_size", 0) or replicas
+    spare = options.get("spare_brokers", 0)
     config = KraftConfig(
         generation=generation,
-        brokers=replicas,
+        brokers=replicas + spare if isinstance(spare, int) else replicas,
+        spare_brokers=spare,
+        reassignments=options.get("max_reassignments", 0),
+        racks=options.get("azs", 0),
+        rack_aware=_rack_aware(options.get("placement", "rack-aware")),
         min_isr=options.get("min_insync_replicas", 1),
         init_isr_size=init_isr,
         values=options.get("max_records", 2),

@@ -8,7 +8,8 @@ ReceiveAlterPartitionResponse, the fetch (atomic: ``Fetch`` of the follower; spl
 SendFetchRequest, ReceiveFetchRequest, ReceiveFetchResponse), ReceiveBrokerRegRequest,
 ReceiveAlterPartitionRequest and UnfenceBroker. Not fair, the specs' perturbations: producer
 writes, both shutdowns, FenceBroker (a broker may be fenced or not, and a fenced one is not fenced
-again by any fair step).
+again by any fair step), and PerformPartitionReassignment (an operator's request; its family is
+its name alone, as no broker takes it).
 
 Abstracted away: the specs' two anti-cycle guards (docs/kraft.md, "How this relates to the
 specs"): a leader may resend an AlterPartition request that is rejected again, for ever, which is a
@@ -45,6 +46,8 @@ WEAK = ("BrokerStart", "ReceiveBrokerRegResponse", "ReceiveMetadataUpdate", "Sen
 
 def action_family(action: Any) -> str:
     name = type(action).__name__
+    if name not in ACTOR:  # a controller step no broker takes: PerformPartitionReassignment (not fair)
+        return name
     return f"{name} b{getattr(action, ACTOR[name])}"
 
 

@@ -10,7 +10,10 @@ positions once, so steps index the tuple by name (``lay.LOG``) rather than by nu
 
 Values: brokers are indices 0..n-1 (shown 1..n); a broker set is a bit mask; -1 is the spec's
 ``Nil``/``NoLeader``; a log is a tuple of record codes ``epoch * V + value`` (V = number of
-values); a metadata record is ``(leader, leader_epoch, partition_epoch, isr, elr, last_known_elr)``.
+values); a metadata record is ``(leader, leader_epoch, partition_epoch, isr, elr, last_known_elr,
+replicas, adding, removing)`` (the last three: KIP-455's reassignment state, constant without one).
+Rows with ``present`` are shown only in configurations where the field can change (``present(config)``),
+so that the traces of configurations without reassignment read as before.
 
 Abstracted away: nothing here; this module only describes the encoding the steps build.
 """
@@ -32,11 +35,14 @@ STATUS_NAMES = ("RUNNING", "OFFLINE_CLEAN", "OFFLINE_DIRTY", "STARTING", "STARTI
 NO_ROLE, LEADER, FOLLOWER = range(3)
 ROLE_NAMES = (None, "Leader", "Follower")
 # Phases of a leader's AlterPartition slot (the request, then the controller's response).
-AP_NONE, AP_REQUEST, AP_REJECTED, AP_ACCEPTED = 0, 1, 2, 3
+# AP_ACCEPTED_NEW_EPOCH: accepted, completing a reassignment in a new leader epoch: the spec's
+# leader ignores that response and waits for the metadata record (the slot clears when it applies it).
+AP_NONE, AP_REQUEST, AP_REJECTED, AP_ACCEPTED, AP_ACCEPTED_NEW_EPOCH = 0, 1, 2, 3, 4
 # A fetch in flight (split fetch): the request, then the leader's response.
 FETCH_REQUEST, FETCH_OK, FETCH_DIVERGING, FETCH_ERROR = 1, 2, 3, 4
 FETCH_NAMES = (None, "FetchRequest", "FetchResponse", "FetchResponse(diverging epoch)", "FetchResponse(error)")
-AP_NAMES = (None, "request in flight", "rejected (response in flight)", "accepted (response in flight)")
+AP_NAMES = (None, "request in flight", "rejected (response in flight)", "accepted (response in flight)",
+            "accepted in a new leader epoch (response ignored; awaiting the metadata record)")
 
 VALUES = "ABCDEFGH"
 
@@ -72,7 +78,7 @@ def _alter_partition(t: Any, s: tuple, i: int) -> dict[str, Any]:
     slot = s[i]
     if not slot:
         return {"phase": None, "isr": [], "brokerEpochs": []}
-    phase, isr, epochs = slot
+    phase, isr, epochs = slot[:3]  # an accepted response also carries the replica set (slot[3])
     return {"phase": AP_NAMES[phase], "isr": t.layout.ids(isr),
             "brokerEpochs": [[p + 1, epochs[p]] for p in t.layout.members[isr]]}
 
@@ -87,16 +93,33 @@ def _fetches(t: Any, s: tuple, i: int) -> list[str]:
     return out
 
 
+def reassigning(config: Any) -> bool:
+    """Whether the replica set can change (reassignment or spare brokers): its fields are shown."""
+    return bool(config.reassignments or config.spare_brokers)
+
+
 def _metadata_log(t: Any, s: tuple, i: int) -> list[dict[str, Any]]:
     ids = t.layout.ids
     out = []
-    for leader, leader_epoch, partition_epoch, isr, elr, last_known_elr in s[i]:
+    for leader, leader_epoch, partition_epoch, isr, elr, last_known_elr, replicas, adding, removing in s[i]:
         record = {"leader": None if leader == NIL else leader + 1, "leaderEpoch": leader_epoch,
                   "partitionEpoch": partition_epoch, "isr": ids(isr)}
         if t.config.gen.elr:
             record["elr"], record["lastKnownElr"] = ids(elr), ids(last_known_elr)
+        if reassigning(t.config):
+            record["replicas"], record["adding"], record["removing"] = ids(replicas), ids(adding), ids(removing)
         out.append(record)
     return out
+
+
+def shown(field: Field, config: Any) -> bool:
+    """Whether ``field`` appears in views of this configuration (rows without ``present``: always)."""
+    return field.present is None or field.present(config)
+
+
+def _replicas(t: Any, s: tuple, i: int) -> Any:
+    """The broker's copy of the replica set: a list with reassignment, else whether it has one."""
+    return t.layout.ids(s[i]) if reassigning(t.config) else bool(s[i])
 
 
 BROKER_FIELDS = (
@@ -112,8 +135,9 @@ BROKER_FIELDS = (
               "no leader)"),
     Field("role", "partitionStatus", "Leader on 1, else Follower", show=lambda t, s, i: ROLE_NAMES[s[i]],
           doc="the replica's role as the broker believes it: Leader, Follower or - (none: offline)"),
-    Field("md_known", "partitionMetadata.replicas", 1, show=lambda t, s, i: bool(s[i]),
-          doc="whether the broker has the partition's metadata at all (false: lost in a lossy shutdown)"),
+    Field("md_replicas", "partitionMetadata.replicas", "the initial replicas (spare brokers: none)", show=_replicas,
+          doc="the replica set as the broker last applied it (without reassignment: whether it has the partition's "
+              "metadata at all; empty/false: none yet since it registered, or its replica was removed)"),
     Field("md_isr", "partitionMetadata.isr", "initial ISR (stale replicas: all)", show=_brokers,
           doc="the ISR as the broker last applied it from the metadata log"),
     Field("md_maximal_isr", "partitionMetadata.maximalIsr", "as md_isr", show=_brokers,
@@ -176,22 +200,24 @@ GLOBAL_FIELDS = (
           doc="(ghost) the highest high watermark any leader reached: what consumers may have read"),
     Field("consumed", "invConsumed", (), show=lambda t, s, i: _records(t, s[i]),
           doc="(ghost) the records below invTrueHwm, as the leader that advanced it had them: what consumers read"),
+    Field("reassignments", "reassignments", 0, show=_plain, present=lambda c: c.reassignments > 0,
+          doc="partition reassignments started so far (PerformPartitionReassignment), up to --max-reassignments"),
 )
 
 # Offsets inside a broker's block, in BROKER_FIELDS order.
-(STATUS, BROKER_EPOCH, MD_OFFSET, FETCH_FROM, ROLE, MD_KNOWN, MD_ISR, MD_MAXIMAL_ISR, MD_LEADER, MD_LEADER_EPOCH,
+(STATUS, BROKER_EPOCH, MD_OFFSET, FETCH_FROM, ROLE, MD_REPLICAS, MD_ISR, MD_MAXIMAL_ISR, MD_LEADER, MD_LEADER_EPOCH,
  MD_PARTITION_EPOCH, LOG, HW, EPOCH_START, FOLLOWERS, ALTER_PARTITION, WRITE_FLOOR, C_UNFENCED,
  C_BROKER_EPOCH, FETCHES, REG_REQUESTS, REG_RESPONSE) = range(len(BROKER_FIELDS))
 BLOCK = len(BROKER_FIELDS)
 # Offsets after the broker blocks (add ``Layout.g``), in GLOBAL_FIELDS order.
 (METADATA_LOG, LAST_BROKER_EPOCH, UNCLEAN_SHUTDOWNS, CLEAN_SHUTDOWNS, FENCINGS, LEADER_SHRINKS, SENT, ACKED,
- NACKED, TRUE_HW, CONSUMED) = range(len(GLOBAL_FIELDS))
+ NACKED, TRUE_HW, CONSUMED, REASSIGNMENTS) = range(len(GLOBAL_FIELDS))
 # Fields of a metadata record.
-R_LEADER, R_LEADER_EPOCH, R_PARTITION_EPOCH, R_ISR, R_ELR, R_LAST_KNOWN_ELR = range(6)
+R_LEADER, R_LEADER_EPOCH, R_PARTITION_EPOCH, R_ISR, R_ELR, R_LAST_KNOWN_ELR, R_REPLICAS, R_ADDING, R_REMOVING = range(9)
 # What the view shows under each key: the row's one-line description (``KraftModel.field_docs``).
 FIELD_DOCS = {f.view: f.doc for f in (*BROKER_FIELDS, *GLOBAL_FIELDS)}
 assert all(FIELD_DOCS.values()), "every field has a one-line description"
-assert BROKER_FIELDS[REG_RESPONSE].name == "reg_response" and GLOBAL_FIELDS[CONSUMED].name == "consumed"
+assert BROKER_FIELDS[REG_RESPONSE].name == "reg_response" and GLOBAL_FIELDS[REASSIGNMENTS].name == "reassignments"
 
 
 class Layout:

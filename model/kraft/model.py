@@ -33,9 +33,11 @@ from .fields import (
     METADATA_LOG,
     NIL,
     NO_FLOOR,
+    NO_ROLE,
     R_ELR,
     R_ISR,
     R_LEADER,
+    R_REPLICAS,
     RUNNING,
     STATUS,
     Layout,
@@ -67,7 +69,7 @@ class KraftModel:
         self.successors = self._steps.successors
         self.tables = KraftTables(config, self.layout, fields)
         self._properties = tuple(kraft_properties.build(self.tables, invariants))
-        self._symmetry = BrokerSymmetry(self.layout)
+        self._symmetry = BrokerSymmetry(self.layout, config.racks)
 
     def __repr__(self) -> str:
         c = self.config
@@ -75,7 +77,9 @@ class KraftModel:
                 f"values={c.values}, lossy={c.lossy_shutdowns}, clean={c.clean_shutdowns}, fencings={c.fencings}, "
                 f"shrinks={c.leader_shrinks}" + (", avoid-LRS" if c.avoid_last_replica_standing else "")
                 + ("" if c.hw_over_maximal_isr else ", HW over the ISR (K7)")
-                + (", expansion at the LEO under min ISR" if c.expand_at_leo_under_min_isr else "") + ")")
+                + (", expansion at the LEO under min ISR" if c.expand_at_leo_under_min_isr else "")
+                + (f", reassignments={c.reassignments}" if c.reassignments else "")
+                + (f", spare={c.spare_brokers}" if c.spare_brokers else "") + ")")
 
     def __reduce__(self):
         return (KraftModel, (self.config, self.invariants))
@@ -85,21 +89,28 @@ class KraftModel:
     def init_states(self) -> Sequence[tuple]:
         c, lay = self.config, self.layout
         isr = (1 << c.init_isr_size) - 1
-        partition_epoch = 1 if c.init_isr_size == c.brokers else 2
+        replicas = (1 << c.replication_factor) - 1
+        partition_epoch = 1 if c.init_isr_size == c.replication_factor else 2
         ctl = Controller(c, lay)
-        record = ctl.record(0, 1, partition_epoch, isr, 0, 0)
+        record = ctl.record(0, 1, partition_epoch, isr, 0, 0, replicas)
         s: list[Any] = [0] * lay.length
         for b in lay.brokers:
             o = lay.base[b]
             in_sync = bool(isr >> b & 1)
+            if not replicas >> b & 1:  # a spare broker: unfenced, up to date, no partition metadata
+                s[o:o + BLOCK] = (
+                    RUNNING, b + 1, 1, NIL, NO_ROLE, 0, 0, 0, NIL, 0, 0, (), 0, NIL, lay.blank_followers, 0,
+                    NO_FLOOR, 1, b + 1, lay.no_fetches, (), 0,
+                )
+                continue
             s[o:o + BLOCK] = (
                 RUNNING, b + 1, 1 if in_sync else 0, NIL if b == 0 else 0, LEADER if b == 0 else FOLLOWER,
-                1, isr if in_sync else lay.all_mask, isr if in_sync else lay.all_mask, 0, 1,
+                replicas, isr if in_sync else replicas, isr if in_sync else replicas, 0, 1,
                 partition_epoch if in_sync else 1, (), 0, 0 if b == 0 else NIL, lay.blank_followers, 0, NO_FLOOR,
                 1 if in_sync else 0, b + 1, lay.no_fetches, (), 0,
             )
         g = lay.g
-        s[g:] = ((record,), c.brokers, 0, 0, 0, 0, 0, 0, 0, 0, ())
+        s[g:] = ((record,), c.brokers, 0, 0, 0, 0, 0, 0, 0, 0, (), 0)
         return [tuple(s)]
 
     def property_hint(self, name: str) -> str | None:
@@ -136,7 +147,8 @@ class KraftModel:
             for i, f in enumerate(BROKER_FIELDS):
                 view[f"{f.view}.{b + 1}"] = f.show(t, s, o + i)
         for i, f in enumerate(GLOBAL_FIELDS):
-            view[f.view] = f.show(t, s, lay.g + i)
+            if fields.shown(f, self.config):
+                view[f.view] = f.show(t, s, lay.g + i)
         return view
 
     def read(self, s: tuple) -> KraftState:
@@ -165,8 +177,10 @@ class KraftModel:
         cur = s[lay.g + METADATA_LOG][-1]
         leader = cur[R_LEADER]
         isr_size = lay.size[cur[R_ISR]]
+        replicas = cur[R_REPLICAS]
         out: dict[str, Any] = {"leader": None if leader == NIL else leader + 1, "offline": leader == NIL,
-                               "ISR": f"{isr_size}/{lay.n}", "under-min-isr": isr_size < self.config.min_isr}
+                               "ISR": f"{isr_size}/{lay.size[replicas]}",
+                               "under-min-isr": isr_size < self.config.min_isr}
         if self.config.gen.elr:
             out["ELR"] = lay.ids(cur[R_ELR])
         out["fenced"] = [b + 1 for b in lay.brokers if not s[lay.base[b] + C_UNFENCED]]
@@ -174,7 +188,7 @@ class KraftModel:
         out["alter-partition"] = any(s[lay.base[b] + ALTER_PARTITION] for b in lay.brokers)
         if leader != NIL and s[lay.base[leader] + STATUS] == RUNNING and s[lay.base[leader] + MD_LEADER] == leader:
             lead_end = len(s[lay.base[leader] + LOG])
-            gaps = {f"r{b + 1}": lead_end - len(s[lay.base[b] + LOG]) for b in lay.brokers if b != leader}
+            gaps = {f"r{b + 1}": lead_end - len(s[lay.base[b] + LOG]) for b in lay.members[replicas] if b != leader}
             out["lag"] = {r: gap for r, gap in gaps.items() if gap >= 0}
             ahead = {r: -gap for r, gap in gaps.items() if gap < 0}  # longer than the leader: will truncate
             if ahead:

@@ -39,6 +39,7 @@ from .fields import (
     STATUS,
     STATUS_NAMES,
     VALUES,
+    shown,
 )
 
 
@@ -54,7 +55,8 @@ class Record:
 @dataclass(frozen=True, slots=True)
 class PartitionRecord:
     """A PartitionChange record of the controller's metadata log (``controller.metadataLog[k]``);
-    ``elr`` and ``last_known_elr`` are empty without KIP-966."""
+    ``elr`` and ``last_known_elr`` are empty without KIP-966; ``replicas`` is the replica set,
+    ``adding`` and ``removing`` a reassignment's (KIP-455; empty when none is in progress)."""
 
     leader: int | None
     leader_epoch: int
@@ -62,6 +64,9 @@ class PartitionRecord:
     isr: frozenset[int]
     elr: frozenset[int]
     last_known_elr: frozenset[int]
+    replicas: frozenset[int] = frozenset()
+    adding: frozenset[int] = frozenset()
+    removing: frozenset[int] = frozenset()
 
 
 class Broker:
@@ -194,8 +199,8 @@ class KraftState:
     def metadata_log(self) -> tuple[PartitionRecord, ...]:
         """The controller's metadata log (``controller.metadataLog``), oldest first."""
         ids = self._t.layout.ids
-        return tuple(PartitionRecord(None if r[0] == NIL else r[0] + 1, r[1], r[2], frozenset(ids(r[3])),
-                                     frozenset(ids(r[4])), frozenset(ids(r[5])))
+        return tuple(PartitionRecord(None if r[0] == NIL else r[0] + 1, r[1], r[2],
+                                     *(frozenset(ids(m)) for m in r[3:]))
                      for r in self._s[self._t.layout.g + METADATA_LOG])
 
     @property
@@ -242,7 +247,8 @@ class KraftState:
             for i, f in enumerate(BROKER_FIELDS):
                 out[f"{f.view}.{b + 1}"] = f.show(t, s, lay.base[b] + i)
         for i, f in enumerate(GLOBAL_FIELDS):
-            out[f.view] = f.show(t, s, lay.g + i)
+            if shown(f, t.config):
+                out[f.view] = f.show(t, s, lay.g + i)
         return out
 
     def __getitem__(self, key: str) -> Any:

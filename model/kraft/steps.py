@@ -4,7 +4,8 @@ Each step reads a state tuple and appends ``(action, next_state)`` pairs to ``ou
 generation's rules (``isrcheck.model.kraft.generations``) decide where 3.5 and KIP-966 differ. Broker-side:
 BrokerStart, ReceiveBrokerRegResponse, ReceiveMetadataUpdate, SendAlterPartitionRequest,
 ReceiveAlterPartitionResponse, Fetch, WriteRecordToLeader, the two shutdowns; controller-side:
-ReceiveBrokerRegRequest, ReceiveAlterPartitionRequest, FenceBroker, UnfenceBroker.
+ReceiveBrokerRegRequest, ReceiveAlterPartitionRequest, FenceBroker, UnfenceBroker, and (with
+``reassignments``) PerformPartitionReassignment, the one step no broker takes.
 
 Where the spec passes messages, this model keeps the one message that can be in flight in a slot
 of its sender (see ``isrcheck.model.kraft`` for the argument): a STARTING broker's registration is its
@@ -21,6 +22,7 @@ from .controller import Controller
 from .fields import (
     ALTER_PARTITION,
     AP_ACCEPTED,
+    AP_ACCEPTED_NEW_EPOCH,
     AP_REJECTED,
     AP_REQUEST,
     BROKER_EPOCH,
@@ -43,22 +45,26 @@ from .fields import (
     LEADER_SHRINKS,
     LOG,
     MD_ISR,
-    MD_KNOWN,
     MD_LEADER,
     MD_LEADER_EPOCH,
     MD_MAXIMAL_ISR,
     MD_OFFSET,
     MD_PARTITION_EPOCH,
+    MD_REPLICAS,
     METADATA_LOG,
     NIL,
     NO_FLOOR,
     NO_ROLE,
     OFFLINE_CLEAN,
     OFFLINE_DIRTY,
+    R_ADDING,
     R_ISR,
     R_LEADER,
     R_LEADER_EPOCH,
     R_PARTITION_EPOCH,
+    R_REMOVING,
+    R_REPLICAS,
+    REASSIGNMENTS,
     REG_REQUESTS,
     REG_RESPONSE,
     ROLE,
@@ -129,7 +135,49 @@ class KraftSteps:
             o = base[b]
             for step in enabled_by[state[o + STATUS], state[o + ROLE]]:
                 step(state, b, out)
+        if self.config.reassignments:
+            self.perform_partition_reassignment(state, out)
         return out
+
+    # -- reassignment (KIP-455) -------------------------------------------------------------------------
+
+    def perform_partition_reassignment(self, state: tuple, out: list) -> None:
+        """``PerformPartitionReassignment``, at most ``reassignments`` times, one at a time: every
+        (adding, removing) that ``ValidReassignment`` allows (some change; adding brokers that are not
+        replicas, removing replicas; a target of at least MinISR replicas)."""
+        g = self.g
+        if state[g + REASSIGNMENTS] >= self.config.reassignments:
+            return
+        cur = state[g + METADATA_LOG][-1]
+        if cur[R_ADDING] or cur[R_REMOVING]:
+            return
+        lay = self.lay
+        replicas = cur[R_REPLICAS]
+        for adding in range(1 << lay.n):
+            if adding & replicas:
+                continue
+            for removing in range(1 << lay.n):
+                if removing & ~replicas or not (adding or removing):
+                    continue
+                if lay.size[replicas] + lay.size[adding] - lay.size[removing] < self.min_isr:
+                    continue
+                if not self.placement_allowed((replicas | adding) & ~removing):
+                    continue
+                s = list(state)
+                s[g + REASSIGNMENTS] += 1
+                for t, elected in self.ctl.reassign(s, adding, removing):
+                    out.append((A.PerformPartitionReassignment(tuple(lay.ids(adding)), tuple(lay.ids(removing)),
+                                                               _elected(elected)), tuple(t)))
+
+    def placement_allowed(self, target: int) -> bool:
+        """Whether a reassignment may choose ``target`` as the replica set: with rack-aware placement
+        (Kafka's ``assignReplicasToBrokersRackAware``, as ``kafka-reassign-partitions --generate``
+        proposes; the specs have no racks) it spans min(its size, racks) racks; naive: any target."""
+        c = self.config
+        if not c.racks or not c.rack_aware:
+            return True
+        members = self.lay.members[target]
+        return len({b % c.racks for b in members}) == min(len(members), c.racks)
 
     # -- broker lifecycle (KIP-903 broker epochs) -------------------------------------------------------
 
@@ -205,7 +253,7 @@ class KraftSteps:
         s[o + STATUS] = RUNNING
         s[o + BROKER_EPOCH] = state[o + REG_RESPONSE]
         s[o + REG_RESPONSE] = 0
-        s[o + MD_KNOWN] = 0
+        s[o + MD_REPLICAS] = 0
         s[o + MD_ISR] = s[o + MD_MAXIMAL_ISR] = 0
         s[o + MD_LEADER] = NIL
         s[o + MD_LEADER_EPOCH] = s[o + MD_PARTITION_EPOCH] = 0
@@ -301,23 +349,37 @@ class KraftSteps:
             return
         records = state[self.g + METADATA_LOG]
         is_leader = state[o + ROLE] == LEADER
-        known = state[o + MD_KNOWN]
+        bit = self.lay.bit[b]
+        replica = state[o + MD_REPLICAS] & bit
         for off in range(state[o + MD_OFFSET], len(records)):
             rec = records[off]
-            if not (is_leader or not known or rec[R_LEADER_EPOCH] > state[o + MD_LEADER_EPOCH]):
+            # PartitionNeedsAction: leaders react to every change, replicas to a new leader epoch,
+            # a broker that is not (yet) a replica to a record that makes it one.
+            if not (is_leader or (rec[R_LEADER_EPOCH] > state[o + MD_LEADER_EPOCH] if replica
+                                  else rec[R_REPLICAS] & bit)):
                 continue
             s = list(state)
             s[o + MD_OFFSET] = off + 1
             then = "MetadataNoOp"
             if rec[R_PARTITION_EPOCH] > state[o + MD_PARTITION_EPOCH]:
                 then = self._apply_record(state, s, b, rec)
+                if then is None:
+                    continue
             out.append((A.ReceiveMetadataUpdate(b + 1, off + 1, then), tuple(s)))
 
-    def _apply_record(self, state: tuple, s: list, b: int, rec: tuple) -> str:
+    def _apply_record(self, state: tuple, s: list, b: int, rec: tuple) -> str | None:
+        """The sub-action of ``ReceiveMetadataUpdate`` a newer record calls for; None where the spec's
+        CASE enables none (a broker that is not a replica before or after)."""
         o = self.lay.base[b]
         leader, le, isr = rec[R_LEADER], rec[R_LEADER_EPOCH], rec[R_ISR]
         old_leader, old_le = state[o + MD_LEADER], state[o + MD_LEADER_EPOCH]
-        s[o + MD_KNOWN] = 1
+        bit = self.lay.bit[b]
+        if not rec[R_REPLICAS] & bit:
+            if not state[o + MD_REPLICAS] & bit:
+                return None
+            self._delete_partition(state, s, b, rec)
+            return "DeletePartition"
+        s[o + MD_REPLICAS] = rec[R_REPLICAS]
         s[o + MD_ISR] = s[o + MD_MAXIMAL_ISR] = isr
         s[o + MD_LEADER] = leader
         s[o + MD_LEADER_EPOCH] = le
@@ -342,6 +404,20 @@ class KraftSteps:
         s[o + EPOCH_START] = NIL
         self.rep.renounce_leadership(s, b, isr, leader)
         return "WaitForLeaderChange"
+
+    def _delete_partition(self, state: tuple, s: list, b: int, rec: tuple) -> None:
+        """``DeletePartition``: the replica learns it was removed from the replica set: pending writes
+        fail (as on losing leadership), its metadata is blank, its fetcher and log are dropped."""
+        o = self.lay.base[b]
+        s[o + MD_REPLICAS] = s[o + MD_ISR] = s[o + MD_MAXIMAL_ISR] = 0
+        s[o + MD_LEADER] = NIL
+        s[o + MD_LEADER_EPOCH] = s[o + MD_PARTITION_EPOCH] = 0
+        s[o + ROLE] = NO_ROLE
+        s[o + FETCH_FROM] = NIL
+        s[o + EPOCH_START] = NIL
+        self.rep.renounce_leadership(s, b, rec[R_ISR], rec[R_LEADER])
+        s[o + LOG] = ()
+        s[o + HW] = 0
 
     def _become_leader(self, state: tuple, s: list, b: int, isr: int) -> None:
         """``BecomeLeaderInNewEpoch``: the epoch starts at the LEO; a new leader knows nothing of its
@@ -382,10 +458,11 @@ class KraftSteps:
         catch_up = hw
         if self.config.expand_at_leo_under_min_isr and lay.size[isr] < self.min_isr:
             catch_up = max(hw, len(state[o + LOG]))
+        replicas = state[o + MD_REPLICAS]
         for timed_out in timeouts:
             proposed = lay.bit[b]
             for f in lay.brokers:
-                if f == b:
+                if f == b or not replicas >> f & 1:  # ProposeNewISR: only the replica set's members
                     continue
                 if isr >> f & 1:
                     if not timed_out >> f & 1:
@@ -421,10 +498,26 @@ class KraftSteps:
             for f in lay.members[proposed])
         s = list(state)
         if eligible:
-            elr = self.ctl.update_elr(cur, proposed) if self.gen.elr else 0
-            self.ctl.apply_change(s, b, proposed, elr, cur[R_LEADER_EPOCH])
-            s[o + ALTER_PARTITION] = (AP_ACCEPTED, proposed, epochs)
-            result = "accepted"
+            complete = self.ctl.complete_on_alter_partition(cur, proposed)
+            if complete is None:
+                elr = self.ctl.update_elr(cur, proposed) if self.gen.elr else 0
+                self.ctl.apply_change(s, b, proposed, elr, cur[R_LEADER_EPOCH])
+                s[o + ALTER_PARTITION] = (AP_ACCEPTED, proposed, epochs, cur[R_REPLICAS])
+                out.append((A.ReceiveAlterPartitionRequest(b + 1, tuple(lay.ids(proposed)), "accepted"), tuple(s)))
+                return
+            # The request completes the reassignment: the replica set becomes the target, the removing
+            # replicas leave the ISR, a new leader epoch (the leader moves if it was removed). The
+            # leader ignores the response (its leader epoch no longer matches) and learns the change
+            # from the metadata log.
+            final_isr, final_replicas = complete
+            elr = self.ctl.update_elr(cur, final_isr, final_replicas) if self.gen.elr else 0
+            s[o + ALTER_PARTITION] = (AP_ACCEPTED_NEW_EPOCH, proposed, epochs)
+            for leader in self.ctl.new_leaders(cur, final_isr):
+                t = list(s)
+                self.ctl.apply_change(t, leader, final_isr, elr, cur[R_LEADER_EPOCH] + 1, (final_replicas, 0, 0))
+                out.append((A.ReceiveAlterPartitionRequest(b + 1, tuple(lay.ids(proposed)), "accepted, reassigned",
+                                                           leader + 1), tuple(t)))
+            return
         else:
             s[o + ALTER_PARTITION] = (AP_REJECTED, proposed, epochs)
             result = "IneligibleReplica" if current else "FencedLeaderEpoch"
@@ -435,12 +528,14 @@ class KraftSteps:
         (A response the leader would ignore has already left its slot: see ``isrcheck.model.kraft``.)"""
         o = self.lay.base[b]
         slot = state[o + ALTER_PARTITION]
-        if not slot or slot[0] == AP_REQUEST or state[o + STATUS] != RUNNING or state[o + ROLE] != LEADER:
+        if (not slot or slot[0] in (AP_REQUEST, AP_ACCEPTED_NEW_EPOCH) or state[o + STATUS] != RUNNING
+                or state[o + ROLE] != LEADER):
             return
         s = list(state)
         s[o + ALTER_PARTITION] = 0
         if slot[0] == AP_ACCEPTED:
             s[o + MD_ISR] = s[o + MD_MAXIMAL_ISR] = slot[1]
+            s[o + MD_REPLICAS] = slot[3]  # CompletePartitionChange: the response carries the replica set
             s[o + MD_PARTITION_EPOCH] = state[o + MD_PARTITION_EPOCH] + 1
         else:
             s[o + MD_MAXIMAL_ISR] = state[o + MD_ISR]

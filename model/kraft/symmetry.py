@@ -2,8 +2,9 @@
 maps a step to a step and keeps every property (each quantifies over all brokers).
 
 What is relabelled: the block of broker b moves to position perm[b]; inside a state, what names a
-broker is mapped (a fetcher's leader, a replica's leader, broker sets as masks: ISR, maximal ISR,
-ELR, last known ELR, a proposed ISR; per-peer slots: what a leader knows of each follower, the
+broker is mapped (a fetcher's leader, a replica's leader, broker sets as masks: replica sets,
+ISR, maximal ISR, ELR, last known ELR, a reassignment's adding and removing, a proposed ISR;
+per-peer slots: what a leader knows of each follower, the
 broker epoch named per proposed member, the fetches in flight per peer), and so is every
 PartitionChange record of the controller's metadata log. Broker epochs, offsets, records and
 counters are data and move with their broker unchanged.
@@ -23,6 +24,9 @@ the orbits are the same, and keying states by their least form (``canonical``) v
 once, at its shortest depth. Every permutation of the brokers is tried (``n!``, at most 24). The
 form is not always the least of its orbit (a multiset of stale registrations is renamed in its
 sorted order), which can only leave two equivalent states apart, never merge two that are not.
+
+With racks (``--azs``, KRaft only with a reassignment) only the permutations that keep each broker
+in its rack are used, since a reassignment's allowed targets depend on the racks.
 
 Abstracted away: nothing; values (A, B, ...) are symmetric too but are not permuted here.
 """
@@ -45,6 +49,7 @@ from .fields import (
     MD_ISR,
     MD_LEADER,
     MD_MAXIMAL_ISR,
+    MD_REPLICAS,
     METADATA_LOG,
     NIL,
     REG_REQUESTS,
@@ -56,9 +61,12 @@ _SLOTS = (ALTER_PARTITION, FETCHES)  # fields holding 0 or a tuple: compared thr
 
 
 class BrokerSymmetry:
-    def __init__(self, lay: Layout) -> None:
+    def __init__(self, lay: Layout, racks: int = 0) -> None:
         self.lay = lay
-        perms = list(permutations(lay.brokers))
+        # With racks (a reassignment's rack-aware targets, ReplicasSpreadOverRacks) a broker's rack
+        # is part of what it is: only permutations that keep every broker in its rack are symmetries.
+        perms = [p for p in permutations(lay.brokers)
+                 if not racks or all(p[b] % racks == b % racks for b in lay.brokers)]
         self._relabellers = [self._relabeller(p) for p in perms[1:]]  # perms[0] is the identity
         self._slot_positions = tuple(lay.base[b] + f for b in lay.brokers for f in _SLOTS)
 
@@ -78,8 +86,7 @@ class BrokerSymmetry:
         def record(r: tuple) -> tuple:
             out = records.get(r)
             if out is None:
-                leader, le, pe, isr, elr, lkelr = r
-                out = records[r] = (broker[leader], le, pe, mask[isr], mask[elr], mask[lkelr])
+                out = records[r] = (broker[r[0]], r[1], r[2], *(mask[m] for m in r[3:]))
             return out
 
         g = lay.g
@@ -90,13 +97,14 @@ class BrokerSymmetry:
                 o = inverse[new] * BLOCK
                 block = list(s[o:o + BLOCK])
                 block[FETCH_FROM] = broker[block[FETCH_FROM]]
+                block[MD_REPLICAS] = mask[block[MD_REPLICAS]]
                 block[MD_ISR] = mask[block[MD_ISR]]
                 block[MD_MAXIMAL_ISR] = mask[block[MD_MAXIMAL_ISR]]
                 block[MD_LEADER] = broker[block[MD_LEADER]]
                 block[FOLLOWERS] = peers(block[FOLLOWERS])
                 slot = block[ALTER_PARTITION]
                 if slot:
-                    block[ALTER_PARTITION] = (slot[0], mask[slot[1]], peers(slot[2]))
+                    block[ALTER_PARTITION] = (slot[0], mask[slot[1]], peers(slot[2]), *(mask[m] for m in slot[3:]))
                 block[FETCHES] = peers(block[FETCHES])
                 out += block
             tail = list(s[g:])
@@ -121,7 +129,7 @@ class BrokerSymmetry:
             t[o + FOLLOWERS] = tuple((leo, name(e)) for leo, e in t[o + FOLLOWERS])
             slot = t[o + ALTER_PARTITION]
             if slot:
-                t[o + ALTER_PARTITION] = (slot[0], slot[1], tuple(name(e) for e in slot[2]))
+                t[o + ALTER_PARTITION] = (slot[0], slot[1], tuple(name(e) for e in slot[2]), *slot[3:])
             t[o + C_BROKER_EPOCH] = name(t[o + C_BROKER_EPOCH])
             t[o + FETCHES] = tuple(x[:4] + (name(x[4]),) if x and x[0] == FETCH_REQUEST else x
                                    for x in t[o + FETCHES])

@@ -1,7 +1,8 @@
 """The KRaft-era entries of the bug catalogue (K7, K11) and the fixes that close them, at the bounds
 of the TLC run that anchors them: Vanlightly's kraft/v3.5 spec with 3 brokers, replication factor
 3, min ISR 2, one value, initial ISR {1, 2}, at most one unclean (lossy) shutdown and one fencing,
-no clean shutdown, no leader-initiated shrink, no reassignment. Registered in the
+no clean shutdown, no leader-initiated shrink, no reassignment; and KIP-455's reassignment at the
+bounds of the TLC runs that docs/kraft.md compares with. Registered in the
 ``isrcheck.scenarios`` entry-point group (``kraft = "isrcheck.model.scenarios.kraft:scenarios"``);
 docs/kraft.md tells each trace in Kafka terms.
 
@@ -11,6 +12,7 @@ Trace lengths count states, the initial one included (TLC's depth): K11 is 8 her
 from __future__ import annotations
 
 from isrcheck.explorer.scenarios import Scenario
+from isrcheck.model.kraft.fairness import WEAK
 
 # The anchor's constants as the model's options (isrcheck.model.factory): BrokerCount = InitReplicationFactor =
 # replicas, MinISR, |Values| = max_records, InitIsrSize, FenceBrokerLimit, UncleanShutdownLimit.
@@ -20,9 +22,148 @@ ANCHOR = {"replicas": 3, "min_insync_replicas": 2, "max_records": 1, "init_isr_s
 NO_SHUTDOWN = {**ANCHOR, "max_crashes": 0, "stops": "all"}
 # The lost registration needs two shutdowns of one broker (one of each kind) and nothing else.
 LOST_REGISTRATION = {"replicas": 2, "min_insync_replicas": 2, "max_records": 1, "max_crashes": 1, "stops": "all"}
+# Reassignment (KIP-455): replication factor 2 on 3 brokers (BrokerCount 3, InitReplicationFactor 2),
+# one reassignment (ReassignmentLimit 1), the TLC configuration of docs/kraft.md's reassignment section.
+REASSIGNMENT = {"replicas": 2, "spare_brokers": 1, "max_reassignments": 1, "min_insync_replicas": 2,
+                "max_records": 1, "max_fencings": 0}
 
 
 def scenarios() -> list[Scenario]:
+    return [*_named(), *reassignment_scenarios(), *liveness_scenarios()]
+
+
+# Two brokers, both may lose their log: KIP-966's leaderless end. The specs' fairness without the
+# leader's SendAlterPartitionRequest: too weak for a reassignment to complete.
+BOTH_LOSE_DATA = {"replicas": 2, "min_insync_replicas": 2, "max_records": 1, "max_fencings": 0, "max_crashes": 2,
+                  "stops": "lossy"}
+NO_FAIR_ALTER_PARTITION = {f"{step} b{b}": "weak" for step in WEAK if step != "SendAlterPartitionRequest"
+                           for b in (1, 2, 3)}
+
+
+def liveness_scenarios() -> list[Scenario]:
+    """The specs' remaining liveness under their fairness, and under fairness too weak for it."""
+    return [
+        Scenario(
+            id="KR-no-leader",
+            title="KIP-966: after both replicas lose their logs, no leader is ever elected (by design)",
+            model="classic",
+            options={"generation": "kraft-kip966", **BOTH_LOSE_DATA},
+            properties=("EventuallyLeaderElected",),
+            expect="violated",
+            trace_length=11,
+            story=(
+                "Broker 1 shuts down losing its log (broker 2 leads, ISR {2}, ELR {1}), then broker 2 "
+                "does too: ISR empty, ELR {1}, no leader. Both restart and register without a broker "
+                "epoch (unclean), so the controller takes each out of the ISR and the ELR: nothing is "
+                "eligible, and under every fairness the specs state the partition stays leaderless. "
+                "KIP-966 trades this availability for durability (the 3.5 controller re-elects the last "
+                "replica standing, and loses the record: K11); only unclean recovery, not in the specs, "
+                "elects again. KR-leader-3.5 is the same bounds on 3.5."
+            ),
+        ),
+        Scenario(
+            id="KR-leader-3.5",
+            title="Kafka 3.5 always elects a leader again (the last replica standing), at durability's cost",
+            model="classic",
+            options={"generation": "kraft-3.5", **BOTH_LOSE_DATA},
+            properties=("EventuallyLeaderElected",),
+            expect="holds",
+            story=(
+                "The bounds of KR-no-leader on Kafka 3.5: the ISR never shrinks below one member, so the "
+                "last one is elected again when it is back, whatever it lost. The partition always gets "
+                "a leader; K11 shows the record this can cost."
+            ),
+        ),
+        Scenario(
+            id="KR-reassignment-stalls",
+            title="KRaft reassignment never completes if the leader's AlterPartition is not fairly scheduled",
+            model="classic",
+            options={"generation": "kraft-kip966", **REASSIGNMENT},
+            properties=("EventuallyReassignmentCompletes",),
+            expect="violated",
+            trace_length=7,
+            check_options={"fairness": NO_FAIR_ALTER_PARTITION},
+            story=(
+                "The specs' fairness less one step: SendAlterPartitionRequest. An operator adds broker 3; "
+                "it applies the record, follows and catches up, and then nothing brings it into the ISR: "
+                "the fetches go on for ever and the reassignment stays in progress. Under the specs' own "
+                "fairness (the leader's AlterPartition weakly fair) EventuallyReassignmentCompletes holds."
+            ),
+        ),
+    ]
+
+
+def reassignment_scenarios() -> list[Scenario]:
+    """KIP-455's reassignment as the specs have it: the partition moved off its leader, and every
+    invariant kept across a reassignment with a fencing."""
+    return [
+        Scenario(
+            id="KR-reassignment",
+            title="KRaft reassignment: the partition moves off its leader and keeps its committed record",
+            model="classic",
+            options={"generation": "kraft-kip966", **REASSIGNMENT},
+            properties=("NoLeaderMovedOffRemovedReplica",),
+            expect="violated",
+            trace_length=12,
+            story=(
+                "Leader 1 writes A; follower 2 fetches it and the leader commits it. An operator reassigns "
+                "the partition from {1,2} to {2,3}: the controller records replicas {1,2,3}, adding {3}, "
+                "removing {1}. Broker 3 applies the record, becomes a follower and catches up. Leader 1 "
+                "proposes ISR {1,2,3}; the controller accepts, and since every adding replica is now in "
+                "the ISR the reassignment completes: replicas {2,3}, ISR {2,3}, and, the leader being "
+                "removed, a new leader 2 in leader epoch 2. Broker 2 leads with A: the committed record "
+                "survived the move (the witness LeaderMovedOffRemovedReplica, reached in 12 states in both "
+                "generations)."
+            ),
+        ),
+        Scenario(
+            id="KR-racks-naive",
+            title="KRaft reassignment without rack awareness puts both replicas in one rack",
+            model="classic",
+            options={"generation": "kraft-kip966", **REASSIGNMENT, "azs": 2, "placement": "naive"},
+            properties=("ReplicasSpreadOverRacks",),
+            expect="violated",
+            trace_length=2,
+            story=(
+                "Brokers 1 and 3 are in rack 1, broker 2 in rack 2; the partition starts on {1,2}, one "
+                "replica per rack. A rack-unaware reassignment may move it to {1,3} (add 3, remove 2): "
+                "the controller accepts any target the spec's ValidReassignment allows, so from then on "
+                "one rack holds every replica. Kafka's rack-aware assignment (the targets "
+                "kafka-reassign-partitions proposes) never chooses it: KR-racks."
+            ),
+        ),
+        Scenario(
+            id="KR-racks",
+            title="KRaft reassignment with rack-aware targets keeps the replicas spread over the racks",
+            model="classic",
+            options={"generation": "kraft-kip966", **REASSIGNMENT, "azs": 2},
+            properties=("ReplicasSpreadOverRacks",),
+            expect="holds",
+            story=(
+                "The same cluster with rack-aware targets: a reassignment may add broker 3 or replace a "
+                "replica only so that the target spans both racks, so {1,3} is never chosen, while "
+                "{2,3} (broker 1 replaced by 3) still is."
+            ),
+        ),
+        Scenario(
+            id="KR-reassignment-safe",
+            title="KRaft reassignment with a fencing: no committed record lost, the replica set never too small",
+            model="classic",
+            options={"generation": "kraft-3.5", **REASSIGNMENT, "max_fencings": 1},
+            properties=("LeaderCompleteness", "LeaderCandidateCompleteness", "NoCommittedRecordLostGlobally",
+                        "ReplicaSetAtLeastMinIsr", "PartitionWithinReplicas"),
+            expect="holds",
+            story=(
+                "Kafka 3.5 with one reassignment of any shape (adding the spare broker, removing a replica, "
+                "or both) and one fencing: the leader removed by a completed reassignment hands over to an "
+                "ISR member with every committed record, the removed replica's log goes with it, and the "
+                "target replica set never has fewer than min.insync.replicas members (59,858 states)."
+            ),
+        ),
+    ]
+
+
+def _named() -> list[Scenario]:
     return [
         Scenario(
             id="K7",
@@ -136,6 +277,24 @@ def scenarios() -> list[Scenario]:
                 "The same bounds with the fix proposed for KAFKA-19996: while the ISR is below min ISR the "
                 "leader requires a follower to have reached its log end offset, not the frozen high "
                 "watermark. No premature expansion in 9,845 states."
+            ),
+        ),
+        Scenario(
+            id="KAFKA-15495",
+            title="KRaft 3.5: the partition is truncated when its only ISR member restarts with an empty disk",
+            model="classic",
+            options={"generation": "kraft-3.5", **ANCHOR},
+            properties=("NoCommittedRecordLostGlobally",),
+            expect="violated",
+            trace_length=12,
+            story=(
+                "Leader 1 writes A. The controller fences broker 1 and elects 2 (ISR {2}); broker 1 does "
+                "not know it yet and still leads in epoch 1, so 2's fetches reach it: 2 gets A, the HW "
+                "passes it and the producer is acknowledged. Broker 2, the only ISR member, shuts down "
+                "and comes back with an empty disk; 3.5 keeps it in the ISR (last replica standing) and "
+                "elects it again. Broker 1 follows it and truncates A: an acknowledged record is on no "
+                "broker (KAFKA-15495). KIP-966 closes it: at these bounds kraft-kip966 keeps "
+                "NoCommittedRecordLostGlobally over all 973,728 states (K11-fixed)."
             ),
         ),
         Scenario(

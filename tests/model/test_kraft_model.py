@@ -192,10 +192,10 @@ def test_every_invariant_fails_on_a_state_that_breaks_it():
     t[lay.g + f.ACKED] = 1
     broken["NoCommittedRecordLostGlobally"] = t
     t = list(s)
-    t[lay.g + f.METADATA_LOG] = ((-1, 2, 3, 0, 0, 0b010),)
+    t[lay.g + f.METADATA_LOG] = ((-1, 2, 3, 0, 0, 0b010, 0b111, 0, 0),)
     broken["MinIsrRecoveryQuorum"] = t
     t = list(s)
-    t[lay.g + f.METADATA_LOG] = ((0, 1, 2, 0b011, 0b010, 0),)  # broker 2 in both ISR and ELR
+    t[lay.g + f.METADATA_LOG] = ((0, 1, 2, 0b011, 0b010, 0, 0b111, 0, 0),)  # broker 2 in both ISR and ELR
     broken["ValidControllerState"] = t
     t = list(s)
     t[b2 + f.ROLE] = f.LEADER  # broker 2 acts as leader of a partition whose metadata names broker 1
