@@ -42,6 +42,7 @@ from isrcheck.explorer.errors import ContractError
 from isrcheck.explorer.search.audit import audit_successors
 from isrcheck.explorer.search.local import unhashable
 from isrcheck.explorer.search.parallel.channel import Closed, Exchange, dumps, loads, receive, send
+from isrcheck.explorer.search.parallel.graph import WorkerGraph
 from isrcheck.explorer.search.parallel.merge import LARGEST_KEY, merge_range, numbers_of, tag
 from isrcheck.explorer.search.parallel.worker import CONTRACT_SAMPLE, INDEX_BITS, MAX_SUCCESSORS
 from isrcheck.explorer.search.store_compact import FingerprintTable, fingerprint64
@@ -104,6 +105,8 @@ class Shard:
         self.sampled = 0  # states audited (``audit_successors``), up to CONTRACT_SAMPLE
         self.pending: tuple[list[Any], array] = ([], array("Q"))
         self.sent: set[Any] = set()  # the keys routed lately (``expand``)
+        # the state graph's part here (liveness, --graph): isrcheck.explorer.search.parallel.graph
+        self.graph = WorkerGraph(ctx.graph, ctx.graph_key) if ctx.graph is not None else None
 
     # -- keys ----------------------------------------------------------------------------------
 
@@ -124,9 +127,12 @@ class Shard:
         unpack = self.ctx.unpack
         for number, item in enumerate(frontier, start=first):
             state = unpack(item) if unpack is not None else item
-            if self.owns(self.key_of(state)):
+            key = self.key_of(state)
+            if self.owns(key):
                 self.frontier.append(item)
                 self.numbers.append(number)
+                if self.graph is not None:  # graph runs fork at the first level: these are all the visited
+                    self.graph.number_of[key] = number
 
     # -- phase 1 -------------------------------------------------------------------------------
 
@@ -138,8 +144,15 @@ class Shard:
         visited = self.visited.keys if exact else self.visited  # the set itself: a C lookup
         bounded = hasattr(model, "within_bounds")
         transition = [(n, p.predicate) for n, p in enumerate(ctx.props.transition) if p.name not in skip]
-        # the key is the routed item itself: exact store, no symmetry
-        same = exact and canon is None
+        # the key is the routed item itself: exact store, no symmetry (and no graph, whose steps
+        # all travel, so the general loop below serves it)
+        graph = self.graph
+        same = exact and canon is None and graph is None
+        if graph is not None:
+            steps = [array("Q") for _ in range(workers)]  # every step's key, by its target's owner
+            targets: list[list[Any]] = [[] for _ in range(workers)]
+            families = [array("I") for _ in range(workers)]
+            labelled, bits = array("Q"), array("Q")
         keys: list[list[Any]] = [[] for _ in range(workers)]
         items: list[list[Any]] = [[] for _ in range(workers)]
         where = [array("Q") for _ in range(workers)]
@@ -176,6 +189,15 @@ class Shard:
                 if not out and deadlock and first_deadlock is None:
                     first_deadlock = number
                 base = number << INDEX_BITS
+                if graph is not None:
+                    labelled.append(number)
+                    bits.append(graph.label(state))
+                    for idx, (action, succ) in enumerate(out):
+                        k = self.key_of(succ)
+                        d = hash(k) % SPREAD % workers
+                        steps[d].append(base | idx)
+                        targets[d].append(k)
+                        families[d].append(graph.family(action))
                 if transition:
                     for idx, (action, succ) in enumerate(out):
                         for n, pred in list(transition):
@@ -212,13 +234,18 @@ class Shard:
             bad = next((t for _, t in (out or []) if not _hashable(t)), state)
             raise unhashable(bad, exc) from None
         for d in range(workers):
-            payload = (keys[d], None if same else items[d], where[d].tobytes())
+            payload: tuple = (keys[d], None if same else items[d], where[d].tobytes())
+            if graph is not None:
+                payload += ((steps[d].tobytes(), targets[d], families[d].tobytes()),)
             if d == me:
                 self.own = payload
             else:
                 self.exchange.write(self.exchange.name(level, me, d), dumps(payload))
         generated = sum(c for c in counts if c > 0)
-        return {"generated": generated, "transition": first_failure, "deadlock": first_deadlock}
+        answer = {"generated": generated, "transition": first_failure, "deadlock": first_deadlock}
+        if graph is not None:
+            answer["graph"] = {"numbers": labelled.tobytes(), "bits": bits.tobytes(), "families": graph.families}
+        return answer
 
     # -- phase 2 -------------------------------------------------------------------------------
 
@@ -232,7 +259,10 @@ class Shard:
                 self.own = None
             else:
                 sources.append(loads(self.exchange.take(self.exchange.name(level, src, self.me))))
-        if self.exact and ctx.canon is None:
+        if self.graph is not None:  # the steps wait for the level's numbering (``number_graph``)
+            self.graph.pending = [(src, *source[3]) for src, source in enumerate(sources)]
+            sources = [source[:3] for source in sources]
+        if self.exact and ctx.canon is None and self.graph is None:
             frontier, discovered = self.settle_keys(sources)
         else:
             frontier, discovered = self.settle_items(sources)
@@ -303,7 +333,10 @@ class Shard:
         visited = self.visited
         new = [j for k, j in best.items() if k not in visited]
         new.sort(key=where.__getitem__)
-        visited.add_level([keys[j] for j in new])
+        new_keys = [keys[j] for j in new]
+        visited.add_level(new_keys)
+        if self.graph is not None:
+            self.graph.new_keys = new_keys
         return [items[j] for j in new], array("Q", map(where.__getitem__, new))
 
     def merge(self, level: int, low: int, high: int | None) -> int:
@@ -320,6 +353,13 @@ class Shard:
         self.frontier, _ = self.pending
         self.pending = ([], array("Q"))
         self.numbers = numbers_of(tags, self.me, offset)
+
+    def number_graph(self, level: int, offset: int) -> dict:
+        """Graph runs: the level's new states are numbered now (``renumber``), and the steps that
+        reach the states owned here are resolved to numbers for the coordinator."""
+        self.renumber(level, offset)
+        assert self.graph is not None
+        return self.graph.resolve(self.numbers, self.frontier, self.ctx.unpack)
 
     def generated_before(self, number: int) -> int:
         """Successors generated by the owned frontier states numbered below ``number``."""
@@ -355,6 +395,8 @@ def serve(shard: Shard, commands: int, replies: int) -> None:
                 value = shard.settle(*args)
             elif op == "merge":
                 value = shard.merge(*args)
+            elif op == "number_graph":
+                value = shard.number_graph(*args)
             elif op == "generated_before":
                 value = shard.generated_before(*args)
             elif op == "store_bytes":
