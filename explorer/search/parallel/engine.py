@@ -43,7 +43,9 @@ is audited as in one process (``isrcheck.explorer.search.audit``): init_states()
 states of the run, and a few states of each level, rebuilt from their traces, expanded twice more.
 ``memory_limit`` applies to the whole run: the coordinator's resident memory plus every worker's.
 
-What it does not do: checkpoint, or record the state graph (liveness needs one process).
+The state graph (liveness, ``--graph``), when asked for, is recorded by the workers and assembled
+here, the one-process graph (``isrcheck.explorer.search.parallel.graph``); such runs fork at the
+first level. What it does not do: checkpoint.
 """
 
 from __future__ import annotations

@@ -189,11 +189,12 @@ class Shard:
                 if not out and deadlock and first_deadlock is None:
                     first_deadlock = number
                 base = number << INDEX_BITS
+                succ_keys = None
                 if graph is not None:
                     labelled.append(number)
                     bits.append(graph.label(state))
-                    for idx, (action, succ) in enumerate(out):
-                        k = self.key_of(succ)
+                    succ_keys = [self.key_of(succ) for _, succ in out]
+                    for idx, ((action, _), k) in enumerate(zip(out, succ_keys, strict=True)):
                         d = hash(k) % SPREAD % workers
                         steps[d].append(base | idx)
                         targets[d].append(k)
@@ -218,7 +219,7 @@ class Shard:
                         where[d].append(base | idx)
                     continue
                 for idx, (_, succ) in enumerate(out):
-                    k = self.key_of(succ)
+                    k = self.key_of(succ) if succ_keys is None else succ_keys[idx]
                     if k in sent:
                         continue
                     sent.add(k)
