@@ -44,6 +44,7 @@ from isrcheck.explorer.search.local import unhashable
 from isrcheck.explorer.search.parallel.channel import Closed, Exchange, dumps, loads, receive, send
 from isrcheck.explorer.search.parallel.graph import WorkerGraph
 from isrcheck.explorer.search.parallel.merge import LARGEST_KEY, merge_range, numbers_of, tag
+from isrcheck.explorer.search.parallel.route import route
 from isrcheck.explorer.search.parallel.worker import CONTRACT_SAMPLE, INDEX_BITS, MAX_SUCCESSORS
 from isrcheck.explorer.search.store_compact import FingerprintTable, fingerprint64
 
@@ -156,6 +157,7 @@ class Shard:
         keys: list[list[Any]] = [[] for _ in range(workers)]
         items: list[list[Any]] = [[] for _ in range(workers)]
         where = [array("Q") for _ in range(workers)]
+        wheres: list[list[int]] = [[] for _ in range(workers)]  # ``route``'s (lists: appended to in C)
         # The keys routed in this level and (every other level) the last one: every key routed
         # in an earlier level is visited by now, wherever it is owned, and most repeated states
         # were first seen a level or two earlier, so this spares most of the traffic of states
@@ -207,16 +209,8 @@ class Shard:
                                 transition.remove((n, pred))  # this worker's first failure is all that counts
                 if same:
                     # Known here: routed this level or the last (so visited by now, wherever
-                    # owned), or owned here and visited. One comprehension tests every successor.
-                    fresh = [(idx, k) for idx, (_, t) in enumerate(out)
-                             if (k := pack(t) if pack is not None else t) not in sent and k not in visited]
-                    for idx, k in fresh:
-                        if k in sent:  # twice among one state's successors
-                            continue
-                        sent.add(k)
-                        d = hash(k) % SPREAD % workers
-                        keys[d].append(k)
-                        where[d].append(base | idx)
+                    # owned), or owned here and visited; the rest routed (parallel/route.py, in C).
+                    route(out, base, pack, sent, visited, workers, SPREAD, keys, wheres)
                     continue
                 for idx, (_, succ) in enumerate(out):
                     k = self.key_of(succ) if succ_keys is None else succ_keys[idx]
@@ -235,6 +229,8 @@ class Shard:
             bad = next((t for _, t in (out or []) if not _hashable(t)), state)
             raise unhashable(bad, exc) from None
         for d in range(workers):
+            if same:
+                where[d] = array("Q", wheres[d])
             payload: tuple = (keys[d], None if same else items[d], where[d].tobytes())
             if graph is not None:
                 payload += ((steps[d].tobytes(), targets[d], families[d].tobytes()),)

@@ -1,0 +1,55 @@
+"""Routing one state's successors to the shards that own them: the inner loop of a worker's expand.
+
+For each successor ``(action, state)`` in the model's order: its key is ``pack(state)`` (the state
+itself without ``pack``); a key this worker routed lately (``sent``) or that it owns and has visited
+(``visited``) is dropped; any other is added to ``sent`` and appended to ``keys[d]``, with its
+discovery key ``base | index`` appended to ``wheres[d]``, where ``d = hash(key) % spread % workers``
+is its owner (``isrcheck.explorer.search.parallel.shard``).
+
+It runs once per frontier state and touches every successor, so it is compiled where the C
+extension ``_route`` is built (``setup.py``, optional like the model's own): measured on KIP-320
+3/2/2/2 with 2 shards (docs/performance.md) it is most of what routing cost above one process.
+``route_python`` is the same loop in Python, used when the extension is missing or ``out`` is
+not a list of pairs; ``ISRCHECK_PURE_PYTHON=1`` keeps it, as it keeps the model's Python code.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+
+def route_python(out: Any, base: int, pack: Any, sent: set, visited: Any, workers: int, spread: int,
+                 keys: list[list[Any]], wheres: list[list[int]]) -> bool:
+    """The routing loop in Python (the module docstring says what it does)."""
+    fresh = [(idx, k) for idx, (_, t) in enumerate(out)
+             if (k := pack(t) if pack is not None else t) not in sent and k not in visited]
+    for idx, k in fresh:
+        if k in sent:  # twice among one state's successors
+            continue
+        sent.add(k)
+        d = hash(k) % spread % workers
+        keys[d].append(k)
+        wheres[d].append(base | idx)
+    return True
+
+
+def _compiled() -> Any:
+    if os.environ.get("ISRCHECK_PURE_PYTHON") == "1":
+        return None
+    try:
+        from isrcheck.explorer.search.parallel._route import route as compiled
+    except ImportError:
+        return None
+    return compiled
+
+
+_COMPILED = _compiled()
+COMPILED = _COMPILED is not None
+
+
+def route(out: Any, base: int, pack: Any, sent: set, visited: Any, workers: int, spread: int,
+          keys: list[list[Any]], wheres: list[list[int]]) -> None:
+    """Route ``out`` (the module docstring says how)."""
+    if _COMPILED is None or not _COMPILED(out, base, pack, sent, visited, workers, spread, keys, wheres):
+        route_python(out, base, pack, sent, visited, workers, spread, keys, wheres)
