@@ -11,6 +11,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <string.h>
 
 static PyObject *
 route(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
@@ -93,7 +94,95 @@ route(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     Py_RETURN_TRUE;
 }
 
+/* settle(keys, wheres, visited) -> (frontier, discovered bytes) | None
+ *
+ * keys: a list of lists of keys, one per source; wheres: for each source the bytes of an
+ * array('Q') of discovery keys, as long as its keys (discovery keys are unique over all sources).
+ * In ascending discovery-key order, each key not in `visited` is added to it and to the frontier,
+ * its discovery key to `discovered`; a key met again later has a larger discovery key and is in
+ * `visited` by then. So each new state keeps its smallest discovery key, its first discovery in
+ * one-process search order. None, having done nothing, when the arguments are not of that shape
+ * (the Python function handles them). */
+typedef struct {
+    unsigned long long where;
+    PyObject *key; /* borrowed from the caller's lists */
+} Candidate;
+
+static int
+by_where(const void *a, const void *b)
+{
+    unsigned long long x = ((const Candidate *)a)->where, y = ((const Candidate *)b)->where;
+    return (x > y) - (x < y);
+}
+
+static PyObject *
+settle(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "settle takes 3 arguments");
+        return NULL;
+    }
+    PyObject *keys = args[0], *wheres = args[1], *visited = args[2];
+    if (!PyList_Check(keys) || !PyList_Check(wheres) || !PySet_Check(visited)
+        || PyList_GET_SIZE(keys) != PyList_GET_SIZE(wheres))
+        Py_RETURN_NONE;
+    Py_ssize_t sources = PyList_GET_SIZE(keys), total = 0;
+    for (Py_ssize_t s = 0; s < sources; s++) {
+        PyObject *k = PyList_GET_ITEM(keys, s), *w = PyList_GET_ITEM(wheres, s);
+        if (!PyList_Check(k) || !PyBytes_Check(w)
+            || PyBytes_GET_SIZE(w) != PyList_GET_SIZE(k) * (Py_ssize_t)sizeof(unsigned long long))
+            Py_RETURN_NONE;
+        total += PyList_GET_SIZE(k);
+    }
+    Candidate *all = PyMem_Malloc(sizeof(Candidate) * (size_t)(total ? total : 1));
+    if (all == NULL)
+        return PyErr_NoMemory();
+    Py_ssize_t at = 0;
+    for (Py_ssize_t s = 0; s < sources; s++) {
+        PyObject *k = PyList_GET_ITEM(keys, s);
+        const char *raw = PyBytes_AS_STRING(PyList_GET_ITEM(wheres, s));
+        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(k); i++, at++) {
+            memcpy(&all[at].where, raw + i * sizeof(unsigned long long), sizeof(unsigned long long));
+            all[at].key = PyList_GET_ITEM(k, i);
+        }
+    }
+    qsort(all, (size_t)total, sizeof(Candidate), by_where);
+    PyObject *frontier = PyList_New(0);
+    unsigned long long *found = PyMem_Malloc(sizeof(unsigned long long) * (size_t)(total ? total : 1));
+    Py_ssize_t kept = 0;
+    if (frontier == NULL || found == NULL)
+        goto fail;
+    for (Py_ssize_t i = 0; i < total; i++) {
+        int known = PySet_Contains(visited, all[i].key);
+        if (known < 0)
+            goto fail;
+        if (known)
+            continue;
+        if (PySet_Add(visited, all[i].key) < 0 || PyList_Append(frontier, all[i].key) < 0)
+            goto fail;
+        found[kept++] = all[i].where;
+    }
+    PyObject *discovered = PyBytes_FromStringAndSize((const char *)found, kept * (Py_ssize_t)sizeof(unsigned long long));
+    PyMem_Free(all);
+    PyMem_Free(found);
+    if (discovered == NULL) {
+        Py_DECREF(frontier);
+        return NULL;
+    }
+    PyObject *result = PyTuple_Pack(2, frontier, discovered);
+    Py_DECREF(frontier);
+    Py_DECREF(discovered);
+    return result;
+fail:
+    PyMem_Free(all);
+    PyMem_Free(found);
+    Py_XDECREF(frontier);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
+    {"settle", (PyCFunction)(void (*)(void))settle, METH_FASTCALL,
+     "A shard's new states of a level, in discovery order (explorer/search/parallel/route.py)."},
     {"route", (PyCFunction)(void (*)(void))route, METH_FASTCALL,
      "Route one state's successors to their owners (explorer/search/parallel/route.py)."},
     {NULL, NULL, 0, NULL},

@@ -6,8 +6,8 @@ itself without ``pack``); a key this worker routed lately (``sent``) or that it 
 discovery key ``base | index`` appended to ``wheres[d]``, where ``d = hash(key) % spread % workers``
 is its owner (``isrcheck.explorer.search.parallel.shard``).
 
-It runs once per frontier state and touches every successor, so it is compiled where the C
-extension ``_route`` is built (``setup.py``, optional like the model's own): measured on KIP-320
+The owner's side, ``settle_compiled``, is there too. Both run on every routed successor, so they
+are compiled where the C extension ``_route`` is built (``setup.py``, optional like the model's own): measured on KIP-320
 3/2/2/2 with 2 shards (docs/performance.md) it is most of what routing cost above one process.
 ``route_python`` is the same loop in Python, used when the extension is missing or ``out`` is
 not a list of pairs; ``ISRCHECK_PURE_PYTHON=1`` keeps it, as it keeps the model's Python code.
@@ -16,6 +16,7 @@ not a list of pairs; ``ISRCHECK_PURE_PYTHON=1`` keeps it, as it keeps the model'
 from __future__ import annotations
 
 import os
+from array import array
 from typing import Any
 
 
@@ -38,14 +39,32 @@ def _compiled() -> Any:
     if os.environ.get("ISRCHECK_PURE_PYTHON") == "1":
         return None
     try:
-        from isrcheck.explorer.search.parallel._route import route as compiled
+        from isrcheck.explorer.search.parallel import _route
     except ImportError:
         return None
-    return compiled
+    return _route
 
 
-_COMPILED = _compiled()
-COMPILED = _COMPILED is not None
+_MODULE = _compiled()
+_COMPILED = _MODULE.route if _MODULE is not None else None
+COMPILED = _MODULE is not None
+
+
+def settle_compiled(keys: list[list[Any]], wheres: list[bytes], visited: set) -> tuple[list[Any], array] | None:
+    """A shard's settle in C, or None (not compiled, or keys of another shape: the caller's Python
+    code runs then). ``keys``: each source's routed keys; ``wheres``: their discovery keys, the
+    bytes of an ``array('Q')``. In ascending discovery-key order each key not in ``visited`` joins
+    it and the frontier, so each new state keeps its smallest discovery key: the level's new
+    states owned here, in one-process discovery order, and their discovery keys."""
+    if _MODULE is None:
+        return None
+    done = _MODULE.settle(keys, wheres, visited)
+    if done is None:
+        return None
+    frontier, raw = done
+    discovered = array("Q")
+    discovered.frombytes(raw)
+    return frontier, discovered
 
 
 def route(out: Any, base: int, pack: Any, sent: set, visited: Any, workers: int, spread: int,

@@ -44,7 +44,7 @@ from isrcheck.explorer.search.local import unhashable
 from isrcheck.explorer.search.parallel.channel import Closed, Exchange, dumps, loads, receive, send
 from isrcheck.explorer.search.parallel.graph import WorkerGraph
 from isrcheck.explorer.search.parallel.merge import LARGEST_KEY, merge_range, numbers_of, tag
-from isrcheck.explorer.search.parallel.route import route
+from isrcheck.explorer.search.parallel.route import route, settle_compiled
 from isrcheck.explorer.search.parallel.worker import CONTRACT_SAMPLE, INDEX_BITS, MAX_SUCCESSORS
 from isrcheck.explorer.search.store_compact import FingerprintTable, fingerprint64
 
@@ -296,6 +296,9 @@ class Shard:
         source as a dict key -> discovery key (its own source's already tested against the
         shard), merged keeping the smaller key of a state two workers found (a few per level)."""
         visited = self.visited.keys
+        done = settle_compiled([keys for keys, _, _ in sources], [raw for _, _, raw in sources], visited)
+        if done is not None:
+            return done
         best: dict[Any, int] = {}
         for src, (keys, _, raw) in enumerate(sources):
             where = array("Q")
