@@ -6,11 +6,11 @@ itself without ``pack``); a key this worker routed lately (``sent``) or that it 
 discovery key ``base | index`` appended to ``wheres[d]``, where ``d = hash(key) % spread % workers``
 is its owner (``isrcheck.explorer.search.parallel.shard``).
 
-The owner's side, ``settle_compiled``, is there too. Both run on every routed successor, so they
-are compiled where the C extension ``_route`` is built (``setup.py``, optional like the model's own): measured on KIP-320
-3/2/2/2 with 2 shards (docs/performance.md) it is most of what routing cost above one process.
-``route_python`` is the same loop in Python, used when the extension is missing or ``out`` is
-not a list of pairs; ``ISRCHECK_PURE_PYTHON=1`` keeps it, as it keeps the model's Python code.
+The owner's side, ``settle_compiled``, is here too. Both run on every routed successor, so they
+are compiled where the C extension ``_route`` is built (``setup.py``, optional like the model's
+own; docs/performance.md has what they saved). ``route_python`` is the same loop in Python, used
+when the extension is missing or ``out`` is not a list of pairs, and ``Shard.settle_keys`` keeps
+its Python settle; ``ISRCHECK_PURE_PYTHON=1`` keeps both, as it keeps the model's Python code.
 """
 
 from __future__ import annotations
