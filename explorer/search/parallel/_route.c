@@ -13,6 +13,88 @@
 #include <Python.h>
 #include <string.h>
 
+/* The loop of route() over a list of pairs already checked; 0, or -1 with an exception set. */
+static int
+route_pairs(PyObject *out, unsigned long long base, PyObject *pack, PyObject *sent, PyObject *visited,
+            Py_ssize_t workers, Py_ssize_t spread, PyObject *keys, PyObject *wheres)
+{
+    Py_ssize_t n = PyList_GET_SIZE(out);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        /* `out` is the caller's own list, and pack may run Python code: hold the pair. */
+        PyObject *item = PyList_GET_ITEM(out, i);
+        Py_INCREF(item);
+        PyObject *state = PyTuple_GET_ITEM(item, 1);
+        PyObject *key;
+        if (pack == Py_None) {
+            key = state;
+            Py_INCREF(key);
+        } else {
+            key = PyObject_CallOneArg(pack, state);
+        }
+        Py_DECREF(item);
+        if (key == NULL)
+            return -1;
+        int known = PySet_Contains(sent, key);
+        if (known == 0)
+            known = PySet_Contains(visited, key);
+        if (known != 0) {
+            Py_DECREF(key);
+            if (known < 0)
+                return -1;
+            continue;
+        }
+        Py_hash_t h = PyObject_Hash(key);
+        if (h == -1 && PyErr_Occurred()) {
+            Py_DECREF(key);
+            return -1;
+        }
+        Py_ssize_t d = (Py_ssize_t)(h % spread);
+        if (d < 0)
+            d += spread;
+        d %= workers;
+        PyObject *where = PyLong_FromUnsignedLongLong(base | (unsigned long long)i);
+        if (where == NULL || PySet_Add(sent, key) < 0 || PyList_Append(PyList_GET_ITEM(keys, d), key) < 0
+            || PyList_Append(PyList_GET_ITEM(wheres, d), where) < 0) {
+            Py_XDECREF(where);
+            Py_DECREF(key);
+            return -1;
+        }
+        Py_DECREF(where);
+        Py_DECREF(key);
+    }
+    return 0;
+}
+
+static int
+pairs(PyObject *out)
+{
+    Py_ssize_t n = PyList_GET_SIZE(out);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *item = PyList_GET_ITEM(out, i);
+        if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 2)
+            return 0;
+    }
+    return 1;
+}
+
+static int
+check_targets(PyObject *sent, PyObject *visited, Py_ssize_t workers, Py_ssize_t spread, PyObject *keys,
+              PyObject *wheres)
+{
+    if (workers < 1 || spread < 1 || !PySet_Check(sent) || !PyAnySet_Check(visited) || !PyList_Check(keys)
+        || !PyList_Check(wheres) || PyList_GET_SIZE(keys) != workers || PyList_GET_SIZE(wheres) != workers) {
+        PyErr_SetString(PyExc_TypeError, "route: bad arguments");
+        return -1;
+    }
+    for (Py_ssize_t d = 0; d < workers; d++) {
+        if (!PyList_Check(PyList_GET_ITEM(keys, d)) || !PyList_Check(PyList_GET_ITEM(wheres, d))) {
+            PyErr_SetString(PyExc_TypeError, "route: keys and wheres must be lists of lists");
+            return -1;
+        }
+    }
+    return 0;
+}
+
 static PyObject *
 route(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -29,69 +111,102 @@ route(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     Py_ssize_t spread = PyLong_AsSsize_t(args[6]);
     if ((workers == -1 || spread == -1) && PyErr_Occurred())
         return NULL;
-    if (workers < 1 || spread < 1 || !PySet_Check(sent) || !PyAnySet_Check(visited) || !PyList_Check(keys)
-        || !PyList_Check(wheres) || PyList_GET_SIZE(keys) != workers || PyList_GET_SIZE(wheres) != workers) {
-        PyErr_SetString(PyExc_TypeError, "route: bad arguments");
+    if (check_targets(sent, visited, workers, spread, keys, wheres) < 0)
+        return NULL;
+    if (!PyList_Check(out) || !pairs(out))
+        Py_RETURN_FALSE;
+    if (route_pairs(out, base, pack, sent, visited, workers, spread, keys, wheres) < 0)
+        return NULL;
+    Py_RETURN_TRUE;
+}
+
+/* expand(items, numbers, unpack, successors, pack, sent, visited, workers, spread, keys, wheres,
+ *        index_bits, most) -> (counts, first number without successors or -1, stopped at)
+ *
+ * A worker's expand loop for the common case (Shard.expand says when): for each frontier item and
+ * its number (`numbers`: the bytes of an array('Q')), state = unpack(item), out =
+ * list(successors(state)), its length appended to counts, then route() of out with base
+ * number << index_bits. A state with more than `most` successors, or whose successors are not
+ * pairs, is left to the caller's Python loop with every state after it: "stopped at" is its
+ * position (len(items) when every state was expanded here). */
+static PyObject *
+expand(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 13) {
+        PyErr_SetString(PyExc_TypeError, "expand takes 13 arguments");
         return NULL;
     }
-    for (Py_ssize_t d = 0; d < workers; d++) {
-        if (!PyList_Check(PyList_GET_ITEM(keys, d)) || !PyList_Check(PyList_GET_ITEM(wheres, d))) {
-            PyErr_SetString(PyExc_TypeError, "route: keys and wheres must be lists of lists");
-            return NULL;
-        }
+    PyObject *items = args[0], *numbers = args[1], *unpack = args[2], *successors = args[3], *pack = args[4];
+    PyObject *sent = args[5], *visited = args[6], *keys = args[9], *wheres = args[10];
+    Py_ssize_t workers = PyLong_AsSsize_t(args[7]), spread = PyLong_AsSsize_t(args[8]);
+    long bits = PyLong_AsLong(args[11]);
+    Py_ssize_t most = PyLong_AsSsize_t(args[12]);
+    if (PyErr_Occurred())
+        return NULL;
+    if (check_targets(sent, visited, workers, spread, keys, wheres) < 0)
+        return NULL;
+    if (!PyList_Check(items) || !PyBytes_Check(numbers)
+        || PyBytes_GET_SIZE(numbers) != PyList_GET_SIZE(items) * (Py_ssize_t)sizeof(unsigned long long)) {
+        PyErr_SetString(PyExc_TypeError, "expand: items must be a list and numbers the bytes of as many uint64");
+        return NULL;
     }
-    if (!PyList_Check(out))
-        Py_RETURN_FALSE;
-    Py_ssize_t n = PyList_GET_SIZE(out);
+    const char *raw = PyBytes_AS_STRING(numbers);
+    Py_ssize_t n = PyList_GET_SIZE(items);
+    PyObject *counts = PyList_New(0);
+    if (counts == NULL)
+        return NULL;
+    long long empty = -1;
     for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *item = PyList_GET_ITEM(out, i);
-        if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 2)
-            Py_RETURN_FALSE;
-    }
-    for (Py_ssize_t i = 0; i < n; i++) {
-        /* `out` is the caller's own list, and pack may run Python code: hold the pair. */
-        PyObject *item = PyList_GET_ITEM(out, i);
-        Py_INCREF(item);
-        PyObject *state = PyTuple_GET_ITEM(item, 1);
-        PyObject *key;
-        if (pack == Py_None) {
-            key = state;
-            Py_INCREF(key);
+        unsigned long long number;
+        memcpy(&number, raw + i * sizeof(unsigned long long), sizeof number);
+        PyObject *item = PyList_GET_ITEM(items, i);
+        PyObject *state;
+        if (unpack == Py_None) {
+            state = item;
+            Py_INCREF(state);
         } else {
-            key = PyObject_CallOneArg(pack, state);
+            state = PyObject_CallOneArg(unpack, item);
+            if (state == NULL)
+                goto fail;
         }
-        Py_DECREF(item);
-        if (key == NULL)
-            return NULL;
-        int known = PySet_Contains(sent, key);
-        if (known == 0)
-            known = PySet_Contains(visited, key);
-        if (known != 0) {
-            Py_DECREF(key);
-            if (known < 0)
-                return NULL;
-            continue;
+        PyObject *got = PyObject_CallOneArg(successors, state);
+        Py_DECREF(state);
+        if (got == NULL)
+            goto fail;
+        PyObject *out = got;
+        if (!PyList_CheckExact(got)) {
+            out = PySequence_List(got);
+            Py_DECREF(got);
+            if (out == NULL)
+                goto fail;
         }
-        Py_hash_t h = PyObject_Hash(key);
-        if (h == -1 && PyErr_Occurred()) {
-            Py_DECREF(key);
-            return NULL;
+        Py_ssize_t size = PyList_GET_SIZE(out);
+        if (size > most || !pairs(out)) {
+            Py_DECREF(out);
+            PyObject *r = Py_BuildValue("(OLn)", counts, empty, i);
+            Py_DECREF(counts);
+            return r;
         }
-        Py_ssize_t d = (Py_ssize_t)(h % spread);
-        if (d < 0)
-            d += spread;
-        d %= workers;
-        PyObject *where = PyLong_FromUnsignedLongLong(base | (unsigned long long)i);
-        if (where == NULL || PySet_Add(sent, key) < 0 || PyList_Append(PyList_GET_ITEM(keys, d), key) < 0
-            || PyList_Append(PyList_GET_ITEM(wheres, d), where) < 0) {
-            Py_XDECREF(where);
-            Py_DECREF(key);
-            return NULL;
+        PyObject *c = PyLong_FromSsize_t(size);
+        if (c == NULL || PyList_Append(counts, c) < 0) {
+            Py_XDECREF(c);
+            Py_DECREF(out);
+            goto fail;
         }
-        Py_DECREF(where);
-        Py_DECREF(key);
+        Py_DECREF(c);
+        if (size == 0 && empty < 0)
+            empty = (long long)number;
+        int failed = route_pairs(out, number << bits, pack, sent, visited, workers, spread, keys, wheres);
+        Py_DECREF(out);
+        if (failed < 0)
+            goto fail;
     }
-    Py_RETURN_TRUE;
+    PyObject *result = Py_BuildValue("(OLn)", counts, empty, n);
+    Py_DECREF(counts);
+    return result;
+fail:
+    Py_DECREF(counts);
+    return NULL;
 }
 
 /* settle(keys, wheres, visited) -> (frontier, discovered bytes) | None
@@ -181,6 +296,8 @@ fail:
 }
 
 static PyMethodDef methods[] = {
+    {"expand", (PyCFunction)(void (*)(void))expand, METH_FASTCALL,
+     "A worker's expand loop for the common case (explorer/search/parallel/route.py)."},
     {"settle", (PyCFunction)(void (*)(void))settle, METH_FASTCALL,
      "A shard's new states of a level, in discovery order (explorer/search/parallel/route.py)."},
     {"route", (PyCFunction)(void (*)(void))route, METH_FASTCALL,

@@ -6,7 +6,8 @@ itself without ``pack``); a key this worker routed lately (``sent``) or that it 
 discovery key ``base | index`` appended to ``wheres[d]``, where ``d = hash(key) % spread % workers``
 is its owner (``isrcheck.explorer.search.parallel.shard``).
 
-The owner's side, ``settle_compiled``, is here too. Both run on every routed successor, so they
+The owner's side, ``settle_compiled``, and the whole expand loop around ``route`` for the common
+case, ``expand_compiled``, are here too. Both run on every routed successor, so they
 are compiled where the C extension ``_route`` is built (``setup.py``, optional like the model's
 own; docs/performance.md has what they saved). ``route_python`` is the same loop in Python, used
 when the extension is missing or ``out`` is not a list of pairs, and ``Shard.settle_keys`` keeps
@@ -48,6 +49,21 @@ def _compiled() -> Any:
 _MODULE = _compiled()
 _COMPILED = _MODULE.route if _MODULE is not None else None
 COMPILED = _MODULE is not None
+
+
+def expand_compiled(items: list[Any], numbers: bytes, unpack: Any, successors: Any, pack: Any, sent: set,
+                    visited: Any, workers: int, spread: int, keys: list[list[Any]], wheres: list[list[int]],
+                    index_bits: int, most: int) -> tuple[list[int], int, int] | None:
+    """A worker's whole expand loop in C, for the common case (``Shard.expand``: exact store, a
+    ``pack``, no symmetry, bounds, transition property or contract audit left): each item
+    unpacked, expanded and its successors routed (``route``) with base ``number << index_bits``.
+    Returns (successor counts, the first number without successors or -1, the position it stopped
+    at: a state with more than ``most`` successors, or successors that are not pairs, is left to
+    the caller with the rest), or None where the extension is not built."""
+    if _MODULE is None:
+        return None
+    return _MODULE.expand(items, numbers, unpack, successors, pack, sent, visited, workers, spread, keys, wheres,
+                          index_bits, most)
 
 
 def settle_compiled(keys: list[list[Any]], wheres: list[bytes], visited: set) -> tuple[list[Any], array] | None:

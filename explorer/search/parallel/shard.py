@@ -34,6 +34,7 @@ from __future__ import annotations
 import os
 import time
 from array import array
+from itertools import islice
 from operator import truth
 from typing import Any
 
@@ -44,7 +45,7 @@ from isrcheck.explorer.search.local import unhashable
 from isrcheck.explorer.search.parallel.channel import Closed, Exchange, dumps, loads, receive, send
 from isrcheck.explorer.search.parallel.graph import WorkerGraph
 from isrcheck.explorer.search.parallel.merge import LARGEST_KEY, merge_range, numbers_of, tag
-from isrcheck.explorer.search.parallel.route import route, settle_compiled
+from isrcheck.explorer.search.parallel.route import expand_compiled, route, settle_compiled
 from isrcheck.explorer.search.parallel.worker import CONTRACT_SAMPLE, INDEX_BITS, MAX_SUCCESSORS
 from isrcheck.explorer.search.store_compact import FingerprintTable, fingerprint64
 
@@ -172,8 +173,17 @@ class Shard:
         if self.numbers and (self.numbers[-1] << INDEX_BITS) > LARGEST_KEY:
             raise ContractError("the parallel engine numbers at most 2**32 states; run with --workers 1")
         state = out = None
+        start = 0  # where the Python loop starts: after what the compiled loop expanded
+        if same and pack is not None and not bounded and not transition and self.sampled >= CONTRACT_SAMPLE:
+            done = expand_compiled(self.frontier, self.numbers.tobytes(), unpack, successors, pack, sent, visited,
+                                   workers, SPREAD, keys, wheres, INDEX_BITS, MAX_SUCCESSORS)
+            if done is not None:
+                compiled_counts, empty, start = done
+                counts.extend(compiled_counts)
+                if deadlock and empty >= 0:
+                    first_deadlock = empty
         try:
-            for number, item in zip(self.numbers, self.frontier, strict=True):
+            for number, item in islice(zip(self.numbers, self.frontier, strict=True), start, None):
                 state = unpack(item) if unpack is not None else item
                 if bounded and not within_bounds(model, state):
                     counts.append(-1)

@@ -100,3 +100,50 @@ def test_settle_in_c_is_settle_in_python(sources, monkeypatch):
         monkeypatch.undo()
         assert frontier == py_frontier and list(discovered) == list(py_discovered)
         assert c_visited == settler.visited.keys
+
+
+def _expand_python(items, numbers, unpack, successors, pack, sent, visited, workers, keys, wheres, most):
+    """The compiled expand's definition: the Python loop of Shard.expand's common case."""
+    counts, empty = [], -1
+    for pos, (item, number) in enumerate(zip(items, numbers, strict=True)):
+        out = list(successors(unpack(item)))
+        if len(out) > most or not all(isinstance(p, tuple) and len(p) == 2 for p in out):
+            return counts, empty, pos
+        counts.append(len(out))
+        if not out and empty < 0:
+            empty = number
+        route_python(out, number << 24, pack, sent, visited, workers, SPREAD, keys, wheres)
+    return counts, empty, len(items)
+
+
+@pytest.mark.parametrize("workers", [1, 2, 5])
+def test_expand_in_c_is_the_python_loop(workers):
+    if not routing.COMPILED:
+        pytest.fail("the _route extension is not built")
+    rng = random.Random(workers)
+
+    def successors(state):  # a generator: the C loop makes it a list, as Python does
+        a, b = state
+        return iter([(f"x{i}", ((a * 7 + i * b) % 50, (b + i) % 5)) for i in range((a + b) % 6)])
+
+    def run(fn, items, numbers, most):
+        sent = {(3, 1), (10, 2)} if workers > 1 else set()
+        visited = {(0, 0), (7, 1)}
+        keys, wheres = [[] for _ in range(workers)], [[] for _ in range(workers)]
+        if fn is None:
+            got = routing.expand_compiled(items, array("Q", numbers).tobytes(), lambda s: s, successors,
+                                          lambda s: s, sent, visited, workers, SPREAD, keys, wheres, 24, most)
+        else:
+            got = fn(items, numbers, lambda s: s, successors, lambda s: s, sent, visited, workers, keys, wheres, most)
+        return tuple(got), keys, wheres, sorted(sent)
+
+    for _ in range(50):
+        items = [(rng.randrange(50), rng.randrange(5)) for _ in range(rng.randrange(1, 40))]
+        numbers = sorted(rng.sample(range(10**6), len(items)))
+        for most in (5, 100):  # 5: some states have more, and the compiled loop leaves them to Python
+            c, py = run(None, items, numbers, most), run(_expand_python, items, numbers, most)
+            assert c == py
+    # successors that are not pairs: the loop stops there
+    assert routing.expand_compiled([1, 2], array("Q", [0, 1]).tobytes(), None,
+                                   lambda s: [("a", s)] if s == 1 else [["a", s]], None, set(), set(), 1, SPREAD,
+                                   [[]], [[]], 24, 100) == ([1], -1, 1)
