@@ -39,11 +39,11 @@ def route_python(out: Any, base: int, pack: Any, sent: set, visited: Any, worker
 def _compiled() -> Any:
     if os.environ.get("ISRCHECK_PURE_PYTHON") == "1":
         return None
-    try:
-        from isrcheck.explorer.search.parallel import _route
+    try:  # the submodule by its full name: its package is still being initialised when this runs
+        import isrcheck.explorer.search.parallel._route as compiled
     except ImportError:
         return None
-    return _route
+    return compiled
 
 
 _MODULE = _compiled()
