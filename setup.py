@@ -33,5 +33,7 @@ setup(
     ext_modules=[
         Extension(f"{NAMESPACE}.model.native._classic", ["model/native/_classic.c"], optional=True),
         Extension(f"{NAMESPACE}.model.native._isr", ["model/native/_isr.c"], optional=True),
+        Extension(f"{NAMESPACE}.explorer.search.parallel._route", ["explorer/search/parallel/_route.c"],
+                  optional=True),
     ],
 )

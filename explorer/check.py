@@ -59,17 +59,15 @@ def check(
     max_memory: the local engine's ceiling on resident memory, in bytes, or a size text ("4G",
         "50%"); "auto" (default): 80 % of the machine's memory; None: no ceiling. A run that
         reaches it stops cleanly and reports ``result.limit == "memory"``.
-    workers: processes for the local engine (None, the default: every core this process may use,
-        except that the state graph and liveness properties take one process). 1 is the
-        one-process engine; more fork workers (``isrcheck.explorer.search.parallel``) and give the same counts,
-        depth, verdicts and traces.
+    workers: processes for the local engine (None, the default: every core this process may use).
+        1 is the one-process engine; more fork workers (``isrcheck.explorer.search.parallel``) and give the
+        same counts, depth, verdicts and traces, and the same state graph and liveness verdicts.
     """
     _validate(model, engine=engine, max_depth=max_depth, store=store)
     if symmetry:
         from isrcheck.explorer.search.local import make_key
 
         make_key(model, symmetry=True, store=store)  # refuses a model without canonical(), before anything else
-    explicit_workers = workers is not None
     workers = resolve_workers(workers, engine)
     props = select_properties(model, properties)
     if not props.names and not check_deadlock:
@@ -98,11 +96,7 @@ def check(
                 f"option(s) {', '.join(sorted(engine_options))} apply to the spark engine only; "
                 "drop them or pass engine='spark'"
             )
-        if workers > 1 and wants_graph:
-            if explicit_workers:
-                raise UserError("the state graph and liveness properties need one process; use --workers 1")
-            workers = 1  # the default, every core, gives way: the graph is built by one process
-        if workers > 1:
+        if workers > 1 and not wants_graph:
             from isrcheck.explorer.search.parallel import run_parallel
 
             return with_model(run_parallel(
@@ -119,7 +113,7 @@ def check(
 
         return with_model(run_with_graph(model, props, max_depth=max_depth, stop_at_first=stop_at_first,
                                          symmetry=symmetry, check_deadlock=check_deadlock, store=store,
-                                         progress=progress, fairness=fairness,
+                                         progress=progress, fairness=fairness, workers=workers,
                                          memory_limit=_memory_limit(max_memory)), model)
     if max_memory != "auto":
         raise UserError("--max-memory applies to the local engine; size the spark engine with --driver-memory "

@@ -136,8 +136,8 @@ def _check_parser() -> argparse.ArgumentParser:
     p.add_argument("--store", choices=["exact", "fingerprint"], default="exact",
                    help="keep exact states (default) or 64-bit fingerprints with a collision estimate")
     p.add_argument("--workers", type=int, metavar="N",
-                   help="local engine processes (default and 0: every core; liveness and --graph use one); "
-                        "the same results for any N")
+                   help="local engine processes (default and 0: every core); the same results for any N, "
+                        "liveness and --graph included")
     p.add_argument("--full", action="store_true", help="print whole states in traces, not only what changed")
     p.add_argument("--explain", action="store_true", help="after a trace, say what each field shown means")
     p.add_argument("--json", action="store_true", help="print a machine-readable summary on stdout (docs/json.md)")
@@ -311,7 +311,7 @@ def cmd_check(argv: list[str]) -> int:
     cli_html.check_path(args.html)
     if args.workers is not None and args.engine != "local":
         raise UserError("--workers applies to --engine local; the spark engine spreads work over its executors")
-    # Every core is the default (docs/performance.md); check() gives way to one process for the state graph.
+    # Every core is the default (docs/performance.md), the state graph included.
     workers = (None if not args.workers else args.workers) if args.engine == "local" else 1
     try:
         result = check(model, engine=args.engine, max_depth=args.max_depth, stop_at_first=not args.keep_going,

@@ -28,13 +28,19 @@ from isrcheck.explorer.selection import Selected, describe_failure
 
 
 def run_with_graph(model: Any, props: Selected, *, symmetry: bool, store: str, fairness: dict[str, str] | None,
-                   **options: Any) -> CheckResult:
-    """A local run that records the state graph, then checks the selected liveness properties."""
+                   workers: int = 1, **options: Any) -> CheckResult:
+    """A local run that records the state graph, then checks the selected liveness properties.
+    ``workers`` above 1: the sharded engine records it, the same graph (``search/parallel/graph.py``)."""
     from isrcheck.explorer.search.local import make_key, run_local
 
     graph = new_graph(model, props, symmetry=symmetry)
     fair = resolve_fairness(model, fairness)
-    result = run_local(model, props, symmetry=symmetry, store=store, graph=graph, **options)
+    if workers > 1:
+        from isrcheck.explorer.search.parallel import run_parallel
+
+        result = run_parallel(model, props, workers=workers, symmetry=symmetry, store=store, graph=graph, **options)
+    else:
+        result = run_local(model, props, symmetry=symmetry, store=store, graph=graph, **options)
     result.graph = graph
     if fairness:
         refuse_unknown_families(model, graph, fairness)

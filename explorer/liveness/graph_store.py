@@ -92,6 +92,21 @@ class StateGraph:
         self.dst.append(to)
         self.fam.append(code)
 
+    def add_node(self, key: Any, parent: int, depth: int) -> int:
+        """A state numbered elsewhere (the parallel engine fills the graph level by level, in
+        number order): its key, the id that discovered it, its depth (initial states 0)."""
+        return self._new(key, parent, depth)
+
+    def add_edge(self, src: int, dst: int, family: str) -> None:
+        """An edge between two ids, appended in one process's edge order (source, successor index)."""
+        code = self._family_code.get(family)
+        if code is None:
+            code = self._family_code[family] = len(self.families)
+            self.families.append(family)
+        self.src.append(src)
+        self.dst.append(dst)
+        self.fam.append(code)
+
     def finish(self, gid: int) -> None:
         """Every successor of ``gid`` is recorded: its enabled families are known."""
         self.done[gid] = 1

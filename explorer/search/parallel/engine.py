@@ -43,7 +43,9 @@ is audited as in one process (``isrcheck.explorer.search.audit``): init_states()
 states of the run, and a few states of each level, rebuilt from their traces, expanded twice more.
 ``memory_limit`` applies to the whole run: the coordinator's resident memory plus every worker's.
 
-What it does not do: checkpoint, or record the state graph (liveness needs one process).
+The state graph (liveness, ``--graph``), when asked for, is recorded by the workers and assembled
+here, the one-process graph (``isrcheck.explorer.search.parallel.graph``); such runs fork at the
+first level. What it does not do: checkpoint.
 """
 
 from __future__ import annotations
@@ -61,9 +63,10 @@ from isrcheck.explorer.progress import Progress, Silent
 from isrcheck.explorer.result import CheckResult, Step, Trace, Violation
 from isrcheck.explorer.search.audit import audit_level, audited_init_states
 from isrcheck.explorer.search.fingerprint import encode
-from isrcheck.explorer.search.local import make_result, memory_stop_note, unhashable
+from isrcheck.explorer.search.local import make_key, make_result, memory_stop_note, unhashable
 from isrcheck.explorer.search.memory import rss_bytes
 from isrcheck.explorer.search.parallel.fault import locate_fault
+from isrcheck.explorer.search.parallel.graph import GraphLevels
 from isrcheck.explorer.search.parallel.merge import MAX_WORKERS, split_points, untag
 from isrcheck.explorer.search.parallel.order import Numbering
 from isrcheck.explorer.search.parallel.pool import Pool, WorkerDied, WorkerFault
@@ -95,6 +98,8 @@ class _Context:
     store: str
     pack: Any
     unpack: Any
+    graph: Any = None  # the StateGraph being recorded (liveness, --graph), else None
+    graph_key: Any = None  # one process's graph key of a state (``make_key``)
 
 
 class _Known:
@@ -114,7 +119,8 @@ class _Run:
 
     def __init__(self, model: Any, props: Selected, *, workers: int, store: str, symmetry: bool,
                  stop_at_first: bool, check_deadlock: bool, progress: Progress, inline_below: int,
-                 memory_limit: int | None, rss: Any, fault: tuple[int, BaseException] | None = None) -> None:
+                 memory_limit: int | None, rss: Any, fault: tuple[int, BaseException] | None = None,
+                 graph: Any = None) -> None:
         canon = canonical_fn(model) if symmetry else None
         if symmetry and canon is None:
             raise UserError(
@@ -129,7 +135,10 @@ class _Run:
         self.check_deadlock = check_deadlock
         self.progress = progress
         self.inline_below = inline_below
-        self.ctx = _Context(model, props, canon, store, pack, unpack)
+        graph_key = make_key(model, symmetry=symmetry, store=store) if graph is not None else None
+        self.ctx = _Context(model, props, canon, store, pack, unpack, graph, graph_key)
+        # graph runs: isrcheck.explorer.search.parallel.graph; the workers are forked at the first level
+        self.graph = GraphLevels(graph, INDEX_BITS) if graph is not None else None
         self.expander = Expander(self.ctx)
         self.numbering = Numbering()
         self.exact = store == "exact"
@@ -196,6 +205,8 @@ class _Run:
             number = len(level)
             level.append(pack(state) if pack is not None else state)
             indices.append(index)
+            if self.graph is not None:
+                self.graph.initial(self.ctx.graph_key(state))
             self.check_state(state, number)
             if self.stopped:
                 break
@@ -274,7 +285,8 @@ class _Run:
         """Expand the frontier; return the size of the level it discovers. Levels are expanded
         here until one has ``inline_below`` states; then the workers are forked, and every level
         after that is theirs."""
-        if self.pool is None and self.workers >= 2 and len(self.frontier) >= self.inline_below:
+        if self.pool is None and self.workers >= 2 and (len(self.frontier) >= self.inline_below
+                                                         or self.graph is not None):
             self.start_pool()
         if self.pool is None:
             self.frontier = self.expand_level(self.frontier)
@@ -359,9 +371,30 @@ class _Run:
             self.generated += sum(before) + (idx + 1 if stop[1] < 2 else 0)
         else:
             self.generated += sum(e["generated"] for e in expanded)
+        if self.graph is not None:  # the workers number their new states there
+            self.graph_level(level, offset, keys, tags, keep, expanded, stop)
+        elif stop is None:
             exchange.write(exchange.name(level, "tags"), tags)
             self.renumber_at = offset
         return keep
+
+    def graph_level(self, level: int, offset: int, keys: array, tags: bytes, keep: int, expanded: list[dict],
+                    stop: tuple | None) -> None:
+        """Graph runs: the level's states and steps into the graph (``parallel/graph.py``), cut
+        where one process stops: before a failing step, after the step to a failing state, after
+        a deadlocked state."""
+        pool, exchange, graph = self.pool, self.pool.exchange, self.graph
+        assert pool is not None and graph is not None
+        edge_limit = last = None
+        if stop is not None:
+            key, kind = stop[:2]
+            edge_limit = key + 1 if kind == 1 else key
+            last = key >> INDEX_BITS
+        graph.expanded(expanded, last, last_done=stop is not None and stop[1] == 2)
+        exchange.write(exchange.name(level, "tags"), tags)
+        answers = pool.phase("number_graph", [(level, offset)] * len(pool), lambda: self.poll(0))
+        exchange.remove_file(exchange.name(level, "tags"))
+        graph.level(offset, keys, keep, self.depth, answers, edge_limit)
 
     def first_events(self, expanded: list[dict], settled: list[dict], deadlock: bool) -> list[tuple[int, int, int]]:
         """The level's first event of each kind and property, over all workers, in search order:
@@ -620,14 +653,17 @@ def run_parallel(
     inline_below: int = INLINE_BELOW,
     memory_limit: int | None = None,
     rss: Any = None,
+    graph: Any = None,
     _fault: tuple[int, BaseException] | None = None,
 ) -> CheckResult:
     """Explore ``model`` breadth-first with ``workers`` forked workers; see ``isrcheck.explorer.check``.
     ``memory_limit`` bounds the run's resident memory (bytes), the coordinator's and the workers'
-    together, read by ``rss`` (a function of no arguments; by default /proc for every process)."""
+    together, read by ``rss`` (a function of no arguments; by default /proc for every process).
+    ``graph``: a ``StateGraph`` (``isrcheck.explorer.liveness.graph_store``) to fill, the one one
+    process records (``isrcheck.explorer.search.parallel.graph``)."""
     run = _Run(model, props, workers=workers, store=store, symmetry=symmetry, stop_at_first=stop_at_first,
                check_deadlock=check_deadlock, progress=progress or Silent(), inline_below=inline_below,
-               memory_limit=memory_limit, rss=rss, fault=_fault)
+               memory_limit=memory_limit, rss=rss, fault=_fault, graph=graph)
     interrupted = cut_by_depth = False
     size = 0  # the frontier's size
     limit_note = ""

@@ -34,6 +34,7 @@ from __future__ import annotations
 import os
 import time
 from array import array
+from itertools import islice
 from operator import truth
 from typing import Any
 
@@ -42,7 +43,9 @@ from isrcheck.explorer.errors import ContractError
 from isrcheck.explorer.search.audit import audit_successors
 from isrcheck.explorer.search.local import unhashable
 from isrcheck.explorer.search.parallel.channel import Closed, Exchange, dumps, loads, receive, send
+from isrcheck.explorer.search.parallel.graph import WorkerGraph
 from isrcheck.explorer.search.parallel.merge import LARGEST_KEY, merge_range, numbers_of, tag
+from isrcheck.explorer.search.parallel.route import expand_compiled, route, settle_compiled
 from isrcheck.explorer.search.parallel.worker import CONTRACT_SAMPLE, INDEX_BITS, MAX_SUCCESSORS
 from isrcheck.explorer.search.store_compact import FingerprintTable, fingerprint64
 
@@ -104,6 +107,8 @@ class Shard:
         self.sampled = 0  # states audited (``audit_successors``), up to CONTRACT_SAMPLE
         self.pending: tuple[list[Any], array] = ([], array("Q"))
         self.sent: set[Any] = set()  # the keys routed lately (``expand``)
+        # the state graph's part here (liveness, --graph): isrcheck.explorer.search.parallel.graph
+        self.graph = WorkerGraph(ctx.graph, ctx.graph_key) if ctx.graph is not None else None
 
     # -- keys ----------------------------------------------------------------------------------
 
@@ -124,9 +129,12 @@ class Shard:
         unpack = self.ctx.unpack
         for number, item in enumerate(frontier, start=first):
             state = unpack(item) if unpack is not None else item
-            if self.owns(self.key_of(state)):
+            key = self.key_of(state)
+            if self.owns(key):
                 self.frontier.append(item)
                 self.numbers.append(number)
+                if self.graph is not None:  # graph runs fork at the first level: these are all the visited
+                    self.graph.number_of[key] = number
 
     # -- phase 1 -------------------------------------------------------------------------------
 
@@ -138,11 +146,19 @@ class Shard:
         visited = self.visited.keys if exact else self.visited  # the set itself: a C lookup
         bounded = hasattr(model, "within_bounds")
         transition = [(n, p.predicate) for n, p in enumerate(ctx.props.transition) if p.name not in skip]
-        # the key is the routed item itself: exact store, no symmetry
-        same = exact and canon is None
+        # the key is the routed item itself: exact store, no symmetry (and no graph, whose steps
+        # all travel, so the general loop below serves it)
+        graph = self.graph
+        same = exact and canon is None and graph is None
+        if graph is not None:
+            steps = [array("Q") for _ in range(workers)]  # every step's key, by its target's owner
+            targets: list[list[Any]] = [[] for _ in range(workers)]
+            families = [array("I") for _ in range(workers)]
+            labelled, bits = array("Q"), array("Q")
         keys: list[list[Any]] = [[] for _ in range(workers)]
         items: list[list[Any]] = [[] for _ in range(workers)]
         where = [array("Q") for _ in range(workers)]
+        wheres: list[list[int]] = [[] for _ in range(workers)]  # ``route``'s (lists: appended to in C)
         # The keys routed in this level and (every other level) the last one: every key routed
         # in an earlier level is visited by now, wherever it is owned, and most repeated states
         # were first seen a level or two earlier, so this spares most of the traffic of states
@@ -157,8 +173,17 @@ class Shard:
         if self.numbers and (self.numbers[-1] << INDEX_BITS) > LARGEST_KEY:
             raise ContractError("the parallel engine numbers at most 2**32 states; run with --workers 1")
         state = out = None
+        start = 0  # where the Python loop starts: after what the compiled loop expanded
+        if same and pack is not None and not bounded and not transition and self.sampled >= CONTRACT_SAMPLE:
+            done = expand_compiled(self.frontier, self.numbers.tobytes(), unpack, successors, pack, sent, visited,
+                                   workers, SPREAD, keys, wheres, INDEX_BITS, MAX_SUCCESSORS)
+            if done is not None:
+                compiled_counts, empty, start = done
+                counts.extend(compiled_counts)
+                if deadlock and empty >= 0:
+                    first_deadlock = empty
         try:
-            for number, item in zip(self.numbers, self.frontier, strict=True):
+            for number, item in islice(zip(self.numbers, self.frontier, strict=True), start, None):
                 state = unpack(item) if unpack is not None else item
                 if bounded and not within_bounds(model, state):
                     counts.append(-1)
@@ -176,6 +201,16 @@ class Shard:
                 if not out and deadlock and first_deadlock is None:
                     first_deadlock = number
                 base = number << INDEX_BITS
+                succ_keys = None
+                if graph is not None:
+                    labelled.append(number)
+                    bits.append(graph.label(state))
+                    succ_keys = [self.key_of(succ) for _, succ in out]
+                    for idx, ((action, _), k) in enumerate(zip(out, succ_keys, strict=True)):
+                        d = hash(k) % SPREAD % workers
+                        steps[d].append(base | idx)
+                        targets[d].append(k)
+                        families[d].append(graph.family(action))
                 if transition:
                     for idx, (action, succ) in enumerate(out):
                         for n, pred in list(transition):
@@ -184,19 +219,11 @@ class Shard:
                                 transition.remove((n, pred))  # this worker's first failure is all that counts
                 if same:
                     # Known here: routed this level or the last (so visited by now, wherever
-                    # owned), or owned here and visited. One comprehension tests every successor.
-                    fresh = [(idx, k) for idx, (_, t) in enumerate(out)
-                             if (k := pack(t) if pack is not None else t) not in sent and k not in visited]
-                    for idx, k in fresh:
-                        if k in sent:  # twice among one state's successors
-                            continue
-                        sent.add(k)
-                        d = hash(k) % SPREAD % workers
-                        keys[d].append(k)
-                        where[d].append(base | idx)
+                    # owned), or owned here and visited; the rest routed (parallel/route.py, in C).
+                    route(out, base, pack, sent, visited, workers, SPREAD, keys, wheres)
                     continue
                 for idx, (_, succ) in enumerate(out):
-                    k = self.key_of(succ)
+                    k = self.key_of(succ) if succ_keys is None else succ_keys[idx]
                     if k in sent:
                         continue
                     sent.add(k)
@@ -212,13 +239,20 @@ class Shard:
             bad = next((t for _, t in (out or []) if not _hashable(t)), state)
             raise unhashable(bad, exc) from None
         for d in range(workers):
-            payload = (keys[d], None if same else items[d], where[d].tobytes())
+            if same:
+                where[d] = array("Q", wheres[d])
+            payload: tuple = (keys[d], None if same else items[d], where[d].tobytes())
+            if graph is not None:
+                payload += ((steps[d].tobytes(), targets[d], families[d].tobytes()),)
             if d == me:
                 self.own = payload
             else:
                 self.exchange.write(self.exchange.name(level, me, d), dumps(payload))
         generated = sum(c for c in counts if c > 0)
-        return {"generated": generated, "transition": first_failure, "deadlock": first_deadlock}
+        answer = {"generated": generated, "transition": first_failure, "deadlock": first_deadlock}
+        if graph is not None:
+            answer["graph"] = {"numbers": labelled.tobytes(), "bits": bits.tobytes(), "families": graph.families}
+        return answer
 
     # -- phase 2 -------------------------------------------------------------------------------
 
@@ -232,7 +266,10 @@ class Shard:
                 self.own = None
             else:
                 sources.append(loads(self.exchange.take(self.exchange.name(level, src, self.me))))
-        if self.exact and ctx.canon is None:
+        if self.graph is not None:  # the steps wait for the level's numbering (``number_graph``)
+            self.graph.pending = [(src, *source[3]) for src, source in enumerate(sources)]
+            sources = [source[:3] for source in sources]
+        if self.exact and ctx.canon is None and self.graph is None:
             frontier, discovered = self.settle_keys(sources)
         else:
             frontier, discovered = self.settle_items(sources)
@@ -269,6 +306,9 @@ class Shard:
         source as a dict key -> discovery key (its own source's already tested against the
         shard), merged keeping the smaller key of a state two workers found (a few per level)."""
         visited = self.visited.keys
+        done = settle_compiled([keys for keys, _, _ in sources], [raw for _, _, raw in sources], visited)
+        if done is not None:
+            return done
         best: dict[Any, int] = {}
         for src, (keys, _, raw) in enumerate(sources):
             where = array("Q")
@@ -303,7 +343,10 @@ class Shard:
         visited = self.visited
         new = [j for k, j in best.items() if k not in visited]
         new.sort(key=where.__getitem__)
-        visited.add_level([keys[j] for j in new])
+        new_keys = [keys[j] for j in new]
+        visited.add_level(new_keys)
+        if self.graph is not None:
+            self.graph.new_keys = new_keys
         return [items[j] for j in new], array("Q", map(where.__getitem__, new))
 
     def merge(self, level: int, low: int, high: int | None) -> int:
@@ -320,6 +363,13 @@ class Shard:
         self.frontier, _ = self.pending
         self.pending = ([], array("Q"))
         self.numbers = numbers_of(tags, self.me, offset)
+
+    def number_graph(self, level: int, offset: int) -> dict:
+        """Graph runs: the level's new states are numbered now (``renumber``), and the steps that
+        reach the states owned here are resolved to numbers for the coordinator."""
+        self.renumber(level, offset)
+        assert self.graph is not None
+        return self.graph.resolve(self.numbers, self.frontier, self.ctx.unpack)
 
     def generated_before(self, number: int) -> int:
         """Successors generated by the owned frontier states numbered below ``number``."""
@@ -355,6 +405,8 @@ def serve(shard: Shard, commands: int, replies: int) -> None:
                 value = shard.settle(*args)
             elif op == "merge":
                 value = shard.merge(*args)
+            elif op == "number_graph":
+                value = shard.number_graph(*args)
             elif op == "generated_before":
                 value = shard.generated_before(*args)
             elif op == "store_bytes":

@@ -106,16 +106,17 @@ def test_safety_runs_keep_no_graph_and_liveness_runs_do():
     assert live.graph is not None and len(live.graph) == live.distinct_states == 3
 
 
-def test_the_default_every_core_gives_way_to_one_process_for_the_graph_but_an_explicit_count_is_refused():
+def test_liveness_runs_on_every_core_by_default_and_with_an_explicit_count():
     from isrcheck.explorer.check import available_cores
 
     model = mutex("strong", "strong")
     safety = build_model(str(ROOT / "tests" / "fixtures" / "racy_lock.py"))
     assert check(safety).stats["workers"] == available_cores()  # safety: every core by default
-    assert check(model, properties=["BEnters"]).graph is not None  # liveness: one process, no error
-    if available_cores() > 1:
-        with pytest.raises(UserError, match="need one process; use --workers 1"):
-            check(model, properties=["BEnters"], workers=2)
+    live = check(model, properties=["BEnters"])
+    assert live.graph is not None and live.stats["workers"] == available_cores()  # liveness too
+    two = check(mutex("strong", "strong"), properties=["BEnters"], workers=2)
+    assert two.stats["workers"] == 2 and len(two.graph) == len(live.graph) == 3
+    assert [v.property for v in two.violations] == [v.property for v in live.violations]
 
 
 def test_spark_engine_and_symmetry_refuse_liveness():
