@@ -59,15 +59,18 @@ def check(
     max_memory: the local engine's ceiling on resident memory, in bytes, or a size text ("4G",
         "50%"); "auto" (default): 80 % of the machine's memory; None: no ceiling. A run that
         reaches it stops cleanly and reports ``result.limit == "memory"``.
-    workers: processes for the local engine (None, the default: every core this process may use).
-        1 is the one-process engine; more fork workers (``isrcheck.explorer.search.parallel``) and give the
-        same counts, depth, verdicts and traces, and the same state graph and liveness verdicts.
+    workers: processes for the local engine (None, the default: every core this process may use,
+        except that the state graph and liveness properties take one process unless workers is
+        given). 1 is the one-process engine; more fork workers (``isrcheck.explorer.search.parallel``)
+        and give the same counts, depth, verdicts and traces, and the same state graph and liveness
+        verdicts.
     """
     _validate(model, engine=engine, max_depth=max_depth, store=store)
     if symmetry:
         from isrcheck.explorer.search.local import make_key
 
         make_key(model, symmetry=True, store=store)  # refuses a model without canonical(), before anything else
+    explicit_workers = workers is not None
     workers = resolve_workers(workers, engine)
     props = select_properties(model, properties)
     if not props.names and not check_deadlock:
@@ -96,6 +99,11 @@ def check(
                 f"option(s) {', '.join(sorted(engine_options))} apply to the spark engine only; "
                 "drop them or pass engine='spark'"
             )
+        if wants_graph and not explicit_workers:
+            # The sharded graph (parallel/graph.py) assembles its edges in the coordinator, one Python
+            # step per edge: measured slower than one process on two cores (docs/performance.md), so
+            # the default gives way to one process; an explicit --workers N still shards the graph.
+            workers = 1
         if workers > 1 and not wants_graph:
             from isrcheck.explorer.search.parallel import run_parallel
 

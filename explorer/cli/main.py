@@ -136,8 +136,8 @@ def _check_parser() -> argparse.ArgumentParser:
     p.add_argument("--store", choices=["exact", "fingerprint"], default="exact",
                    help="keep exact states (default) or 64-bit fingerprints with a collision estimate")
     p.add_argument("--workers", type=int, metavar="N",
-                   help="local engine processes (default and 0: every core); the same results for any N, "
-                        "liveness and --graph included")
+                   help="local engine processes (default and 0: every core, but one process for liveness and "
+                        "--graph unless N is given); the same results for any N")
     p.add_argument("--full", action="store_true", help="print whole states in traces, not only what changed")
     p.add_argument("--explain", action="store_true", help="after a trace, say what each field shown means")
     p.add_argument("--json", action="store_true", help="print a machine-readable summary on stdout (docs/json.md)")

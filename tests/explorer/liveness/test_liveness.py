@@ -106,14 +106,15 @@ def test_safety_runs_keep_no_graph_and_liveness_runs_do():
     assert live.graph is not None and len(live.graph) == live.distinct_states == 3
 
 
-def test_liveness_runs_on_every_core_by_default_and_with_an_explicit_count():
+def test_liveness_takes_one_process_by_default_and_shards_with_an_explicit_count():
     from isrcheck.explorer.check import available_cores
 
     model = mutex("strong", "strong")
     safety = build_model(str(ROOT / "tests" / "fixtures" / "racy_lock.py"))
     assert check(safety).stats["workers"] == available_cores()  # safety: every core by default
     live = check(model, properties=["BEnters"])
-    assert live.graph is not None and live.stats["workers"] == available_cores()  # liveness too
+    # the graph: one process by default (the sharded graph measures slower on two cores)
+    assert live.graph is not None and live.stats.get("workers", 1) == 1
     two = check(mutex("strong", "strong"), properties=["BEnters"], workers=2)
     assert two.stats["workers"] == 2 and len(two.graph) == len(live.graph) == 3
     assert [v.property for v in two.violations] == [v.property for v in live.violations]
