@@ -20,6 +20,8 @@ SPARK = ["--engine", "spark", "--master", "local[2]"]
 COMPANIONS = {"min_insync_replicas": {"acks": "all"}, "stops": {"max_crashes": 1},
               "unclean_election": {"max_crashes": 1}, "kip966_unclean_recovery": {"max_crashes": 1},
               "placement": {"azs": 1}, "max_az_failures": {"azs": 3}}
+# The KRaft family places replicas on racks only where a reassignment moves them (docs/kraft.md).
+KRAFT_COMPANIONS = {"azs": {"max_reassignments": 1}, "placement": {"max_reassignments": 1}}
 
 
 def flags(options):
@@ -51,7 +53,9 @@ def changes(spec, base):
             values = ["LogMatching,StrongIsr", "LogMatching,LeaderCompleteness"]  # LogMatching: the one checked
         refusal = None
         for value in values:
-            changed = {**base, **COMPANIONS.get(opt.name, {}), opt.name: value}
+            kraft = str(base.get("generation", "")).startswith("kraft")
+            companions = {**COMPANIONS.get(opt.name, {}), **(KRAFT_COMPANIONS.get(opt.name, {}) if kraft else {})}
+            changed = {**base, **companions, opt.name: value}
             try:
                 build_model(spec, changed)
             except UserError as exc:
@@ -113,7 +117,8 @@ def test_each_option_of_the_classic_model_is_part_of_the_identity(spark, tmp_pat
         assert_refused("classic", changed, ckpt, capsys, f"model option {name}")
         checked.append(name)
     must = {"generation", "replicas", "max_records", "acks", "max_crashes", "min_insync_replicas", "property_set"}
-    must |= ({"split_fetch", "init_isr_size", "max_fencings", "hw_over_maximal_isr"} if family == "kraft" else
+    must |= ({"split_fetch", "init_isr_size", "max_fencings", "hw_over_maximal_isr", "max_reassignments",
+              "spare_brokers", "azs"} if family == "kraft" else
              {"log_size", "max_leader_epoch", "truncation", "azs", "placement", "unclean_election"})
     assert must <= set(checked), must - set(checked)
 
