@@ -46,9 +46,24 @@ def changes(before: dict[str, Any], after: dict[str, Any]) -> list[tuple[str, An
     out = []
     for path in list(b) + [p for p in a if p not in b]:
         old, new = a.get(path, missing), b.get(path, missing)
+        if _emptied_or_filled(path, old, new, a, b, missing):
+            continue  # an empty record that gained (or lost) entries: its entries' lines say it
         if old != new:
             out.append((path, None if old is missing else old, None if new is missing else new))
     return out
+
+
+def _emptied_or_filled(path: str, old: Any, new: Any, a: dict[str, Any], b: dict[str, Any],
+                       missing: object) -> bool:
+    """Whether ``path`` is an empty record on one side whose entries appear on the other: flatten
+    keeps ``{}`` as a leaf, so without this a diff would print ``messages: {} -> -`` beside the
+    entries' own lines."""
+    inside = path + "."
+    if old == {} and new is missing:
+        return any(p.startswith(inside) for p in b)
+    if new == {} and old is missing:
+        return any(p.startswith(inside) for p in a)
+    return False
 
 
 def short(value: Any) -> str:
