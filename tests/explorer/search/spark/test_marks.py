@@ -6,7 +6,6 @@ property, level after level. No Spark: the executors' steps run in process on tw
 from __future__ import annotations
 
 import pytest
-
 from isrcheck.explorer.search.spark import steps
 from isrcheck.explorer.search.spark.blocks import decode_states, encode_states
 from isrcheck.explorer.search.spark.level import Context
@@ -79,3 +78,19 @@ def test_marks_are_made_only_where_the_model_packs() -> None:
     ctx = Context(model, select_properties(model, None), False, False)
     checks = steps.state_checks(ctx, frozenset(p.name for p in ctx.props.always), frozenset())
     assert not steps.marks_in_expand(ctx, checks)  # unpacking is free there: the merge checks
+
+
+def test_best_first_orders_as_a_three_key_sort() -> None:
+    """``steps.best_first`` (a stable sort, then the repeated fingerprints on all three keys)
+    orders candidates as ``lexsort`` on (fingerprint, parent, action) does."""
+    rng = np.random.default_rng(7)
+    for n in (0, 1, 50, 2000):
+        fps = np.frombuffer(rng.integers(0, 40, n * 16, dtype=np.uint8).tobytes(), dtype="S16")
+        fps = fps[rng.integers(0, max(n // 3, 1), n)] if n else fps  # many repeated fingerprints
+        parents = np.frombuffer(rng.integers(0, 3, n * 16, dtype=np.uint8).tobytes(), dtype="S16")
+        actions = rng.integers(0, 4, n).astype("<u4")
+        order, ordered = steps.best_first(fps, parents, actions)
+        want = np.lexsort((actions, parents, fps))
+        keys = list(zip(fps.tolist(), parents.tolist(), actions.tolist(), strict=True))
+        assert [keys[i] for i in order] == [keys[i] for i in want]
+        assert ordered.tolist() == fps[want].tolist()
