@@ -37,37 +37,14 @@ def initial_candidates(ctx: Context) -> tuple[dict[Any, tuple], dict[str, Any]]:
     return cands, rep
 
 
-def state_checks(ctx: Context, always: frozenset[str], sometimes: frozenset[str]) -> list[tuple[str, bool, Any]]:
-    """The state properties a level checks on its new states, in a fixed order (bit i of a
-    candidate's marks is the i-th): (name, fires when the predicate is false, predicate)."""
-    return ([(p.name, True, p.predicate) for p in ctx.props.always if p.name in always]
-            + [(p.name, False, p.predicate) for p in ctx.props.sometimes if p.name in sometimes])
-
-
-def marks_in_expand(ctx: Context, checks: list[tuple[str, bool, Any]]) -> bool:
-    """Whether ``expand`` evaluates the state properties on each candidate it keeps (marks), so
-    that the merge need not unpack the new states: where the model packs (an unpack costs more
-    than the predicates on the 1.5 candidates a batch keeps per new state); never for more
-    properties than a uint64 has bits."""
-    return ctx.packs and 0 < len(checks) <= MARK_BITS
-
-
-MARK_BITS = 64
-
-
 def expand(ctx: Context, fps: Iterable[bytes], packed: Iterable[Any], transition: frozenset[str],
-           cands: dict[Any, tuple] | None = None, audit: int = 0,
-           checks: list[tuple[str, bool, Any]] | None = None) -> tuple[dict[Any, tuple], dict[str, Any]]:
+           cands: dict[Any, tuple] | None = None, audit: int = 0) -> tuple[dict[Any, tuple], dict[str, Any]]:
     """Successors of the states ``packed`` (fingerprints ``fps``) as {identity (``Context.ident_of``):
-    (parent, action index, packed state[, marks])}, keeping the smallest (parent, action index) per
-    state; and the batch's report. ``transition`` names the transition properties still to check. The
+    (parent, action index, packed state)}, keeping the smallest (parent, action index) per state;
+    and the batch's report. ``transition`` names the transition properties still to check. The
     first ``audit`` states are expanded twice more and checked against the model contract.
-    ``checks`` (``state_checks``): evaluate these state properties on the successor kept for each
-    candidate, as a bitmask (bit i: the i-th fires), which the merge reads for the new ones instead
-    of unpacking them. Nothing is fingerprinted here: ``split`` fingerprints what is left after
-    deduplication."""
+    Nothing is fingerprinted here: ``split`` fingerprints what is left after deduplication."""
     model, unpack, ident_of = ctx.model, ctx.unpack, ctx.ident_of
-    marks = [(1 << i, fires_if_false, pred) for i, (_, fires_if_false, pred) in enumerate(checks or ())]
     pack = ctx.pack if ctx.packs else None
     successors = model.successors
     bounded, deadlock = ctx.bounded, ctx.check_deadlock
@@ -98,14 +75,7 @@ def expand(ctx: Context, fps: Iterable[bytes], packed: Iterable[Any], transition
             old = get(ident)
             # the frontier comes in fingerprint order, so the first parent is nearly always the best
             if old is None or fp < old[0] or (fp == old[0] and aidx < old[1]):
-                if marks:  # evaluated on the very successor kept, as the merge would on its unpacked form
-                    flags = 0
-                    for bit, fires_if_false, pred in marks:
-                        if (not pred(nxt)) if fires_if_false else pred(nxt):
-                            flags |= bit
-                    cands[ident] = (fp, aidx, q, flags)
-                else:
-                    cands[ident] = (fp, aidx, q)
+                cands[ident] = (fp, aidx, q)
         generated += aidx + 1
         if deadlock and aidx < 0:
             fpi = int.from_bytes(fp, "big")
@@ -127,11 +97,9 @@ def by_fingerprint(ctx: Context, cands: dict[Any, tuple]) -> dict[bytes, tuple]:
     return {keys[i * FP:(i + 1) * FP]: v for i, v in enumerate(cands.values())}
 
 
-def split(ctx: Context, cands: dict[Any, tuple], partitions: int
-          ) -> dict[int, tuple[bytes, bytes, bytes, bytes, bytes]]:
+def split(ctx: Context, cands: dict[Any, tuple], partitions: int) -> dict[int, tuple[bytes, bytes, bytes, bytes]]:
     """Candidates as one block per destination partition: (fingerprints, parents, action indices
-    as uint32, states' block, marks as uint64 or b"" when ``expand`` made none). Fingerprinted
-    here, once per distinct candidate of the batch."""
+    as uint32, states' block). Fingerprinted here, once per distinct candidate of the batch."""
     import numpy as np
 
     if not cands:
@@ -142,8 +110,6 @@ def split(ctx: Context, cands: dict[Any, tuple], partitions: int
     dest = np.frombuffer(keys, dtype=">u8")[1::2] % np.uint64(partitions)
     parents = np.frombuffer(b"".join([v[0] for v in values]), dtype="S16")
     actions = np.fromiter((v[1] for v in values), dtype="<u4", count=len(values))
-    marked = len(values[0]) > 3
-    flags = np.fromiter((v[3] for v in values), dtype="<u8", count=len(values)) if marked else None
     order = np.argsort(dest, kind="stable")
     bounds = np.searchsorted(dest[order], np.arange(partitions + 1, dtype=np.uint64))
     out = {}
@@ -151,8 +117,7 @@ def split(ctx: Context, cands: dict[Any, tuple], partitions: int
         idx = order[bounds[j]:bounds[j + 1]]
         if len(idx):
             out[j] = (fps[idx].tobytes(), parents[idx].tobytes(), actions[idx].tobytes(),
-                      encode_states([values[i][2] for i in idx.tolist()]),
-                      flags[idx].tobytes() if marked else b"")
+                      encode_states([values[i][2] for i in idx.tolist()]))
     return out
 
 
@@ -182,23 +147,6 @@ def check_new(ctx: Context, fps: bytes, packed: list[Any], always: frozenset[str
                 fp = int.from_bytes(fps[i * FP:(i + 1) * FP], "big")
                 if prop.name not in hit or fp < hit[prop.name]:
                     hit[prop.name] = fp
-
-
-def read_marks(checks: list[tuple[str, bool, Any]], new_fps: Any, flags: Any, rep: dict[str, Any]) -> None:
-    """``check_new`` from ``expand``'s marks of the new states (``new_fps`` sorted, so the first
-    state a property fires on is its smallest fingerprint)."""
-    import numpy as np
-
-    if not len(flags) or not flags.any():
-        return
-    for i, (name, fires_if_false, _) in enumerate(checks):
-        hit = (flags & np.uint64(1 << i)) != 0
-        if hit.any():
-            at = int(np.argmax(hit))
-            fp = int.from_bytes(new_fps[at:at + 1].tobytes(), "big")  # a slice keeps trailing zero bytes
-            found = rep["always"] if fires_if_false else rep["sometimes"]
-            if name not in found or fp < found[name]:
-                found[name] = fp
 
 
 def dedup(ctx: Context, seen: Any, cands: dict[Any, tuple], always: frozenset[str],
@@ -244,15 +192,14 @@ def _member(sorted_fps: Any, keys: Any) -> Any:
     return known
 
 
-def merge(ctx: Context, visited: bytes, blocks: list[tuple[bytes, ...]], always: frozenset[str],
+def merge(ctx: Context, visited: bytes, blocks: list[tuple[bytes, bytes, bytes, bytes]], always: frozenset[str],
           sometimes: frozenset[str], runs: bytes = b"", full: bool = True
           ) -> tuple[bytes, tuple[bytes, bytes, bytes], list[Any], dict[str, Any]]:
     """One partition's merge: (the visited set with the new fingerprints, the new states' parent
     records (fingerprints sorted, parents, actions), their packed states in that order, the report).
     The visited set is ``visited`` (sorted) and ``runs`` (the fingerprints of the small levels
     since, unsorted); ``full``: merge both and the new fingerprints into one sorted array (else the
-    visited set returned is ``visited`` as it was: the caller keeps the new ones as a run). Where
-    every block carries ``expand``'s marks, the properties are read from them (no state unpacked)."""
+    visited set returned is ``visited`` as it was: the caller keeps the new ones as a run)."""
     import numpy as np
 
     rep = new_report()
@@ -283,9 +230,5 @@ def merge(ctx: Context, visited: bytes, blocks: list[tuple[bytes, ...]], always:
     fps_bytes = new_fps.tobytes()
     new_states = [states[i] for i in new_index.tolist()]
     rep["new"] = len(new_states)
-    if all(len(b) > 4 and len(b[4]) == 8 * len(b[0]) // FP for b in blocks):
-        flags = np.frombuffer(b"".join(b[4] for b in blocks), dtype="<u8")[new_index]
-        read_marks(state_checks(ctx, always, sometimes), new_fps, flags, rep)
-    else:
-        check_new(ctx, fps_bytes, new_states, always, sometimes, rep)
+    check_new(ctx, fps_bytes, new_states, always, sometimes, rep)
     return visited, (fps_bytes, parents[new_index].tobytes(), actions[new_index].tobytes()), new_states, rep

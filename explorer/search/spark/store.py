@@ -102,8 +102,8 @@ class Store:
         new fingerprints instead of the whole set, until the runs hold an eighth of it."""
         full = frontier_size * 16 > self.size or self.run_size * 8 > self.size
         reports = self.sc.accumulator({}, ReportParam())
-        expansion = expand_partition(self.payload, transition, self.partitions, reports, always, sometimes)
-        cands = frontier.mapPartitionsWithIndex(expansion).partitionBy(self.partitions, partition_of)
+        cands = frontier.mapPartitionsWithIndex(expand_partition(self.payload, transition, self.partitions, reports)
+                                       ).partitionBy(self.partitions, partition_of)
         merged = co_union(self.sc, self.visited, *self.deltas, cands, *self._pending())
         out = merged.mapPartitionsWithIndex(
             merge_partition(self.payload, level, always, sometimes, reports, save_dir=save_dir, send=send, full=full),

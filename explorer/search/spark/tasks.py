@@ -54,7 +54,7 @@ from isrcheck.explorer.search.spark.level import (
     load_context,
     merge_reports,
 )
-from isrcheck.explorer.search.spark.steps import expand, marks_in_expand, merge, split, state_checks
+from isrcheck.explorer.search.spark.steps import expand, merge, split
 
 CHUNK = 4 << 20
 
@@ -68,24 +68,19 @@ def split_fps(data: bytes) -> list[bytes]:
     return [data[i:i + FP] for i in range(0, len(data), FP)]
 
 
-def expand_partition(payload: tuple, transition: frozenset[str], partitions: int, reports: Any,
-                     always: frozenset[str] = frozenset(), sometimes: frozenset[str] = frozenset()):
+def expand_partition(payload: tuple, transition: frozenset[str], partitions: int, reports: Any):
     """mapPartitionsWithIndex function: a partition's STATE block(s) -> one CANDS block per
-    destination; its report goes to ``reports`` under the partition's index (``level.ReportParam``).
-    ``always``/``sometimes``: the state properties the level checks, marked on the candidates
-    here where that is cheaper than in the merge (``steps.marks_in_expand``)."""
+    destination; its report goes to ``reports`` under the partition's index (``level.ReportParam``)."""
 
     def run(index: int, items: Iterator[tuple[int, tuple]]) -> Iterator[tuple[int, tuple]]:
         ctx = load_context(payload)
-        checks = state_checks(ctx, always, sometimes)
-        checks = checks if marks_in_expand(ctx, checks) else None
         cands: dict[bytes, tuple] = {}
         found = []
         audit = PARTITION_AUDIT  # a couple of states of every partition are audited on executors
         for _, value in items:
             if value[0] != STATE:
                 continue
-            _, rep = expand(ctx, split_fps(value[1]), decode_states(value[2]), transition, cands, audit, checks)
+            _, rep = expand(ctx, split_fps(value[1]), decode_states(value[2]), transition, cands, audit)
             audit = 0
             found.append(rep)
         reports.add({("expand", index): merge_reports(found)})
