@@ -4,7 +4,6 @@ so the first candidate of each fingerprint is its best parent on any number of e
 from __future__ import annotations
 
 import pytest
-
 from isrcheck.explorer.search.spark import steps
 
 np = pytest.importorskip("numpy")
