@@ -193,23 +193,21 @@ def _member(sorted_fps: Any, keys: Any) -> Any:
 
 
 def merge(ctx: Context, visited: bytes, blocks: list[tuple[bytes, bytes, bytes, bytes]], always: frozenset[str],
-          sometimes: frozenset[str], runs: Iterable[bytes] = (), full: bool = True
+          sometimes: frozenset[str], runs: bytes = b"", full: bool = True
           ) -> tuple[bytes, tuple[bytes, bytes, bytes], list[Any], dict[str, Any]]:
     """One partition's merge: (the visited set with the new fingerprints, the new states' parent
     records (fingerprints sorted, parents, actions), their packed states in that order, the report).
-    The visited set is ``visited`` (sorted) and ``runs`` (the new fingerprints of each level since,
-    each sorted: a candidate is searched in each, so no level sorts them again); ``full``: merge
-    them and the new fingerprints into one sorted array (else the visited set returned is
-    ``visited`` as it was: the caller keeps the new ones as a run)."""
+    The visited set is ``visited`` (sorted) and ``runs`` (the fingerprints of the small levels
+    since, unsorted); ``full``: merge both and the new fingerprints into one sorted array (else the
+    visited set returned is ``visited`` as it was: the caller keeps the new ones as a run)."""
     import numpy as np
 
     rep = new_report()
     seen = np.frombuffer(visited, dtype="S16")
-    ran = [r for r in (np.frombuffer(run, dtype="S16") for run in runs) if len(r)]
+    ran = np.sort(np.frombuffer(runs, dtype="S16"))
     if not blocks:
-        if full and ran:
-            add = np.sort(np.concatenate(ran), kind="stable")
-            visited = np.insert(seen, np.searchsorted(seen, add), add).tobytes()
+        if full and len(ran):
+            visited = np.insert(seen, np.searchsorted(seen, ran), ran).tobytes()
         return visited, (b"", b"", b""), [], rep
     fps = np.frombuffer(b"".join(b[0] for b in blocks), dtype="S16")
     parents = np.frombuffer(b"".join(b[1] for b in blocks), dtype="S16")
@@ -221,13 +219,12 @@ def merge(ctx: Context, visited: bytes, blocks: list[tuple[bytes, bytes, bytes, 
     first[1:] = ordered[1:] != ordered[:-1]
     unique, index = ordered[first], order[first]
     known = _member(seen, unique)
-    for run in ran:
-        known |= _member(run, unique)
+    if len(ran):
+        known |= _member(ran, unique)
     fresh = ~known
     new_fps, new_index = unique[fresh], index[fresh]
     if full:
-        # disjoint, all new to seen; sorted runs, which a stable (merge) sort joins cheaply
-        add = np.sort(np.concatenate([*ran, new_fps]), kind="stable") if ran else new_fps
+        add = np.sort(np.concatenate([ran, new_fps])) if len(ran) else new_fps  # disjoint, both new to seen
         if len(add):
             visited = np.insert(seen, np.searchsorted(seen, add), add).tobytes()
     fps_bytes = new_fps.tobytes()

@@ -42,13 +42,6 @@ from isrcheck.explorer.search.spark.tasks import (
     visited_records,
 )
 
-# A level rewrites the whole visited set only when the runs since the last rewrite hold more than
-# 1/RUN_SHARE of it. A rewrite reads the last full output three times (the expansion reads its new
-# states, the merge its array, the copy of its parent records its whole) and writes the array
-# again; a level that writes a run reads the array once (the merge) with the runs, and its output
-# is its own parent records (no copy). With a third, a level reads at most 1.5 arrays' worth.
-RUN_SHARE = 3
-
 
 class Store:
     def __init__(self, ctx: Any, partitions: int):
@@ -105,9 +98,9 @@ class Store:
                        sometimes: frozenset[str], save_dir: str | None = None, send: int = 0,
                        frontier_size: int = 0) -> dict[str, Any]:
         """Expand an RDD frontier on executors, shuffle its blocks by partition, merge with the
-        visited set. A level writes a run of its new fingerprints instead of the whole set until
-        the runs hold a third of it (``RUN_SHARE``); the next level merges them all into one array."""
-        full = self.run_size * RUN_SHARE > self.size
+        visited set. A level whose frontier is small against the visited set writes a run of its
+        new fingerprints instead of the whole set, until the runs hold an eighth of it."""
+        full = frontier_size * 16 > self.size or self.run_size * 8 > self.size
         reports = self.sc.accumulator({}, ReportParam())
         cands = frontier.mapPartitionsWithIndex(expand_partition(self.payload, transition, self.partitions, reports)
                                        ).partitionBy(self.partitions, partition_of)

@@ -121,7 +121,7 @@ def merge_partition(payload: tuple, level: int, always: frozenset[str], sometime
             # level's, copied out by ``only_parents`` in this same job
         visited = b"".join(chunk for _, chunk in sorted(chunks))
         del chunks
-        visited, parents, states, rep = merge(ctx, visited, blocks, always, sometimes, runs, full)
+        visited, parents, states, rep = merge(ctx, visited, blocks, always, sometimes, b"".join(runs), full)
         del blocks
         states_blob = encode_states(states)
         if len(states) <= send:

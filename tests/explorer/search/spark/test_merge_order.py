@@ -23,27 +23,3 @@ def test_best_first_orders_as_a_three_key_sort() -> None:
         keys = list(zip(fps.tolist(), parents.tolist(), actions.tolist(), strict=True))
         assert [keys[i] for i in order] == [keys[i] for i in want]
         assert ordered.tolist() == fps[want].tolist()
-
-
-def test_runs_are_searched_and_merged_as_one_visited_set() -> None:
-    """A visited set given as a sorted array and sorted runs (``steps.merge``'s ``runs``) finds the
-    same new states as that set in one array, and with ``full`` returns that one array."""
-    from types import SimpleNamespace
-
-    from isrcheck.explorer.search.spark.blocks import encode_states
-
-    rng = np.random.default_rng(11)
-    every = np.unique(np.frombuffer(rng.bytes(16 * 3000), dtype="S16"))
-    base, run1, run2 = (np.sort(every[i::3]) for i in range(3))
-    cands = np.concatenate([every[rng.integers(0, len(every), 400)], np.frombuffer(rng.bytes(16 * 300), dtype="S16")])
-    blocks = [(cands.tobytes(), np.zeros(len(cands), dtype="S16").tobytes(),
-               np.arange(len(cands), dtype="<u4").tobytes(), encode_states(list(range(len(cands)))))]
-    ctx = SimpleNamespace(props=SimpleNamespace(always=[], sometimes=[]), unpack=lambda x: x)
-    none = frozenset()
-    whole = steps.merge(ctx, every.tobytes(), blocks, none, none)
-    for full in (True, False):
-        split = steps.merge(ctx, base.tobytes(), blocks, none, none, [run1.tobytes(), run2.tobytes()], full)
-        assert split[1:3] == whole[1:3]
-        assert len(split[2]) == 300  # the unknown candidates, each new
-        assert split[0] == (whole[0] if full else base.tobytes())
-    assert steps.merge(ctx, base.tobytes(), [], none, none, [run1.tobytes(), run2.tobytes()])[0] == every.tobytes()
