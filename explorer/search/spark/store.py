@@ -59,7 +59,7 @@ class Store:
         # the next level's job, which reads it as a third side of its union
         self.parent_rdds: dict[int, Any] = {}
         self.parent_dirs: dict[int, str] = {}  # level -> checkpoint folder (levels resumed from it)
-        # the outputs of the levels since ``visited`` that wrote runs (``tasks``: RUN), read with it
+        # the outputs of the small levels since ``visited`` (``tasks``: RUN), read with it
         self.deltas: list[Any] = []
         self.run_size = 0  # states in those runs
         self.pending: Any = None
@@ -150,7 +150,7 @@ class Store:
             parents = out.mapPartitions(only_parents, preservesPartitioning=True)
             parents.persist(kept)
             self.parent_rdds[level] = self.pending = parents
-        else:  # a level that wrote a run: its output is its parent records (and the run), kept as it is
+        else:  # a small level's output is its parent records (and a run), kept as it is
             self.deltas.append(out)
             self.parent_rdds[level] = out
             self.run_size += rep["new"]

@@ -9,11 +9,10 @@ A partition of a level's output holds a handful of records, each one block (``bl
   which ``only_parents`` copies into an RDD of their own (kept on disk, read again only to walk
   a trace back), so that no later level reads or writes them again;
 - ``(i, (STATE, fingerprints, states))``: the level's new states, packed, in fingerprint order;
-- ``(i, (RUN, fingerprints))``: instead of the visited set, in the output of a level written
-  while the runs since the last full output hold less than a third of the set (``store.RUN_SHARE``):
-  its new fingerprints only, sorted. The next levels read the last full output and these runs
-  together, so such a level reads the visited set once and writes only what it adds; the level
-  after the runs pass a third merges them all into one array again.
+- ``(i, (RUN, fingerprints))``: instead of the visited set, in the output of a small level (one
+  whose frontier was expanded in the driver): its new fingerprints only. The next levels read the
+  last full output and these runs together, so a small level reads the visited set once and
+  writes only what it adds; the next large level merges them all into one array again.
 
 ``expand_partition`` reads the STATE block and sends one ``(j, (CANDS, ...))`` block to every
 partition j its successors fall in; ``merge_partition`` meets those with partition j's previous
