@@ -123,8 +123,7 @@ def run(label, make, args, sc, cores):
           f"rate ({wide_rate / cores / (local_rate / local_workers):.0%} of its rate per worker)", flush=True)
     print(f"    levels under 10,000 new states: median {fixed:.3f} s, max {max(tail, default=float('nan')):.3f} s "
           f"({len(tail)} levels)", flush=True)
-    print(f"    on executors: visited set {16:.0f} B/state (sorted fingerprints; the runs of levels that wrote "
-          f"runs stay with their parent records, docs/spark.md); all cached blocks at the end "
+    print(f"    on executors: visited set {16:.0f} B/state (sorted fingerprints); all cached blocks at the end "
           f"{stored / max(spark.distinct_states, 1):.1f} B/state ({stored / 2**20:.0f} MiB: visited set, parent "
           f"records, last frontier); driver Python peak {driver:.0f} MB, driver JVM peak {jvm_peak_mb(sc):.0f} MB",
           flush=True)
