@@ -104,6 +104,7 @@ def run(label, make, args, sc, cores):
     if args.no_local:
         t_local = float("nan")
         local_rate = float("nan")
+        local_workers = 1
     else:
         t, c = time.monotonic(), cpu_s()
         local = check(model, stop_at_first=False)
@@ -111,14 +112,15 @@ def run(label, make, args, sc, cores):
         assert (spark.distinct_states, spark.generated_states, spark.depth) == (
             local.distinct_states, local.generated_states, local.depth), "engines disagree"
         local_rate = local.distinct_states / t_local
-        print(f"    local engine: {t_local:.2f} s wall, {c_local:.2f} s CPU", flush=True)
+        local_workers = local.stats.get("workers") or 1
+        print(f"    local engine: {t_local:.2f} s wall, {c_local:.2f} s CPU, {local_workers} worker(s)", flush=True)
     print(f"{label:<22} {spark.distinct_states:>10,} states {len(levels):>3} levels | local {t_local:7.2f} s "
           f"{local_rate:>9,.0f}/s | spark {t_spark:7.2f} s x{t_spark / t_local:5.2f} (CPU: driver {c_spark:.1f} s, "
           f"JVM {j_spark:.1f} s, Python workers {w_spark:.1f} s)",
           flush=True)
     print(f"    widest levels (>= half the widest): {new:,} states in {secs:.2f} s = {wide_rate:,.0f}/s, "
-          f"{wide_rate / cores:,.0f}/s per core = {wide_rate / cores / local_rate:.0%} of the local engine's per core",
-          flush=True)
+          f"{wide_rate / cores:,.0f}/s per core = {wide_rate / cores / local_rate:.0%} of the local engine's whole "
+          f"rate ({wide_rate / cores / (local_rate / local_workers):.0%} of its rate per worker)", flush=True)
     print(f"    levels under 10,000 new states: median {fixed:.3f} s, max {max(tail, default=float('nan')):.3f} s "
           f"({len(tail)} levels)", flush=True)
     print(f"    on executors: visited set {16:.0f} B/state (sorted fingerprints); all cached blocks at the end "

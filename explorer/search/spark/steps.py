@@ -162,6 +162,25 @@ def dedup(ctx: Context, seen: Any, cands: dict[Any, tuple], always: frozenset[st
     return best, rep
 
 
+def best_first(fps: Any, parents: Any, actions: Any) -> tuple[Any, Any]:
+    """The order of candidates by (fingerprint, parent, action), and the fingerprints in it.
+    A three-key ``lexsort`` of ``S16`` keys costs about 4x a stable sort of the fingerprints
+    alone, and a fingerprint arrives more than once only from different expansion tasks (each
+    deduplicates its own), so only those repeated ones are sorted on all three keys."""
+    import numpy as np
+
+    order = np.argsort(fps, kind="stable")
+    ordered = fps[order]
+    same = ordered[1:] == ordered[:-1]
+    if same.any():
+        repeated = np.zeros(len(ordered), dtype=bool)
+        repeated[1:] |= same
+        repeated[:-1] |= same
+        sub = order[repeated]  # whole groups, in fingerprint order: sorting them keeps their places
+        order[repeated] = sub[np.lexsort((actions[sub], parents[sub], fps[sub]))]
+    return order, ordered
+
+
 def _member(sorted_fps: Any, keys: Any) -> Any:
     """Which of ``keys`` the sorted array holds."""
     import numpy as np
@@ -195,8 +214,7 @@ def merge(ctx: Context, visited: bytes, blocks: list[tuple[bytes, bytes, bytes, 
     actions = np.frombuffer(b"".join(b[2] for b in blocks), dtype="<u4")
     states = [s for b in blocks for s in decode_states(b[3])]
     # sorted by fingerprint, then parent, then action: the first of each fingerprint is its best parent
-    order = np.lexsort((actions, parents, fps))
-    ordered = fps[order]
+    order, ordered = best_first(fps, parents, actions)
     first = np.ones(len(ordered), dtype=bool)
     first[1:] = ordered[1:] != ordered[:-1]
     unique, index = ordered[first], order[first]
