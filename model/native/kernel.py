@@ -11,7 +11,8 @@ first use; the C side reads an entry through the Python memo once and keeps it.
 
 Only the classic layout without option fields qualifies (the configurations ``packing`` packs):
 stopped brokers, acks, flushed offsets and consumers keep the Python function, and so does any
-generation whose ``Next`` is not a subset of ``NEXT_ORDER``.
+generation whose ``Next`` is not a subset of ``NEXT_ORDER`` or that replaces a step by a form of
+its own (``Generation.forms``: this C is the built-in steps' control flow).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ MAX_LOG_CODES = 4096
 def qualifies(t: Any, extra_steps: tuple = ()) -> bool:
     """Whether the C successor function can stand in for next.py's on this configuration."""
     lay, opts = t.layout, t.options
-    return (not extra_steps and not t.fields.initial() and lay.length == lay.requests_i + 1
+    return (not extra_steps and not t.generation.forms and not t.fields.initial() and lay.length == lay.requests_i + 1
             and t.fields.dead < 0 and t.fields.acked < 0 and t.fields.flushed < 0
             and opts.acks not in ("1", "all") and 1 <= t.config.log_size and t.logs.size <= MAX_LOG_CODES
             and lay.n <= 8 and t.config.max_leader_epoch <= 62)

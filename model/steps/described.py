@@ -61,7 +61,8 @@ class Described:
     fn: Callable[[Any], None]
 
 
-STEPS: dict[str, Described] = {}
+STEPS: dict[str, Described] = {}  # the built-in steps, by TLA+ action
+FORMS: dict[str, Described] = {}  # forms of a step registered by a user's variant, by the form's name
 
 
 def step(name: str, who: tuple[str, ...], acts: str) -> Callable[[Callable[[Any], None]], Callable[[Any], None]]:
@@ -70,6 +71,16 @@ def step(name: str, who: tuple[str, ...], acts: str) -> Callable[[Callable[[Any]
         return fn
 
     return register
+
+
+def described(gen: Any, name: str) -> Described:
+    """The description of step ``name`` in generation ``gen``: a form of the generation's own
+    (``Generation.forms``) or the built-in one."""
+    for form in gen.forms:
+        d = FORMS[form]
+        if d.name == name:
+            return d
+    return STEPS[name]
 
 
 # -- predicates several steps share ------------------------------------------------------------------

@@ -23,7 +23,7 @@ from typing import Any
 
 from ..encoding.state import EPOCH, FIELDS_PER_REPLICA, HW, ISR, LEADER
 from .controller import NamedRequests
-from .described import STEPS, StepOptions
+from .described import StepOptions, described
 from .rules import caught_up_table
 from .truncation import TRUNCATE_TO, _table
 
@@ -353,7 +353,7 @@ def successors_source(t: Any, extra_steps: tuple = ()) -> tuple[str, dict[str, A
     """The generated source of the generation's ``Next`` for tables ``t`` and its namespace."""
     w = Writer(t)
     for name in t.generation.next:
-        d = STEPS[name]
+        d = described(t.generation, name)
         w.section(name, getattr(t.actions, d.acts), d.fn)
     body = w.lines
     n, head = t.layout.n, ["def successors(s):", "    out = []", f"    reqs = s[{t.layout.requests_i}]",

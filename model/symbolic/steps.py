@@ -20,7 +20,7 @@ from typing import Any
 from isrcheck.explorer.symbolic.contract import SymStep
 from isrcheck.model.generations import GENERATIONS as EXPLICIT_GENERATIONS
 from isrcheck.model.generations import Generation
-from isrcheck.model.steps.described import STEPS, StepOptions
+from isrcheck.model.steps.described import STEPS, StepOptions, described
 
 from .derived import derived_steps
 from .durability import CLASSIC, Durability, FailureSteps
@@ -73,5 +73,5 @@ def generation_steps(gen: Generation, n: int, bounds: Bounds, d: Durability = CL
     for name in gen.next:
         if name not in STEPS:
             raise ValueError(f"generation {gen.name}: step {name} has no description")
-        out += derived_steps(STEPS[name], n, gen, opt, bounds, epochs)
+        out += derived_steps(described(gen, name), n, gen, opt, bounds, epochs)
     return out + FailureSteps(s, d).all()

@@ -105,3 +105,64 @@ def test_cli_check_and_bmc_and_prove(capsys):
     assert "BMC: StrongIsr violated in a trace of 8 states" in capsys.readouterr().out
     assert main(["prove", EXAMPLE]) == 2
     assert "not the variant 'kip320-lag-one'; use bmc" in capsys.readouterr().err
+
+
+# -- a step of one's own: a variant that changes a step's guard (docs/examples/eager_expand.py) ----------
+
+EAGER = str(ROOT / "docs" / "examples" / "eager_expand.py")
+
+
+def test_a_step_form_changes_a_guard_and_check_and_bmc_find_the_hole():
+    """The form widens LeaderExpandIsr's guard under min.insync.replicas; the same options with the
+    built-in step keep StrongIsr, so the form is what changed."""
+    model = build_model(EAGER, {})
+    assert model.generation.forms == ("expand-under-min-isr",)
+    r = check(model, properties=["StrongIsr"])
+    assert not r.ok and len(r.violations[0].trace) == 8
+    assert r.violations[0].trace.steps[-1].action.__class__.__name__ == "LeaderExpandIsr"
+    b = bmc(model.symbolic(), depth=8, properties=["StrongIsr"])
+    assert b.verdict == "violation" and len(b.violations[0].trace) == 8
+    assert check(classic(acks="all", min_insync_replicas=2, max_records=1), properties=["StrongIsr"]).ok
+
+
+def test_a_step_forms_derived_relation_is_its_explicit_model():
+    model = build_model(EAGER, {})
+    sym = model.symbolic()
+    states = reachable(model)
+    assert assert_same(model, sym, states, lambda s: concrete_successors(sym, s, ConcreteOps())) == len(states) > 300
+
+
+def test_a_copy_of_the_builtin_step_as_a_form_is_the_builtin_step():
+    """A form replaces the step it names, and only it; variants with forms keep the generated Python
+    function (the C kernel is the built-in steps' control flow)."""
+    from isrcheck.model.native.kernel import qualifies
+    from isrcheck.model.steps import described
+    from isrcheck.model.variants import step_form
+
+    step_form("write-as-built-in", of="LeaderWrite")(described.leader_write)
+    copy = variant_model(variant("kip320", name="kip320-copy", forms=("write-as-built-in",)))
+    kip320 = classic(generation="kip320")
+    assert not qualifies(copy.tables) and qualifies(kip320.tables)
+    states = sorted(reachable(kip320))
+    assert all(copy.successors(s) == kip320.successors(s) for s in states) and len(states) == 5973
+
+
+@pytest.mark.parametrize("forms,words", [
+    (("nope",), "step form 'nope' is unknown: choose one of"),
+    (("expand-under-min-isr", "expand-under-min-isr"), "two forms replace LeaderExpandIsr"),
+])
+def test_bad_step_forms_are_refused(forms, words):
+    build_model(EAGER, {})  # registers its form
+    with pytest.raises(ValueError, match="variant 'v'") as e:
+        variant("kip320", name="v", forms=forms)
+    assert words in str(e.value)
+
+
+def test_a_form_of_a_step_outside_next_or_of_no_step_is_refused():
+    from isrcheck.model.variants import step_form
+
+    step_form("truncate-twice", of="FollowerTruncate")(lambda x: None)
+    with pytest.raises(ValueError, match="replaces FollowerTruncate, which is not in its Next"):
+        variant("kip320", name="v", forms="truncate-twice")
+    with pytest.raises(ValueError, match="'Nope' is no step: choose one of ControllerElectLeader"):
+        step_form("x", of="Nope")
