@@ -1,18 +1,19 @@
-"""The C successor function (``_classic.Successors``), built from the same tables as
-``isrcheck.model.steps.next.next_successors``.
+"""The C successor function: generated from the step descriptions (``isrcheck.model.native.cwriter``),
+compiled once per source (``isrcheck.model.native.compiled``), built over the same tables as the
+Python one (``isrcheck.model.steps.next.next_successors``).
 
-What is compiled is only next.py's control flow: which sections run, the loops over replicas and
-requests, the enabling tests, the next state's fields. The protocol's rules stay in Python and are
-passed in as data once per configuration: the log tables (``length``, ``pow``, ``records``,
-``epoch_at``), the generation's caught-up tables (``isrcheck.model.steps.rules``), its truncation table
-(``isrcheck.model.steps.truncation``) and KIP-279's offset for ``FollowerTruncate``, the request decoding
-(``NamedRequests``) and the action objects of ``t.actions``. The pair tables are memos filled on
-first use; the C side reads an entry through the Python memo once and keeps it.
+What the C holds is the steps' control flow: the loops over replicas and requests, the enabling
+tests, the next state's fields. The protocol's rules stay in Python and are passed in as data once
+per configuration: the log tables (``length``, ``pow``, ``records``, ``epoch_at``), the
+generation's caught-up tables (``isrcheck.model.steps.rules``), its truncation table
+(``isrcheck.model.steps.truncation``) and KIP-279's offset for ``FollowerTruncate``, the request
+decoding (``NamedRequests``) and the action objects of ``t.actions``. The pair tables are memos
+filled on first use; the C side reads an entry through the Python memo once and keeps it.
 
 Only the classic layout without option fields qualifies (the configurations ``packing`` packs):
 stopped brokers, acks, flushed offsets and consumers keep the Python function, and so does any
-generation whose ``Next`` is not a subset of ``NEXT_ORDER`` or that replaces a step by a form of
-its own (``Generation.forms``: this C is the built-in steps' control flow).
+generation whose ``Next`` is not a subset of ``NEXT_ORDER``. A variant's own step forms
+(``Generation.forms``) are compiled like the built-in steps.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from typing import Any
 from ..steps.controller import NamedRequests
 from ..steps.rules import caught_up_table
 from ..steps.truncation import first_mismatch_table, truncation_table
-from . import extension, pure_python
+from . import compiled, pure_python
 
 # Larger log tables would make the C caches of pair tables (4 bytes a pair) too big to allocate.
 MAX_LOG_CODES = 4096
@@ -32,20 +33,22 @@ MAX_LOG_CODES = 4096
 def qualifies(t: Any, extra_steps: tuple = ()) -> bool:
     """Whether the C successor function can stand in for next.py's on this configuration."""
     lay, opts = t.layout, t.options
-    return (not extra_steps and not t.generation.forms and not t.fields.initial() and lay.length == lay.requests_i + 1
+    return (not extra_steps and not t.fields.initial() and lay.length == lay.requests_i + 1
             and t.fields.dead < 0 and t.fields.acked < 0 and t.fields.flushed < 0
             and opts.acks not in ("1", "all") and 1 <= t.config.log_size and t.logs.size <= MAX_LOG_CODES
             and lay.n <= 8 and t.config.max_leader_epoch <= 62)
 
 
 def native_successors(t: Any, extra_steps: tuple = (), fallback: bool = True) -> Any | None:
-    """The C ``successors(state)`` for tables ``t``, or ``None`` (not built, forced off, or the
+    """The C ``successors(state)`` for tables ``t``, or ``None`` (no compiler, forced off, or the
     configuration does not qualify): the caller keeps next.py's function. A state with a value
     outside the ranges the C code handles (out of the model's reachable states, e.g. a
     counterexample to induction) goes to next.py's function; with ``fallback=False`` it raises
-    ``ValueError`` (``_classic.OutOfRange``) instead."""
-    ext = extension()
-    if ext is None or pure_python() or not qualifies(t, extra_steps):
+    ``ValueError`` (the compiled module's ``OutOfRange``) instead."""
+    if pure_python() or not qualifies(t, extra_steps):
+        return None
+    ext = compiled.kernel(t)
+    if ext is None:
         return None
     from ..steps.next import NEXT_ORDER, next_successors
 

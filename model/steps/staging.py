@@ -85,22 +85,27 @@ class Block:
     def __init__(self, text: str, body: list | None = None) -> None:
         self.text, self.body, self.emits = text, body, False
 
-    def render(self, depth: int, out: list[str]) -> None:
+    def render(self, depth: int, out: list[str], close: str) -> None:
         out.append("    " * depth + self.text)
         if self.body is not None:
-            render_body(self.body, depth + 1, out)
+            render_body(self.body, depth + 1, out, close)
+            if close:
+                out.append("    " * depth + close)
 
 
-def render_body(body: list[Block], depth: int, out: list[str]) -> None:
+def render_body(body: list[Block], depth: int, out: list[str], close: str = "") -> None:
     last = max((i for i, b in enumerate(body) if b.emits), default=-1)
     for b in body[:last + 1]:
         if b.body is None or b.emits:
-            b.render(depth, out)
+            b.render(depth, out, close)
 
 
 class Writer:
     """The operations of ``isrcheck.model.steps.described`` as source generation (see the module
-    docstring); one per configuration, ``section`` once per step."""
+    docstring); one per configuration, ``section`` once per step. What is Python syntax here is
+    overridden by the C writer (``isrcheck.model.native.cwriter``)."""
+
+    CLOSE = ""  # what ends a block
 
     def __init__(self, t: Any) -> None:
         lay, fields, opts, cfg = t.layout, t.fields, t.options, t.config
@@ -142,10 +147,16 @@ class Writer:
 
     def section(self, name: str, acts: Any, fn: Callable[[Any], None]) -> None:
         """The source of one step (``fn``, emitting actions of the table ``acts``)."""
-        root = Block(f"if True:  # -- {name}", [])
+        root = Block(self._if("1") + f"  {self.COMMENT} -- {name}", [])
         self.at, self.dead, self.updates, self.acts, self.acts_name = [root], False, [], acts, name
         fn(self)
-        render_body([root], 1, self.lines)
+        render_body([root], 1, self.lines, self.CLOSE)
+
+    COMMENT = "#"
+
+    @staticmethod
+    def _if(cond: str) -> str:
+        return f"if {cond}:"
 
     # -- control ---------------------------------------------------------------------------
 
@@ -173,7 +184,7 @@ class Writer:
                 if not c:
                     self.dead = True
                 continue
-            self._open(f"if {src(c)}:")
+            self._open(self._if(src(c)))
 
     def let(self, v: Any) -> Any:
         if const(v):
