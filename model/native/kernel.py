@@ -47,15 +47,15 @@ def native_successors(t: Any, extra_steps: tuple = (), fallback: bool = True) ->
     ``ValueError`` (the compiled module's ``OutOfRange``) instead."""
     if pure_python() or not qualifies(t, extra_steps):
         return None
-    ext = compiled.kernel(t)
-    if ext is None:
-        return None
     from ..steps.next import NEXT_ORDER, next_successors
 
-    gen, lay, logs, opts = t.generation, t.layout, t.logs, t.options
+    gen, lay, logs = t.generation, t.layout, t.logs
     names = tuple(gen.next)
     if tuple(name for name in NEXT_ORDER if name in names) != names:
         return None  # next.py raises the error
+    ext = compiled.kernel(t)
+    if ext is None:
+        return None
     isr_caught, isr_mult = caught_up_table(t, gen.isr_rule)
     hw_caught, hw_mult = caught_up_table(t, gen.hw_rule)
     size = logs.size
@@ -69,16 +69,7 @@ def native_successors(t: Any, extra_steps: tuple = (), fallback: bool = True) ->
     spec = SimpleNamespace(
         n=lay.n, nr_i=lay.next_record_id, ql_i=lay.q_leader, qi_i=lay.q_isr, rq_i=lay.requests_i,
         max_epoch=t.config.max_leader_epoch, max_records=t.config.max_records, log_size=t.config.log_size,
-        size=size, epochs=logs.epochs, hw_bound=t.config.log_size if gen.hw_bound == "log-size" else -1,
-        isr_mult=isr_mult, hw_mult=hw_mult,
-        elect="ControllerElectLeader" in names, shrink_by_controller="ControllerShrinkIsr" in names,
-        become_leader="BecomeLeader" in names, expand="LeaderExpandIsr" in names, shrink="LeaderShrinkIsr" in names,
-        write="LeaderWrite" in names, inc_hw="LeaderIncHighWatermark" in names, follow_truncate=follow_truncate,
-        follow="BecomeFollower" in names, replicate="FollowerReplicate" in names,
-        truncate="FollowerTruncate" in names, update_hw="FollowerUpdateHighWatermark" in names,
-        fenced=gen.fenced, matches_last_epoch=gen.fetch_matches_last_epoch,
-        waits=gen.expand_waits_for_epoch_start and not opts.expand_before_epoch_start,
-        vacuous=gen.hw_vacuous_with_empty_isr,
+        size=size, epochs=logs.epochs, isr_mult=isr_mult, hw_mult=hw_mult,
         pow=logs.pow, length=logs.length, records=logs.records, epoch_at=logs.epoch_at,
         isr_caught=keyed(isr_caught, isr_mult), hw_caught=keyed(hw_caught, hw_mult),
         truncate_to=(truncation_table(t), size * size) if follow_truncate else None,

@@ -75,10 +75,7 @@ typedef struct {
     vectorcallfunc vectorcall;
     int n, flat, length;           /* replicas; fields before the requests tuple; state length */
     int nr_i, ql_i, qi_i, rq_i;
-    long all_mask, max_epoch, max_records, log_size, size, epochs, hw_bound, isr_mult, hw_mult;
-    int elect, cshrink, become_leader, expand, shrink, write, inc_hw;
-    int follow_truncate, follow, replicate, truncate, update_hw;
-    int fenced, matches_last_epoch, waits, vacuous;
+    long all_mask, max_epoch, max_records, log_size, size, epochs, isr_mult, hw_mult;
     int *loglen;                   /* length[code], -1 for codes that are not logs */
     long long *pow_;               /* pow[k], k = 0..log_size */
     int *records;                  /* records[code * log_size + k] */
@@ -473,16 +470,8 @@ static PyObject *kernel_new(PyTypeObject *type, PyObject *args, PyObject *kwds) 
         attr_int(spec, "qi_i", &k->qi_i) || attr_int(spec, "rq_i", &k->rq_i) ||
         attr_long(spec, "max_epoch", &k->max_epoch) || attr_long(spec, "max_records", &k->max_records) ||
         attr_long(spec, "log_size", &k->log_size) || attr_long(spec, "size", &k->size) ||
-        attr_long(spec, "epochs", &k->epochs) || attr_long(spec, "hw_bound", &k->hw_bound) ||
-        attr_long(spec, "isr_mult", &k->isr_mult) || attr_long(spec, "hw_mult", &k->hw_mult) ||
-        attr_int(spec, "elect", &k->elect) || attr_int(spec, "shrink_by_controller", &k->cshrink) ||
-        attr_int(spec, "become_leader", &k->become_leader) || attr_int(spec, "expand", &k->expand) ||
-        attr_int(spec, "shrink", &k->shrink) || attr_int(spec, "write", &k->write) ||
-        attr_int(spec, "inc_hw", &k->inc_hw) || attr_int(spec, "follow_truncate", &k->follow_truncate) ||
-        attr_int(spec, "follow", &k->follow) || attr_int(spec, "replicate", &k->replicate) ||
-        attr_int(spec, "truncate", &k->truncate) || attr_int(spec, "update_hw", &k->update_hw) ||
-        attr_int(spec, "fenced", &k->fenced) || attr_int(spec, "matches_last_epoch", &k->matches_last_epoch) ||
-        attr_int(spec, "waits", &k->waits) || attr_int(spec, "vacuous", &k->vacuous))
+        attr_long(spec, "epochs", &k->epochs) ||
+        attr_long(spec, "isr_mult", &k->isr_mult) || attr_long(spec, "hw_mult", &k->hw_mult))
         goto fail;
     if (k->n < 1 || k->n > MAXN || k->log_size < 0 || k->log_size > 30 || k->size < 1 || k->max_epoch < 0 ||
         k->max_epoch > 62 || k->rq_i != FPR * k->n + 3 || k->nr_i != FPR * k->n || k->ql_i != k->nr_i + 1 ||
