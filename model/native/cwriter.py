@@ -19,17 +19,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ..steps.described import described
+from ..steps.described import action_tables, described
 from ..steps.staging import Staged, Writer, const, src
 
-# The kernel's field holding each action table (kernel_frame.h's Kernel).
-ACTION_FIELD = {
-    "elect": "a_elect", "controller_shrink": "a_cshrink", "become_leader": "a_become_leader",
-    "expand": "a_expand", "shrink": "a_shrink", "write": "a_write", "inc_hw": "a_inc_hw",
-    "follow_truncate": "a_follow_truncate", "follow": "a_follow", "replicate": "a_replicate",
-    "follower_truncate": "a_follower_truncate", "update_hw": "a_update_hw",
-}
-FIELD = {"hw": "hw", "ep": "ep", "ld": "ld", "isr": "isr"}
+# Where each field sits in a replica's block and among the global fields (kernel_frame.h's layout).
 REPLICA_FIELD_OFFSET = {"hw": 1, "ep": 2, "ld": 3, "isr": 4}
 GLOBAL = {"ql": "k->ql_i", "qisr": "k->qi_i", "nrid": "k->nr_i"}
 
@@ -215,10 +208,10 @@ class CWriter(Writer):
     def emit(self, *idx: Any) -> None:
         if self.dead:
             return
-        table = ACTION_FIELD[self.acts_name]
+        table = action_tables().index(self.acts_name)
         setters = " ".join(f"idx[{i}] = {c(v)};" for i, v in enumerate(idx))
         lines = ["if (err) goto fail;", "NEW(nxt);", *self.updates, setters,
-                 f'TRY(emit(out, act(k->{table}, {len(idx)}, idx, "{self.acts_name}"), nxt));']
+                 f'TRY(emit(out, act(PyTuple_GET_ITEM(k->acts, {table}), {len(idx)}, idx, "{self.acts_name}"), nxt));']
         for line in lines:
             self._line(line)
         for block in self.at:

@@ -22,6 +22,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from ..steps.controller import NamedRequests
+from ..steps.described import action_tables
 from ..steps.rules import caught_up_table
 from ..steps.truncation import first_mismatch_table, truncation_table
 from . import compiled, pure_python
@@ -75,9 +76,6 @@ def native_successors(t: Any, extra_steps: tuple = (), fallback: bool = True) ->
         truncate_to=(truncation_table(t), size * size) if follow_truncate else None,
         first_mismatch=(first_mismatch_table(t), size * size),
         named=NamedRequests(lay.n), fallback=next_successors(t) if fallback else None,
-        elect_acts=a.elect, controller_shrink_acts=a.controller_shrink, become_leader_acts=a.become_leader,
-        expand_acts=a.expand, shrink_acts=a.shrink, write_acts=a.write, inc_hw_acts=a.inc_hw,
-        follow_truncate_acts=a.follow_truncate, follow_acts=a.follow, replicate_acts=a.replicate,
-        follower_truncate_acts=a.follower_truncate, update_hw_acts=a.update_hw,
+        acts=tuple(getattr(a, name) for name in action_tables()),
     )
     return ext.Successors(spec)

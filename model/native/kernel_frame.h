@@ -83,8 +83,7 @@ typedef struct {
     Lookup isr_caught, hw_caught, truncate_to, first_mismatch;
     PyObject *fallback;            /* next.py's successors, for states out of range; NULL: raise */
     PyObject *named;               /* NamedRequests: requests tuple -> ((epoch, leader, isr), ...) */
-    PyObject *a_elect, *a_cshrink, *a_become_leader, *a_expand, *a_shrink, *a_write, *a_inc_hw;
-    PyObject *a_follow_truncate, *a_follow, *a_replicate, *a_follower_truncate, *a_update_hw;
+    PyObject *acts;                /* a tuple: the action table of each step, in the writer's order */
 } Kernel;
 
 static PyObject *act(PyObject *root, int depth, const long *idx, const char *name) {
@@ -444,18 +443,7 @@ static void kernel_dealloc(Kernel *k) {
     lookup_free(&k->first_mismatch);
     Py_XDECREF(k->named);
     Py_XDECREF(k->fallback);
-    Py_XDECREF(k->a_elect);
-    Py_XDECREF(k->a_cshrink);
-    Py_XDECREF(k->a_become_leader);
-    Py_XDECREF(k->a_expand);
-    Py_XDECREF(k->a_shrink);
-    Py_XDECREF(k->a_write);
-    Py_XDECREF(k->a_inc_hw);
-    Py_XDECREF(k->a_follow_truncate);
-    Py_XDECREF(k->a_follow);
-    Py_XDECREF(k->a_replicate);
-    Py_XDECREF(k->a_follower_truncate);
-    Py_XDECREF(k->a_update_hw);
+    Py_XDECREF(k->acts);
     Py_TYPE(k)->tp_free((PyObject *)k);
 }
 
@@ -511,16 +499,12 @@ static PyObject *kernel_new(PyTypeObject *type, PyObject *args, PyObject *kwds) 
         goto fail;
     if (attr_obj(spec, "fallback", &k->fallback)) goto fail;
     if (k->fallback == Py_None) Py_CLEAR(k->fallback);
-    if (attr_obj(spec, "named", &k->named) || attr_obj(spec, "elect_acts", &k->a_elect) ||
-        attr_obj(spec, "controller_shrink_acts", &k->a_cshrink) ||
-        attr_obj(spec, "become_leader_acts", &k->a_become_leader) || attr_obj(spec, "expand_acts", &k->a_expand) ||
-        attr_obj(spec, "shrink_acts", &k->a_shrink) || attr_obj(spec, "write_acts", &k->a_write) ||
-        attr_obj(spec, "inc_hw_acts", &k->a_inc_hw) ||
-        attr_obj(spec, "follow_truncate_acts", &k->a_follow_truncate) ||
-        attr_obj(spec, "follow_acts", &k->a_follow) || attr_obj(spec, "replicate_acts", &k->a_replicate) ||
-        attr_obj(spec, "follower_truncate_acts", &k->a_follower_truncate) ||
-        attr_obj(spec, "update_hw_acts", &k->a_update_hw))
+    if (attr_obj(spec, "named", &k->named) || attr_obj(spec, "acts", &k->acts))
         goto fail;
+    if (!PyTuple_Check(k->acts)) {
+        PyErr_SetString(PyExc_TypeError, "Successors: acts is not a tuple of action tables");
+        goto fail;
+    }
     return (PyObject *)k;
 fail:
     Py_DECREF(k);

@@ -61,7 +61,9 @@ class Described:
     fn: Callable[[Any], None]
 
 
-STEPS: dict[str, Described] = {}  # the built-in steps, by TLA+ action
+# The built-in steps, by TLA+ action, in the one order of every generation's Next (``NEXT_ORDER``):
+# the order of their sections in the successor functions, so of the successors.
+STEPS: dict[str, Described] = {}
 FORMS: dict[str, Described] = {}  # forms of a step registered by a user's variant, by the form's name
 
 
@@ -71,6 +73,12 @@ def step(name: str, who: tuple[str, ...], acts: str) -> Callable[[Callable[[Any]
         return fn
 
     return register
+
+
+def action_tables() -> tuple[str, ...]:
+    """The action tables (``isrcheck.model.actions.ActionTable`` attributes) the steps emit, each once,
+    in step order: how the C kernel is handed them."""
+    return tuple(dict.fromkeys(d.acts for d in STEPS.values()))
 
 
 def described(gen: Any, name: str) -> Described:
@@ -123,7 +131,7 @@ def adopt(x: Ops, r: Any, epoch: Any, lead: Any, isr: Any) -> None:
     x.put("isr", r, isr)
 
 
-# -- the controller and the producer -------------------------------------------------------------------
+# -- the controller and LeaderAndIsr requests -------------------------------------------------------------------
 
 @step("ControllerElectLeader", ("lead",), "elect")
 def controller_elect_leader(x: Ops) -> None:
@@ -156,23 +164,6 @@ def become_leader(x: Ops) -> None:
         x.require(epoch > x.ep(lead), x.running(lead))
         adopt(x, lead, epoch, lead, isr)
         x.emit(lead, epoch)
-
-
-@step("LeaderWrite", ("lead",), "write")
-def leader_write(x: Ops) -> None:
-    x.require(True if x.max_records is None else x.nrid < x.max_records)
-    for lead in x.replicas("lead"):
-        x.require(x.ld(lead) == lead, x.running(lead))
-        k = x.let(x.log_end(lead))
-        x.require(True if x.log_size is None else k < x.log_size)
-        if x.opt.acks == "all":  # NotEnoughReplicasException: the produce request is refused
-            x.require(x.at_least(x.isr(lead), x.opt.min_isr))
-        epoch = x.ep(lead)
-        x.append(lead, x.nrid, epoch)
-        x.put("nrid", None, x.nrid + 1)
-        if x.opt.acks == "1":  # acknowledged on the leader's append
-            x.ack(x.nrid)
-        x.emit(lead, x.nrid, epoch, k)
 
 
 # -- ISR changes and the high watermark by the leader ---------------------------------------------------
@@ -209,6 +200,23 @@ def leader_shrink_isr(x: Ops) -> None:
             x.put("isr", lead, x.without(isr, r))
             x.put("qisr", None, x.without(isr, r))
             x.emit(lead, r)
+
+
+@step("LeaderWrite", ("lead",), "write")
+def leader_write(x: Ops) -> None:
+    x.require(True if x.max_records is None else x.nrid < x.max_records)
+    for lead in x.replicas("lead"):
+        x.require(x.ld(lead) == lead, x.running(lead))
+        k = x.let(x.log_end(lead))
+        x.require(True if x.log_size is None else k < x.log_size)
+        if x.opt.acks == "all":  # NotEnoughReplicasException: the produce request is refused
+            x.require(x.at_least(x.isr(lead), x.opt.min_isr))
+        epoch = x.ep(lead)
+        x.append(lead, x.nrid, epoch)
+        x.put("nrid", None, x.nrid + 1)
+        if x.opt.acks == "1":  # acknowledged on the leader's append
+            x.ack(x.nrid)
+        x.emit(lead, x.nrid, epoch, k)
 
 
 @step("LeaderIncHighWatermark", ("lead",), "inc_hw")

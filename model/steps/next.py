@@ -26,12 +26,13 @@ from collections.abc import Callable
 from typing import Any
 
 from ..generations import HEAD
+from .described import STEPS
 from .staging import generated_successors
 
-# Every step a generation's Next may name, in the one order the sections below run: each
-# generation's Next is this order with some steps left out.
-NEXT_ORDER = (*HEAD, "BecomeFollowerAndTruncateTo", "BecomeFollower", "FollowerReplicate", "FollowerTruncate",
-              "FollowerUpdateHighWatermark")
+# Every step a generation's Next may name, in the one order their sections run (the order of
+# the descriptions): each generation's Next is this order with some steps left out.
+NEXT_ORDER = tuple(STEPS)
+assert NEXT_ORDER[:len(HEAD)] == HEAD, "the descriptions' order starts with generations.HEAD"
 
 Successors = Callable[[tuple], list]
 
