@@ -12,7 +12,7 @@ function is generated and the z3 relation derived (such a variant runs on the ge
 not on the built-in steps' C kernel). The explicit steps read the variant
 as they read a built-in generation (the rule fills the tables the Python and the C successor
 functions look up, so it runs at compiled speed where the extension was built), and the z3
-relation of ``bmc`` is derived from the same description (``isrcheck.model.symbolic.steps``).
+relation of ``bmc`` is derived from the same description (``isrcheck.model.symbolic.derived``).
 
     from isrcheck.model.variants import caught_up_rule, variant, variant_model
 

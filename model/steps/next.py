@@ -1,23 +1,17 @@
 """The generation's ``Next`` as one successor function, built once per configuration.
 
-Every classic step (``ControllerElectLeader`` ... ``FollowerUpdateHighWatermark``; what each models
-is in the docstrings of ``isrcheck.model.steps.controller``, ``leader`` and ``follower``) is one section of
-``successors`` below, in ``NEXT_ORDER``. A generation's ``Next`` (``isrcheck.model.generations``) names which
-sections run; the rules it reads (``isr_rule``, ``fenced``, ``truncate_to``...) and the options
-that change a step (stopped brokers, acks, flushed offsets) are looked up when the function is
-built, so the hot path tests build-time booleans only. The steps the options add
-(``isrcheck.model.steps.failures``, ``consumers``) follow as closures of their own.
+Every classic step (``ControllerElectLeader`` ... ``FollowerUpdateHighWatermark``) is written once,
+in ``isrcheck.model.steps.described`` (what each models: ``isrcheck.model.steps.controller``,
+``leader`` and ``follower``); its order there is ``NEXT_ORDER``, the one order their sections run
+in. A generation's ``Next`` (``isrcheck.model.generations``) names which sections run. The function
+is generated from the descriptions as straight-line source (``isrcheck.model.steps.staging``): the
+generation's rules and the options that change a step are folded in when it is generated, so the
+hot path tests nothing that is constant, and a replica's fields are constant indices. The steps
+the options add (``isrcheck.model.steps.failures``, ``consumers``) follow as closures of their own.
 
-Why one function (issue 15): the steps were closures called one after another on every state,
-each reading the same fields again and testing its own enabling condition. Here what several
-steps need is read once per state: the newest request epoch and whether any replica is behind it
-(``BecomeLeader``, ``BecomeFollowerAndTruncateTo`` and ``BecomeFollower`` are disabled in most
-states: every replica has seen the newest request), the true leader (``LeaderExpandIsr``,
-``LeaderShrinkIsr``), the running replicas, and the fetches that diverge (``FollowerTruncate``,
-``FollowerUpdateHighWatermark``); next states are built by assigning into a list, which costs
-about half of slicing and concatenating tuples. The successors and their order are exactly those
-the per-step closures gave, in every generation and option (``tests/model/test_successor_digest.py``
-holds digests recorded before the change).
+The successors and their order are exactly those of the hand-written functions this replaced, in
+every generation and option (``tests/model/test_successor_digest.py`` holds digests recorded
+before).
 """
 
 from __future__ import annotations

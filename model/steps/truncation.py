@@ -3,7 +3,7 @@
 Each rule is written once, against the expression operations of
 ``isrcheck.explorer.symbolic.concrete`` over the two logs (``isrcheck.model.steps.rules.Log``) and the
 follower's high watermark, and read two ways (issue 26): the z3 relation
-(``isrcheck.model.symbolic.steps``) calls it on symbolic logs; the explicit steps read a table filled by
+(``isrcheck.model.symbolic.derived``) calls it on symbolic logs; the explicit steps read a table filled by
 evaluating it on concrete logs, ``table[leader_log * size + follower_log]``: the offset
 ``BecomeFollowerAndTruncateTo`` truncates to, or ``FOLLOWER_HW`` where the rule falls back to the
 follower's own high watermark (the only part of the state a rule reads besides the two logs: the
