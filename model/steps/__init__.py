@@ -4,10 +4,11 @@
 its module's disjuncts, as one function (``isrcheck.model.steps.next``, generated from the steps'
 descriptions in ``isrcheck.model.steps.described``), then the steps the options add, in a fixed
 order (the order of successors is deterministic, and traces depend on it). An option's step is a
-closure built once per configuration over the model's tables (``isrcheck.model.tables``): ``step(state, out)`` appends every ``(action, next state)`` it
-enables to ``out``. Steps read their generation's rules (``isrcheck.model.generations``) and the options that
-change them (acks on writes and HW advances, stopped brokers, flushed offsets on truncation) when
-they are built, so the hot path pays only for what is switched on.
+closure built once per configuration over the model's tables (``isrcheck.model.tables``):
+``step(state, out)`` appends every ``(action, next state)`` it enables to ``out``. Steps read their
+generation's rules (``isrcheck.model.generations``) and the options that change them (acks on
+writes and HW advances, stopped brokers, flushed offsets on truncation) when they are built, so
+the hot path pays only for what is switched on.
 
 What each step models:
 
