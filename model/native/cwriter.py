@@ -1,10 +1,11 @@
 """The C successor function written from the step descriptions (``isrcheck.model.steps.described``).
 
-The same writer as the Python one (``isrcheck.model.steps.staging.Writer``: replica loops
-unrolled, the generation's rules and the options folded, paths that never emit left out), with C
-syntax: the state is read once into arrays (``State`` in ``kernel_frame.h``), the log tables and
-bounds are the kernel's fields (so one source serves every bound of a generation and replica
-count, and the compiled module is reused: ``isrcheck.model.native.compiled``), a rule over two
+The same writer as the Python one (``isrcheck.model.steps.staging.Writer``: the generation's rules
+and the options folded, paths that never emit left out), with C
+syntax: the state is read once into arrays (``State`` in ``kernel_frame.h``), loops over replicas
+stay loops, the log tables and bounds are the kernel's fields (so one source serves every bound
+and replica count of a generation, and the compiled module is reused:
+``isrcheck.model.native.compiled``), a rule over two
 logs is a lookup in the pair table ``kernel.py`` hands over (``look``: read through the Python
 memo once, cached in C), and a successor is a copy of the state tuple with its changed fields set.
 
@@ -62,6 +63,25 @@ class CWriter(Writer):
         return f"if ({cond}) {{"
 
     # -- control ---------------------------------------------------------------------------------
+
+    def replicas(self, name: str) -> Iterator[Any]:
+        """A loop in C (not unrolled as in Python): the source does not depend on the number of
+        replicas, so one compiled module serves every replica count."""
+        at, dead = list(self.at), self.dead
+        r = self._name(name)
+        self._open(f"for (long {r} = 0; {r} < k->n; {r}++) {{")
+        self.updates = []
+        yield Staged(r)
+        self.at, self.dead = at, dead
+
+    def every(self, fn: Any) -> Any:
+        f, ok = self._name("f"), self._name("all")
+        cond = fn(Staged(f))
+        if const(cond):
+            return bool(cond)
+        self._line(f"int {ok} = 1;")
+        self._line(f"for (long {f} = 0; {f} < k->n && {ok}; {f}++) {ok} = {c(cond)} ? 1 : 0;")
+        return Staged(ok)
 
     def requests(self, name: str) -> Iterator[tuple[Staged, Staged, Staged]]:
         self.uses_requests = True
@@ -185,7 +205,7 @@ class CWriter(Writer):
             self._set(GLOBAL[field], v)
 
     def send_request(self, lead: Any, isr: Any) -> None:
-        code = f"((({c(lead)}) + 1) << {self.n}) | ({c(isr)})"
+        code = f"((({c(lead)}) + 1) << k->n) | ({c(isr)})"
         self.updates.append(f"if (append_request(k, &st, nxt, {code})) {{ Py_DECREF(nxt); goto fail; }}")
 
     def append(self, r: Any, rid: Any, epoch: Any) -> None:
@@ -227,7 +247,6 @@ def successors_c(t: Any) -> str:
     for name in t.generation.next:
         d = described(t.generation, name)
         w.section(d.acts, getattr(t.actions, d.acts), d.fn)
-    n = t.layout.n
     head = ["static PyObject *successors(Kernel *k, PyObject *s) {",
             "    State st = {0};",
             "    if (read_state(k, s, &st)) return NULL;",
@@ -238,10 +257,8 @@ def successors_c(t: Any) -> str:
             "    Named nm;",
             "    nm.count = 0;"]
     if w.uses_requests:
-        lowest = "st.ep[0]"
-        for r in range(1, n):
-            lowest = f"(st.ep[{r}] < {lowest} ? st.ep[{r}] : {lowest})"
-        head += [f"    const long lowest = {lowest};",
+        head += ["    long lowest = st.ep[0];",
+                 "    for (int r = 1; r < k->n; r++) if (st.ep[r] < lowest) lowest = st.ep[r];",
                  "    if (lowest < next_epoch - 1 && read_named(k, &st, &nm)) return NULL;"]
     head += ["    PyObject *out = PyList_New(0);", "    if (!out) return NULL;"]
     tail = ["    if (err) goto fail;", "    return out;", "fail:", "    Py_DECREF(out);", "    return NULL;", "}"]

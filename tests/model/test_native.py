@@ -59,11 +59,14 @@ def test_a_failing_compiler_falls_back_saying_why(monkeypatch: pytest.MonkeyPatc
     assert "the C compiler failed" in compiled.unavailable() and not list(tmp_path.iterdir())
 
 
-def test_one_source_serves_every_bound() -> None:
-    """The bounds are the kernel's fields, not constants of the source: one compiled module."""
+def test_one_source_serves_every_bound_and_replica_count() -> None:
+    """The bounds and the replica count are the kernel's fields, not constants of the source, and
+    the three eager generations differ only in tables: one compiled module for all of these."""
     a = classic(generation="kip101")
     b = make_model(generation="kip101", max_leader_epoch=3, max_records=3)
-    assert type(a.successors) is type(b.successors)
+    c = classic(generation="kip279", replicas=3)
+    d = classic(generation="kip320")
+    assert type(a.successors) is type(b.successors) is type(c.successors) is not type(d.successors)
 
 
 def _native(model):
