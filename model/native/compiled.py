@@ -37,6 +37,12 @@ _loaded: dict[str, ModuleType] = {}
 _why: list[str] = []  # why the last kernel was not compiled (empty: it was)
 
 
+def _frame(memo: list[str] = []) -> str:  # noqa: B006 (read once per process)
+    if not memo:
+        memo.append(FRAME.read_text())
+    return memo[0]
+
+
 def unavailable() -> str:
     """Why the last configuration got no compiled kernel ("" when it got one)."""
     return _why[-1] if _why else ""
@@ -77,7 +83,7 @@ def kernel(t: Any) -> ModuleType | None:
     # The flags setuptools builds the static extensions with (sysconfig CFLAGS), less the debug info.
     flags = ["-O2", "-fwrapv", "-DNDEBUG", "-shared", "-fPIC", "-I", include, "-I", str(HERE)]
     key = hashlib.blake2b(digest_size=12)
-    for part in (body, FRAME.read_text(), sys.version, " ".join(cc + flags)):
+    for part in (body, _frame(), sys.version, " ".join(cc + flags)):
         key.update(part.encode())
     name = f"_isrcheck_kernel_{key.hexdigest()}"
     if name in _loaded:

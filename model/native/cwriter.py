@@ -21,11 +21,14 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..steps.described import action_tables, described
-from ..steps.staging import Staged, Writer, const, src
+from ..steps.staging import Staged, Writer, const, shape, src
 
 # Where each field sits in a replica's block and among the global fields (kernel_frame.h's layout).
 REPLICA_FIELD_OFFSET = {"hw": 1, "ep": 2, "ld": 3, "isr": 4}
 GLOBAL = {"ql": "k->ql_i", "qisr": "k->qi_i", "nrid": "k->nr_i"}
+
+
+_SOURCES: dict[tuple, str] = {}  # staging.shape(t) -> the C source
 
 
 class Unsupported(Exception):
@@ -228,10 +231,10 @@ class CWriter(Writer):
     def emit(self, *idx: Any) -> None:
         if self.dead:
             return
-        table = action_tables().index(self.acts_name)
+        table = action_tables().index(self.acts_table)
         setters = " ".join(f"idx[{i}] = {c(v)};" for i, v in enumerate(idx))
         lines = ["if (err) goto fail;", "NEW(nxt);", *self.updates, setters,
-                 f'TRY(emit(out, act(PyTuple_GET_ITEM(k->acts, {table}), {len(idx)}, idx, "{self.acts_name}"), nxt));']
+                 f'TRY(emit(out, act(PyTuple_GET_ITEM(k->acts, {table}), {len(idx)}, idx, "{self.acts_table}"), nxt));']
         for line in lines:
             self._line(line)
         for block in self.at:
@@ -243,10 +246,13 @@ class CWriter(Writer):
 def successors_c(t: Any) -> str:
     """The C source of the generation's ``Next`` for tables ``t``: ``successors`` and the module
     around it, to be compiled with ``kernel_frame.h`` (``isrcheck.model.native.compiled``)."""
+    key = shape(t)
+    if key in _SOURCES:
+        return _SOURCES[key]
     w = CWriter(t)
     for name in t.generation.next:
         d = described(t.generation, name)
-        w.section(d.acts, getattr(t.actions, d.acts), d.fn)
+        w.section(name, d.acts, d.fn)
     head = ["static PyObject *successors(Kernel *k, PyObject *s) {",
             "    State st = {0};",
             "    if (read_state(k, s, &st)) return NULL;",
@@ -262,4 +268,5 @@ def successors_c(t: Any) -> str:
                  "    if (lowest < next_epoch - 1 && read_named(k, &st, &nm)) return NULL;"]
     head += ["    PyObject *out = PyList_New(0);", "    if (!out) return NULL;"]
     tail = ["    if (err) goto fail;", "    return out;", "fail:", "    Py_DECREF(out);", "    return NULL;", "}"]
-    return "\n".join([*head, *w.lines, *tail, ""])
+    source = _SOURCES[key] = "\n".join([*head, *w.lines, *tail, ""])
+    return source

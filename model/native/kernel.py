@@ -23,8 +23,7 @@ from typing import Any
 
 from ..steps.controller import NamedRequests
 from ..steps.described import action_tables
-from ..steps.rules import caught_up_table
-from ..steps.truncation import first_mismatch_table, truncation_table
+from ..steps.staging import rule_table
 from . import compiled, pure_python
 
 # Larger log tables would make the C caches of pair tables (4 bytes a pair) too big to allocate.
@@ -57,8 +56,8 @@ def native_successors(t: Any, extra_steps: tuple = (), fallback: bool = True) ->
     ext = compiled.kernel(t)
     if ext is None:
         return None
-    isr_caught, isr_mult = caught_up_table(t, gen.isr_rule)
-    hw_caught, hw_mult = caught_up_table(t, gen.hw_rule)
+    isr_caught, isr_mult = rule_table(t, "caught", gen.isr_rule)
+    hw_caught, hw_mult = rule_table(t, "caught", gen.hw_rule)
     size = logs.size
 
     def keyed(table: Any, mult: int) -> tuple[Any, int]:
@@ -73,8 +72,8 @@ def native_successors(t: Any, extra_steps: tuple = (), fallback: bool = True) ->
         size=size, epochs=logs.epochs, isr_mult=isr_mult, hw_mult=hw_mult,
         pow=logs.pow, length=logs.length, records=logs.records, epoch_at=logs.epoch_at,
         isr_caught=keyed(isr_caught, isr_mult), hw_caught=keyed(hw_caught, hw_mult),
-        truncate_to=(truncation_table(t), size * size) if follow_truncate else None,
-        first_mismatch=(first_mismatch_table(t), size * size),
+        truncate_to=(rule_table(t, "offset", gen.truncate_to), size * size) if follow_truncate else None,
+        first_mismatch=(rule_table(t, "offset", "kip279"), size * size),
         named=NamedRequests(lay.n), fallback=next_successors(t) if fallback else None,
         acts=tuple(getattr(a, name) for name in action_tables()),
     )

@@ -10,10 +10,10 @@ objects of a fully constant emission are bound as constants. The source is compi
 configuration (``successors_source`` shows it). Only the LeaderAndIsr requests are a real loop:
 their number changes from state to state.
 
-What is read once per state for every section: the requests and their count, the stopped
-brokers, the lowest leader epoch of any replica and the requests that name a leader when some
-replica is behind the newest one (a request every replica has seen enables nothing: each step
-that adopts a request requires its epoch above the acting replica's).
+What is read once per state for every section: the requests and their count, the lowest leader
+epoch of any replica and the requests that name a leader when some replica is behind the newest
+one (a request every replica has seen enables nothing: each step that adopts a request requires
+its epoch above the acting replica's).
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ from typing import Any
 
 from ..encoding.state import EPOCH, FIELDS_PER_REPLICA, HW, ISR, LEADER
 from .controller import NamedRequests
-from .described import StepOptions, described
+from .described import FORMS, StepOptions, described
 from .rules import caught_up_table
-from .truncation import TRUNCATE_TO, _table
+from .truncation import TRUNCATE_TO, offset_table
 
 REPLICA_FIELD = {"hw": HW, "ep": EPOCH, "ld": LEADER, "isr": ISR}
 
@@ -106,6 +106,7 @@ class Writer:
     overridden by the C writer (``isrcheck.model.native.cwriter``)."""
 
     CLOSE = ""  # what ends a block
+    COMMENT = "#"
 
     def __init__(self, t: Any) -> None:
         lay, fields, opts, cfg = t.layout, t.fields, t.options, t.config
@@ -120,14 +121,24 @@ class Writer:
         self.nrid = Staged(f"s[{lay.next_record_id}]")
         self.nreq = Staged("next_epoch")
         self._globals = {"ql": lay.q_leader, "qisr": lay.q_isr, "nrid": lay.next_record_id}
-        self.namespace: dict[str, Any] = {
-            "length": t.logs.length, "pow_": t.logs.pow, "records": t.logs.records, "epoch_at": t.logs.epoch_at,
-            "popcount": tuple(bin(m).count("1") for m in range(1 << lay.n)), "named": NamedRequests(lay.n),
-        }
+        self.namespace = self.base_namespace(t)
         self._tables: dict[tuple[str, str], str] = {}
+        # How each name the sections added to the namespace is found in tables ``t`` (so a cached
+        # source serves another model of the same shape: ``namespace_for``).
+        self.recipe: list[tuple[str, str, tuple]] = []
         self.lines: list[str] = []
         self.uses_requests = False
         self._count = 0
+        # The section being written: the open blocks, whether the path is constantly disabled, the
+        # next state's updates so far, the action table.
+        self.at: list[Block] = []
+        self.dead, self.updates, self.acts_table = False, [], ""
+
+    @staticmethod
+    def base_namespace(t: Any) -> dict[str, Any]:
+        logs, n = t.logs, t.layout.n
+        return {"length": logs.length, "pow_": logs.pow, "records": logs.records, "epoch_at": logs.epoch_at,
+                "popcount": tuple(bin(m).count("1") for m in range(1 << n)), "named": NamedRequests(n)}
 
     # -- writing source ----------------------------------------------------------------------
 
@@ -145,14 +156,12 @@ class Writer:
             self.at[-1].body.append(block)
             self.at.append(block)
 
-    def section(self, name: str, acts: Any, fn: Callable[[Any], None]) -> None:
-        """The source of one step (``fn``, emitting actions of the table ``acts``)."""
+    def section(self, name: str, acts: str, fn: Callable[[Any], None]) -> None:
+        """The source of one step (``fn``, emitting actions of the table ``t.actions.<acts>``)."""
         root = Block(self._if("1") + f"  {self.COMMENT} -- {name}", [])
-        self.at, self.dead, self.updates, self.acts, self.acts_name = [root], False, [], acts, name
+        self.at, self.dead, self.updates, self.acts_table = [root], False, [], acts
         fn(self)
         render_body([root], 1, self.lines, self.CLOSE)
-
-    COMMENT = "#"
 
     @staticmethod
     def _if(cond: str) -> str:
@@ -266,12 +275,12 @@ class Writer:
         key = (kind, rule)
         if key not in self._tables:
             name = self._tables[key] = f"{kind}{len(self._tables)}"
-            if kind == "caught":
-                table, mult = caught_up_table(self.t, rule)
-                self.namespace[name], self.namespace[name + "_mult"] = table, mult
-            else:
-                self.namespace[name] = _table(self.t, TRUNCATE_TO[rule])
+            self._add(name, kind, (rule,))
         return self._tables[key]
+
+    def _add(self, name: str, kind: str, args: tuple) -> None:
+        self.recipe.append((name, kind, args))
+        self.namespace.update(bind(self.t, name, kind, args))
 
     def caught_up(self, rule: str, lead: Any, f: Any, end: Any) -> Staged:
         name = self._table("caught", rule)
@@ -343,14 +352,11 @@ class Writer:
         if self.dead:
             return
         if all(const(i) for i in idx):
-            obj = self.acts
-            for i in idx:
-                obj = obj[i]
             action = self._name("act")
-            self.namespace[action] = obj
+            self._add(action, "act", (self.acts_table, tuple(idx)))
         else:
-            table = f"acts_{self.acts_name}"
-            self.namespace[table] = self.acts
+            table = f"acts_{self.acts_table}"
+            self._add(table, "acts", (self.acts_table,))
             action = table + "".join(f"[{src(i)}]" for i in idx)
         for line in ("nxt = list(s)", *self.updates, f"out.append(({action}, tuple(nxt)))"):
             self._line(line)
@@ -360,12 +366,64 @@ class Writer:
         self.updates = []
 
 
+def bind(t: Any, name: str, kind: str, args: tuple) -> dict[str, Any]:
+    """What ``name`` of a generated function's namespace is in tables ``t`` (``Writer.recipe``)."""
+    if kind == "caught":
+        table, mult = rule_table(t, "caught", args[0])
+        return {name: table, name + "_mult": mult}
+    if kind == "offset":
+        return {name: rule_table(t, "offset", args[0])}
+    acts = getattr(t.actions, args[0])
+    if kind == "acts":
+        return {name: acts}
+    for i in args[1]:
+        acts = acts[i]
+    return {name: acts}
+
+
+def rule_table(t: Any, kind: str, rule: str) -> Any:
+    """The memo table of a rule over two logs for tables ``t``, built once per model (the Python
+    and the C successor functions share it, and so its entries)."""
+    memo = vars(t).setdefault("_rule_tables", {})
+    if (kind, rule) not in memo:
+        memo[kind, rule] = caught_up_table(t, rule) if kind == "caught" else offset_table(t, TRUNCATE_TO[rule])
+    return memo[kind, rule]
+
+
+def shape(t: Any) -> tuple:
+    """Everything a generated source depends on (two models of one shape share it): the generation
+    (its rules, its Next, its forms and their functions), the layout, the options that change a
+    step, the bounds and the log encoding."""
+    lay, f, o, c, gen = t.layout, t.fields, t.options, t.config, t.generation
+    forms = tuple(id(FORMS[name].fn) for name in gen.forms if name in FORMS)
+    return (gen, forms, lay.n, lay.requests_i, lay.q_leader, lay.q_isr, lay.next_record_id, f.dead, f.acked,
+            f.flushed, o.acks, o.min_insync_replicas, o.expand_before_epoch_start, c.log_size, c.max_records,
+            c.max_leader_epoch, t.logs.epochs, t.logs.size)
+
+
+_SOURCES: dict[tuple, tuple[str, list]] = {}  # shape and extra step count -> (source, recipe)
+_CODE: dict[str, Any] = {}  # source -> its code object
+
+
 def successors_source(t: Any, extra_steps: tuple = ()) -> tuple[str, dict[str, Any]]:
     """The generated source of the generation's ``Next`` for tables ``t`` and its namespace."""
-    w = Writer(t)
+    key = (shape(t), len(extra_steps))
+    if key not in _SOURCES:
+        w = Writer(t)
+        _SOURCES[key] = _write(w, t, len(extra_steps)), w.recipe
+    source, recipe = _SOURCES[key]
+    namespace = Writer.base_namespace(t)
+    for entry in recipe:
+        namespace.update(bind(t, *entry))
+    for i, step in enumerate(extra_steps):
+        namespace[f"extra{i}"] = step
+    return source, namespace
+
+
+def _write(w: Writer, t: Any, extra: int) -> str:
     for name in t.generation.next:
         d = described(t.generation, name)
-        w.section(name, getattr(t.actions, d.acts), d.fn)
+        w.section(name, d.acts, d.fn)
     body = w.lines
     n, head = t.layout.n, ["def successors(s):", "    out = []", f"    reqs = s[{t.layout.requests_i}]",
                            "    next_epoch = len(reqs)"]
@@ -373,17 +431,16 @@ def successors_source(t: Any, extra_steps: tuple = ()) -> tuple[str, dict[str, A
         epochs = ", ".join(f"s[{FIELDS_PER_REPLICA * r + EPOCH}]" for r in range(n))
         head += [f"    lowest = min({epochs})" if n > 1 else f"    lowest = {epochs}",
                  "    requests = named[reqs] if lowest < next_epoch - 1 else ()"]
-    tail = []
-    for i, step in enumerate(extra_steps):
-        w.namespace[f"extra{i}"] = step
-        tail.append(f"    extra{i}(s, out)")
-    return "\n".join([*head, *body, *tail, "    return out", ""]), w.namespace
+    tail = [f"    extra{i}(s, out)" for i in range(extra)]
+    return "\n".join([*head, *body, *tail, "    return out", ""])
 
 
 def generated_successors(t: Any, extra_steps: tuple = ()) -> Callable[[tuple], list]:
     """The generation's ``Next`` (then ``extra_steps``) as one compiled function."""
     source, namespace = successors_source(t, extra_steps)
-    code = compile(source, f"<isrcheck generated Next of {t.generation.name}>", "exec")
+    code = _CODE.get(source)
+    if code is None:
+        code = _CODE[source] = compile(source, f"<isrcheck generated Next of {t.generation.name}>", "exec")
     exec(code, namespace)  # the source is ours, built from the descriptions: no user data in it
     fn = namespace["successors"]
     fn.source = source

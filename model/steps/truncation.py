@@ -66,7 +66,8 @@ TruncateTo = Callable[[Any, Log, Log, Any, "int | None", Sequence[Any]], Any]
 TRUNCATE_TO: dict[str, TruncateTo] = {"high-watermark": high_watermark, "kip101": kip101, "kip279": kip279}
 
 
-def _table(t: Any, rule: TruncateTo) -> PairTable:
+def offset_table(t: Any, rule: TruncateTo) -> PairTable:
+    """``rule`` as ``table[leader_log * t.logs.size + follower_log]`` (``FOLLOWER_HW``: the follower's HW)."""
     logs = concrete_logs(t)
 
     def offset(leader: int, follower: int) -> int:
@@ -78,9 +79,9 @@ def _table(t: Any, rule: TruncateTo) -> PairTable:
 
 def truncation_table(t: Any) -> PairTable:
     """The generation's rule as ``table[leader_log * t.logs.size + follower_log]``."""
-    return _table(t, TRUNCATE_TO[t.generation.truncate_to])
+    return offset_table(t, TRUNCATE_TO[t.generation.truncate_to])
 
 
 def first_mismatch_table(t: Any) -> PairTable:
     """KIP-279's offset (``FollowerTruncate``'s) as ``table[leader_log * t.logs.size + follower_log]``."""
-    return _table(t, kip279)
+    return offset_table(t, kip279)
