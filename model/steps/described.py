@@ -4,6 +4,8 @@ it emits. Every back end reads these functions:
 
 - ``isrcheck.model.steps.staging`` runs them with staged values and gets the Python successor
   function as straight-line source (replica loops unrolled, build-time rules and options folded);
+- ``isrcheck.model.native.cwriter`` runs them the same way and gets the C successor function
+  (replica loops kept as loops), compiled once per source (``isrcheck.model.native.compiled``);
 - ``isrcheck.model.symbolic.derived`` runs them on z3 terms (or concrete values) and gets the
   symbolic relation of ``bmc`` and ``prove``, one ``SymStep`` per choice of the replicas ``who``.
 
@@ -27,7 +29,20 @@ from typing import Any, Protocol
 
 
 class Ops(Protocol):
-    """What a step may call (both back ends implement it; see the module docstring)."""
+    """What a step may call (every back end implements it; see the module docstring).
+
+    Control: ``replicas(name)`` (each replica, in order), ``replica_named(name, v)`` (the replica
+    ``v`` names, if any), ``requests(name)`` (each LeaderAndIsr request naming a leader, by epoch:
+    ``(epoch, leader, isr)``), ``require(*conds)``, ``let(v)`` (computed once). Logic: ``and_``,
+    ``or_``, ``not_``, ``ite``, ``min``, ``every(fn)`` (over the replicas). The state: ``hw(r)``,
+    ``ep(r)``, ``ld(r)``, ``isr(r)``, ``running(r)``, ``log_end(r)``, ``rec_epoch(r, k)``,
+    ``rec_id(r, k)``, ``caught_up(rule, lead, f, end)``, ``truncation_offset(rule, lead, r)`` and
+    the attributes below. Replica sets: ``has``, ``with_``, ``without``, ``only``, ``empty``,
+    ``at_least``, ``set_ite``. The next state: ``put(field, r, v)`` (``hw``, ``ep``, ``ld``,
+    ``isr`` of replica r; ``ql``, ``qisr``, ``nrid`` with r None), ``send_request(leader, isr)``,
+    ``append(r, rid, epoch)``, ``copy_next(f, lead)``, ``truncate(r, off)``, ``ack(rid, when)``,
+    then ``emit(*action_indices)``.
+    """
 
     n: int
     gen: Any  # isrcheck.model.generations.Generation
@@ -131,7 +146,7 @@ def adopt(x: Ops, r: Any, epoch: Any, lead: Any, isr: Any) -> None:
     x.put("isr", r, isr)
 
 
-# -- the controller and LeaderAndIsr requests -------------------------------------------------------------------
+# -- the controller and LeaderAndIsr requests -----------------------------------------------------------
 
 @step("ControllerElectLeader", ("lead",), "elect")
 def controller_elect_leader(x: Ops) -> None:

@@ -165,3 +165,18 @@ def test_a_form_of_a_step_outside_next_or_of_no_step_is_refused():
         variant("kip320", name="v", forms="truncate-twice")
     with pytest.raises(ValueError, match="'Nope' is no step: choose one of ControllerElectLeader"):
         step_form("x", of="Nope")
+
+
+def test_a_form_that_branches_in_python_on_the_state_is_refused_with_the_reason():
+    """A description may branch in Python only on build-time values; a state value there would be
+    decided once, at build time, so generating the function refuses it and says what to use."""
+    from isrcheck.model.variants import step_form
+
+    def branchy(x):
+        for lead in x.replicas("lead"):
+            if x.hw(lead) > 0:  # wrong: a state value in Python control flow
+                x.emit(lead, 1)
+
+    step_form("branchy-hw", of="LeaderIncHighWatermark")(branchy)
+    with pytest.raises(TypeError, match="in Python control flow: use x.require"):
+        variant_model(variant("kip320", name="v-branchy", forms=("branchy-hw",)))
