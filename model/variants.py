@@ -7,12 +7,11 @@ against the expression operations and registers here (``caught_up_rule`` for ``i
 ``hw_rule``, ``truncation_rule`` for ``truncate_to``; see ``isrcheck.model.steps.rules`` and
 ``isrcheck.model.steps.truncation`` for the built-in ones), or a whole step: a form of one's own
 (``step_form``, for ``forms``), written against the step operations of
-``isrcheck.model.steps.described`` as the built-in steps are, from which the Python successor
-function is generated and the z3 relation derived (such a variant runs on the generated Python,
-not on the built-in steps' C kernel). The explicit steps read the variant
-as they read a built-in generation (the rule fills the tables the Python and the C successor
-functions look up, so it runs at compiled speed where the extension was built), and the z3
-relation of ``bmc`` is derived from the same description (``isrcheck.model.symbolic.derived``).
+``isrcheck.model.steps.described`` as the built-in steps are. The explicit steps read the
+variant as they read a built-in generation: the Python and the C successor functions are
+generated from its steps' descriptions (its forms included) and look up the tables its rules
+fill, so it runs at compiled speed where a C compiler is found; the z3 relation of ``bmc`` is
+derived from the same descriptions (``isrcheck.model.symbolic.derived``).
 
     from isrcheck.model.variants import caught_up_rule, variant, variant_model
 
