@@ -98,15 +98,27 @@ def kernel(t: Any) -> ModuleType | None:
     path = folder / f"{name}{suffix}"
     if not path.exists() and not _compile(cc + flags, module_source(body, name), path):
         return None
-    loader = importlib.machinery.ExtensionFileLoader(name, str(path))
-    spec = importlib.util.spec_from_file_location(name, path, loader=loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
+    try:
+        loader = importlib.machinery.ExtensionFileLoader(name, str(path))
+        spec = importlib.util.spec_from_file_location(name, path, loader=loader)
+        module = importlib.util.module_from_spec(spec)
+        loader.exec_module(module)
+    except (ImportError, OSError) as e:  # a damaged cache file: say so, keep Python
+        _why.append(f"the compiled kernel {path} could not be loaded ({e}): delete it to rebuild")
+        return None
     _loaded[name] = module
     return module
 
 
 def _compile(command: list[str], source: str, path: Path) -> bool:
+    try:
+        return _compile_in(command, source, path)
+    except OSError as e:  # the cache folder cannot be written
+        _why.append(f"the compiled kernel could not be written to {path.parent} ({e}): set ISRCHECK_KERNEL_CACHE")
+        return False
+
+
+def _compile_in(command: list[str], source: str, path: Path) -> bool:
     with tempfile.TemporaryDirectory(dir=path.parent) as tmp:
         c_file, out = Path(tmp) / f"{path.stem}.c", Path(tmp) / path.name
         c_file.write_text(source)

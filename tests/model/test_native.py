@@ -221,3 +221,14 @@ def test_an_unreachable_state_gets_pythons_answer() -> None:
     odd = state[:2] + (3,) + state[3:]
     want = next_successors(model.tables)(odd)
     assert want and model.successors(odd) == want
+
+
+def test_a_damaged_cached_kernel_falls_back_saying_why(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    """A cache file that is not a loadable module (a disk error, a half-copied cache) is reported,
+    and the model runs on Python."""
+    monkeypatch.setenv("ISRCHECK_KERNEL_CACHE", str(tmp_path))
+    monkeypatch.setattr(compiled, "_loaded", {})
+    monkeypatch.setattr(compiled, "_compile", lambda command, source, path: path.write_bytes(b"not a module") or True)
+    model = make_model(generation="kip320")
+    assert type(model.successors).__name__ == "function"
+    assert "could not be loaded" in compiled.unavailable() and "delete it to rebuild" in compiled.unavailable()
