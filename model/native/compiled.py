@@ -93,8 +93,7 @@ def kernel(t: Any) -> ModuleType | None:
         folder = cache_dir()
         folder.mkdir(parents=True, exist_ok=True)
     except OSError:
-        folder = Path(tempfile.gettempdir()) / f"isrcheck-kernels-{os.getuid()}"
-        folder.mkdir(exist_ok=True)
+        folder = _private_temp_folder()
     path = folder / f"{name}{suffix}"
     if not path.exists() and not _compile(cc + flags, module_source(body, name), path):
         return None
@@ -108,6 +107,22 @@ def kernel(t: Any) -> ModuleType | None:
         return None
     _loaded[name] = module
     return module
+
+
+def _private_temp_folder() -> Path:
+    """A folder under the system's temporary directory for when the cache cannot be created. A
+    shared /tmp lets anyone create a folder by that name first, and a module found there is loaded
+    and run: so the folder is used only if it is ours and nobody else may write to it; otherwise a
+    fresh private one (no caching across processes, but nothing planted is ever loaded)."""
+    folder = Path(tempfile.gettempdir()) / f"isrcheck-kernels-{os.getuid()}"
+    try:
+        folder.mkdir(mode=0o700, exist_ok=True)
+        st = folder.lstat()
+        if folder.is_symlink() or st.st_uid != os.getuid() or st.st_mode & 0o022:
+            raise PermissionError(folder)
+        return folder
+    except OSError:
+        return Path(tempfile.mkdtemp(prefix="isrcheck-kernels-"))
 
 
 def _compile(command: list[str], source: str, path: Path) -> bool:
