@@ -59,6 +59,8 @@ def build(t: Any, property_set: str = "all") -> list[Property]:
     """The selected properties: 'all' or 'default' (every one, the opt-in ones run only when named)
     or comma-separated names."""
     names = NAMES + RECONFIG if t.config.reconfig else NAMES
+    if not t.config.values:  # only voter-set entries (--values 0 with --max-reconfigs): no value to acknowledge
+        names = tuple(n for n in names if n != "ValueAcknowledged")
     if property_set in ("all", "default"):
         chosen = names
     else:
@@ -78,7 +80,7 @@ def _builders(t: Any) -> dict[str, Any]:
     base, g, servers, n = lay.base, lay.g, lay.servers, lay.n
     EPOCH, STATE, LEADER_ID, LOG, HW = f.EPOCH, f.STATE, f.LEADER_ID, f.LOG, f.HW
     ACKED_FIELD, ACKED, LEADER, ILLEGAL, NIL = f.ACKED_FIELD, f.ACKED, f.LEADER, f.ILLEGAL, f.NIL
-    V = f.VALUES
+    V, name = f.VALUES, f.entry_name  # entry_name: a client value's letter or a voter set
 
     def illegal(s) -> str:
         bad = [i + 1 for i in servers if s[base[i] + STATE] == ILLEGAL]
@@ -94,7 +96,7 @@ def _builders(t: Any) -> dict[str, Any]:
                 for k in range(low):
                     if la[k] != lb[k]:
                         return (f"offset {k + 1}, under both high watermarks: server {a + 1} has "
-                                f"{V[la[k][1]]}@{la[k][0]}, server {b + 1} has {V[lb[k][1]]}@{lb[k][0]}")
+                                f"{name(la[k][1])}@{la[k][0]}, server {b + 1} has {name(lb[k][1])}@{lb[k][0]}")
         return ""
 
     def two_leaders(s) -> str:
@@ -247,7 +249,8 @@ def _builders(t: Any) -> dict[str, Any]:
                                    "an observer is Leader, Follower, Unattached or Voted; an Unattached server "
                                    "knows no leader"),
         "ReconfigurationCommitted": lambda: Property.sometimes(
-            "ReconfigurationCommitted", reconfig_committed, "a server knows a voter set a reconfiguration appended is committed"),
+            "ReconfigurationCommitted", reconfig_committed,
+            "a server knows a voter set a reconfiguration appended is committed"),
         "ReconfigurationNotStuck": lambda: Property.leads_to(
             "ReconfigurationNotStuck", lambda s: True, config_all_or_nothing,
             "always eventually every voter-set entry is committed on all of the newest leader's voters or on none "

@@ -43,8 +43,8 @@ def make_model(
     max_reconfigs: KIP-853's dynamic voters: how many AddVoter/RemoveVoter a leader may append (0: off, the
         KRaft.tla model; 1 or more: the cluster starts with server 1 leading the voters, as KRaftWithReconfig).
     joining: servers that start outside the voter set, fetching as observers (with --max-reconfigs).
-    reconfig_rule: spec (one voter at a time, after an entry of the leader's epoch is committed), two-at-once
-        or before-epoch-commit (pitfalls the specs warn against; docs/quorum.md).
+    reconfig_rule: spec (one voter at a time, after an entry of the leader's epoch is committed), two-at-once,
+        before-epoch-commit or ignore-non-voters (pitfalls the specs warn against; docs/quorum.md).
     property_set: which properties the model builds: all, default, or comma-separated names
         (isrcheck properties quorum lists them); a run checks the default ones unless --invariant names others.
     """

@@ -28,7 +28,9 @@ voters down to one.
 
 The pitfalls (``reconfig_rule``): ``two-at-once`` lets a leader replace a voter by another in one
 entry, so that the old and the new voter sets have disjoint majorities; ``before-epoch-commit``
-drops the wait for a committed entry of the leader's epoch.
+drops the wait for a committed entry of the leader's epoch; ``ignore-non-voters`` makes the leader
+leave unanswered a fetch from a voter outside its voter set (``QuorumSteps.accept_fetch_request``),
+which KRaftWithReconfig says leaves a reconfiguration stuck.
 """
 
 from __future__ import annotations
@@ -80,6 +82,18 @@ def new_high_watermark(log: tuple, me: int, epoch: int, hw: int, end_offsets: tu
 def removed_by(log: tuple, me: int, hw: int, new_hw: int) -> bool:
     """``IsRemovedFromCluster``: an entry the new high watermark commits is a voter set without ``me``."""
     return any(v < 0 and not (-1 - v) >> me & 1 for _, v in log[hw:new_hw])
+
+
+def _two_words(mask: int, a: int, b: int) -> str:
+    """Two servers flipped at once, in words: ``remove 2 and 3``, ``add 3 and 4``, ``remove 2, add 4``."""
+    gone = [k + 1 for k in (a, b) if mask >> k & 1]
+    new = [k + 1 for k in (a, b) if not mask >> k & 1]
+    words = []
+    if gone:
+        words.append("remove " + " and ".join(map(str, gone)))
+    if new:
+        words.append("add " + " and ".join(map(str, new)))
+    return ", ".join(words)
 
 
 class Reconfig:
@@ -167,11 +181,16 @@ class Reconfig:
                         changes.append(("RemoveVoter", mask & ~(1 << j), f"remove {j + 1}"))
                 else:
                     changes.append(("AddVoter", mask | 1 << j, f"add {j + 1}"))
-            if self.rule == "two-at-once":
+            if self.rule == "two-at-once":  # every voter set two changes away: two removed, two added, one replaced
+                for a in lay.servers:
+                    for b in lay.servers[a + 1:]:
+                        both = mask ^ (1 << a | 1 << b)
+                        if both:
+                            changes.append(("ChangeVoters", both, _two_words(mask, a, b)))
                 for out in lay.members[mask]:
                     for new in lay.servers:
                         if not mask >> new & 1:
-                            changes.append(("ReplaceVoter", mask & ~(1 << out) | 1 << new,
+                            changes.append(("ChangeVoters", mask & ~(1 << out) | 1 << new,
                                             f"remove {out + 1}, add {new + 1}"))
             o = lay.base[i]
             for name, new_mask, words in changes:
