@@ -143,13 +143,15 @@ def test_states_pack_exactly_and_every_view_key_is_described():
         assert key.split(".")[0] in docs, key
 
 
-def test_the_pitfall_trace_replays_from_its_itf_file(capsys, tmp_path):
-    path = tmp_path / "two.itf.json"
-    assert main(["scenario", "Q-reconfig-two-at-once", "--quiet", "--trace-json", str(path)]) == 0
+def test_the_pitfall_trace_replays_from_its_itf_file_and_its_page_describes_the_new_fields(capsys, tmp_path):
+    path, page = tmp_path / "two.itf.json", tmp_path / "two.html"
+    assert main(["scenario", "Q-reconfig-two-at-once", "--quiet", "--trace-json", str(path), "--html", str(page)]) == 0
     capsys.readouterr()
     assert main(["replay", str(path)]) == 1
     out = capsys.readouterr().out
     assert "Replayed 9 states; every step matches the model." in out
+    text = page.read_text()
+    assert "the server's voter set: the newest voter-set entry in its log" in text and "ChangeVoters" in text
 
 
 def test_random_walks_with_reconfigurations_keep_the_safety_invariants():
