@@ -121,6 +121,13 @@ class QuorumModel:
         """Every step is a disjunct of one fair action, ``Next`` (the spec's ``NoStuttering``)."""
         return "Next"
 
+    def property_hint(self, name: str) -> str | None:
+        """Why this configuration lacks a property the quorum has: the reconfiguration's need
+        ``--max-reconfigs``."""
+        if name in quorum_properties.RECONFIG and not self.config.reconfig:
+            return f"{name} is KIP-853's: add --max-reconfigs 1 (or more)"
+        return None
+
     # -- what users read --------------------------------------------------------------------------------
 
     def state_view(self, s: tuple) -> dict[str, Any]:

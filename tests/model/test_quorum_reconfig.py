@@ -166,7 +166,7 @@ def test_random_walks_with_reconfigurations_keep_the_safety_invariants():
     (["--values", "0"], "values=0: clients write 1 to 8 values"),
     (["--max-reconfigs", "1", "--voters", "4", "--joining", "2"], "at most 5 servers in all"),
     (["--max-reconfigs", "-1"], "max_reconfigs=-1"),
-    (["--invariant", "StatesMatchRoles"], "unknown property 'StatesMatchRoles'"),
+    (["--invariant", "StatesMatchRoles"], "StatesMatchRoles is KIP-853's: add --max-reconfigs 1 (or more)"),
     (["--property-set", "ReconfigurationNotStuck"], "need --max-reconfigs 1 or more"),
 ])
 def test_bad_reconfiguration_options_are_refused_with_exit_2(capsys, args, words):
