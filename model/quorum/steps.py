@@ -72,8 +72,8 @@ VALUES = "ABCDEFGH"
 
 
 def _position(fetch: tuple) -> str:
-    """A FetchRequest's position: ``offset 1, lastFetchedEpoch 2``."""
-    return f"offset {fetch[2]}, lastFetchedEpoch {fetch[3]}"
+    """A FetchRequest's position: ``offset 1, lastFetchedEpoch 2`` (and ``, observer`` for an observer's)."""
+    return f"offset {fetch[2]}, lastFetchedEpoch {fetch[3]}" + (", observer" if fetch[6:] == (1,) else "")
 
 
 def _response_words(granted: int, leader: int, error: int) -> str:
@@ -381,8 +381,7 @@ class QuorumSteps:
                     continue
                 t = list(s)
                 t[g + MESSAGES] = bag
-                yield QuorumAction("AcceptFetchRequest", i + 1, j + 1, epoch=m_epoch,
-                                   detail=_position(m) + ", observer"), tuple(t)
+                yield QuorumAction("AcceptFetchRequest", i + 1, j + 1, epoch=m_epoch, detail=_position(m)), tuple(t)
                 continue
             ends = list(s[o + END_OFFSET])
             ends[j] = fetch_offset

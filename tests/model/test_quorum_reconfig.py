@@ -127,12 +127,14 @@ def test_relabelled_states_share_a_canonical_form():
             assert symmetry.relabel(t, p) == s  # a swap twice is the identity
 
 
-def test_states_pack_exactly_and_every_view_key_is_described():
+def test_states_pack_exactly_print_their_steps_apart_and_every_view_key_is_described():
     model = quorum(**JOIN)
     seen, frontier = set(model.init_states()), list(model.init_states())
     while frontier and len(seen) < 2_000:
         s = frontier.pop(0)
-        for _, t in model.successors(s):
+        targets: dict[str, tuple] = {}
+        for a, t in model.successors(s):
+            assert targets.setdefault(repr(a), t) == t, repr(a)  # replay finds a step by its repr
             if t not in seen:
                 seen.add(t)
                 frontier.append(t)
