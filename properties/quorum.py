@@ -30,7 +30,9 @@ ReconfigurationNotStuck (liveness, opt-in): always eventually, unless no progres
 newest leader's voter set has every voter-set entry committed on all its members or on none, under
 the same weak fairness of ``Next``. The spec's ``NoProgressPossible`` reads ``state[j] = Voter``,
 which never holds, so as written it excuses every state once the elections are used up; here it is
-read as meant (``role[j] = Voter``): elections used up and no leader in a voter's voter set.
+read as meant (``role[j] = Voter``): elections used up and no leader in a voter's voter set; and
+the spec's ids ``1..(MaxAddReconfigs + MaxRemoveReconfigs)`` name the initial voter set (id 1), not
+the reconfigurations' entries (ids 2 and up), so every appended voter-set entry is checked instead.
 CommittedEntriesReachMajority counts over the leader's voter set. The other properties read as
 before: servers outside the voter set are servers like any other (AckedValueNotLost: on some
 server's log, as in KRaft.tla; kip_853 asks for a voter's).
