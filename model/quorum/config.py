@@ -25,6 +25,8 @@ class QuorumConfig:
     max_elections: int = 1
     max_restarts: int = 0
     restart: str = "spec"
+    pre_vote: bool = False  # KIP-996 (isrcheck.model.quorum.prevote): timeouts ask for pre-votes first
+    init_leader: bool = False  # kraft/kip_996's Init: server 1 already leads epoch 1, the others follow it
 
     def validate(self) -> None:
         if not 1 <= self.voters <= MAX_VOTERS:

@@ -23,6 +23,8 @@ def make_model(
     max_elections: int = 1,
     max_crashes: int = 0,
     restart: Restart = "spec",
+    pre_vote: bool = False,
+    init_leader: bool = False,
     property_set: str = "all",
 ) -> QuorumModel:
     """The metadata quorum: KRaft's pull-based Raft (KIP-595), after KRaft.tla (docs/quorum.md).
@@ -34,9 +36,12 @@ def make_model(
     restart: spec (KRaft.tla's Restart: a Follower that knows no leader) or persisted (back in the
         election state it had: Voted, Follower of its leader, Candidate, Unattached, Leader), as Kafka
         restores a voter from its quorum-state file but for a leader, which Kafka resigns (docs/quorum.md).
+    pre_vote: KIP-996 (kafka-tlaplus kraft/kip_996): a timeout makes the server Prospective, asking for
+        pre-votes in its epoch; only a majority of them lets it stand for election (docs/quorum.md).
+    init_leader: start as kraft/kip_996's Init does: server 1 leads epoch 1, the others follow it.
     property_set: which properties the model builds: all, default, or comma-separated names
         (isrcheck properties quorum lists them); a run checks the default ones unless --invariant names others.
     """
     config = QuorumConfig(voters=voters, values=values, max_elections=max_elections, max_restarts=max_crashes,
-                          restart=restart)
+                          restart=restart, pre_vote=pre_vote, init_leader=init_leader)
     return QuorumModel(config, property_set)

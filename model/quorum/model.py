@@ -18,7 +18,7 @@ from typing import Any
 from isrcheck.explorer.contract import Property
 from isrcheck.properties import quorum as quorum_properties
 
-from . import fields
+from . import fields, prevote
 from .config import QuorumConfig
 from .fields import (
     ACKED_FIELD,
@@ -60,7 +60,7 @@ class QuorumModel:
         self.config = config
         self.property_set = property_set
         self.layout = Layout(config.voters)
-        self._steps = QuorumSteps(config, self.layout)
+        self._steps = (prevote.PreVoteSteps if config.pre_vote else QuorumSteps)(config, self.layout)
         self.successors = self._steps.successors
         self.tables = QuorumTables(config, self.layout, fields)
         self._properties = tuple(quorum_properties.build(self.tables, property_set))
@@ -69,7 +69,8 @@ class QuorumModel:
     def __repr__(self) -> str:
         c = self.config
         return (f"QuorumModel(voters={c.voters}, values={c.values}, max_elections={c.max_elections}, "
-                f"max_restarts={c.max_restarts}" + ("" if c.restart == "spec" else f", restart={c.restart}") + ")")
+                f"max_restarts={c.max_restarts}" + ("" if c.restart == "spec" else f", restart={c.restart}")
+                + (", pre_vote=True" if c.pre_vote else "") + (", init_leader=True" if c.init_leader else "") + ")")
 
     def __reduce__(self):
         return (QuorumModel, (self.config, self.property_set))
@@ -78,6 +79,8 @@ class QuorumModel:
 
     def init_states(self) -> Sequence[tuple]:
         lay = self.layout
+        if self.config.pre_vote or self.config.init_leader:  # kip_996's Init, pre-vote's fetched set
+            return [prevote.initial_state(lay, self.config.values, self.config.pre_vote, self.config.init_leader)]
         block = (1, UNATTACHED, NIL, NIL, (), (), 0, 0, (0,) * lay.n)
         assert len(block) == len(SERVER_FIELDS)
         return [block * lay.n + ((), (UNWRITTEN,) * self.config.values, 0, 0)]
@@ -98,12 +101,15 @@ class QuorumModel:
         return self._symmetry.canonical(state)
 
     def fairness(self) -> dict[str, str]:
-        """The spec's ``LivenessSpec``: ``WF_vars(Next)``, weak fairness of the whole next-state relation."""
-        return {"Next": "weak"}
+        """The spec's ``LivenessSpec``: ``WF_vars(Next)``, weak fairness of the whole next-state relation;
+        with ``--pre-vote``, kip_996's ``Fairness``: each step of each server weakly fair but Restart and
+        ClientRequest."""
+        return prevote.families(self.layout.n) if self.config.pre_vote else {"Next": "weak"}
 
     def action_family(self, action: Any) -> str:
-        """Every step is a disjunct of one fair action, ``Next`` (the spec's ``NoStuttering``)."""
-        return "Next"
+        """Every step is a disjunct of one fair action, ``Next`` (the spec's ``NoStuttering``); with
+        ``--pre-vote``, the step, its server and its peer (kip_996's ``WF_vars(HandleVoteRequest(s, peer))``)."""
+        return prevote.family(action) if self.config.pre_vote else "Next"
 
     # -- what users read --------------------------------------------------------------------------------
 
@@ -117,6 +123,8 @@ class QuorumModel:
                 view[f"{f.view}.{i + 1}"] = f.show(t, s, o + k)
         for k, f in enumerate(GLOBAL_FIELDS):
             view[f.view] = f.show(t, s, lay.g + k)
+        if self.config.pre_vote:
+            view["fetched"] = lay.ids(s[lay.length])
         return view
 
     def swimlanes(self) -> list[str]:
@@ -131,7 +139,10 @@ class QuorumModel:
 
     def field_docs(self) -> dict[str, str]:
         """One line per view key saying what it means (``isrcheck.model.quorum.fields``)."""
-        return dict(fields.FIELD_DOCS)
+        docs = dict(fields.FIELD_DOCS)
+        if self.config.pre_vote:
+            docs["fetched"] = prevote.FETCHED_DOC
+        return docs
 
     def signals(self, s: tuple) -> dict[str, Any]:
         """What an operator sees: the leader and its epoch, the high watermark, the states, messages in flight."""
