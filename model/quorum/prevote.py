@@ -73,10 +73,10 @@ FETCHED_DOC = ("(pre-vote) the servers that have fetched from their leader succe
                "state, epoch or leader: such a Follower refuses pre-votes (KIP-996)")
 # kip_996's Fairness: weak fairness of every step but the environment's (Restart, ClientRequest).
 UNFAIR = ("Restart", "ClientRequest")
-STEP_NAMES = ("Restart", "VoterFetchTimeout", "VoterElectionTimeout", "HandleRequestVoteRequest",
-              "HandleRequestVoteResponse", "ConcludePreVote", "BecomeLeader", "ClientRequest", "RejectFetchRequest",
-              "DivergingFetchRequest", "AcceptFetchRequest", "HandleBeginQuorumRequest", "SendFetchRequest",
-              "HandleSuccessFetchResponse", "HandleDivergingFetchResponse", "HandleErrorFetchResponse")
+SERVER_STEPS = ("VoterFetchTimeout", "VoterElectionTimeout", "ConcludePreVote", "BecomeLeader")
+PEER_STEPS = ("HandleRequestVoteRequest", "HandleRequestVoteResponse", "RejectFetchRequest", "DivergingFetchRequest",
+              "AcceptFetchRequest", "HandleBeginQuorumRequest", "SendFetchRequest", "HandleSuccessFetchResponse",
+              "HandleDivergingFetchResponse", "HandleErrorFetchResponse")
 
 
 def initial_state(layout: Layout, values: int, pre_vote: bool, init_leader: bool) -> tuple:
@@ -97,15 +97,9 @@ def initial_state(layout: Layout, values: int, pre_vote: bool, init_leader: bool
 def families(n: int) -> dict[str, str]:
     """kip_996's ``Fairness``: each step of each server (and peer, for a message) weakly fair,
     but the environment's."""
-    table = {}
-    for name in STEP_NAMES:
-        if name in UNFAIR:
-            continue
-        for i in range(1, n + 1):
-            table[f"{name} {i}"] = "weak"
-            for j in range(1, n + 1):
-                if j != i:
-                    table[f"{name} {i}<-{j}"] = "weak"
+    servers = range(1, n + 1)
+    table = {f"{name} {i}": "weak" for name in SERVER_STEPS for i in servers}
+    table.update({f"{name} {i}<-{j}": "weak" for name in PEER_STEPS for i in servers for j in servers if j != i})
     return table
 
 
