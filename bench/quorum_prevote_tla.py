@@ -166,9 +166,11 @@ LeaderNotDisrupted == [][NotDisrupted(TRUE)]_vars
 MajorityLeaderNotDisrupted == [][NotDisrupted(FALSE)]_vars
 '''
 
-# name: (servers, MaxElections, PreVote, InitLeader, what the run checks instead of the cfg's invariants)
+# name: (servers, MaxElections, PreVote, InitLeader, what the run checks instead of the cfg's invariants,
+# whether the cfg keeps its SYMMETRY)
 RUNS = {
     "PV-base": (3, 1, "TRUE", "FALSE", None),
+    "PV-base-sym": (3, 1, "TRUE", "FALSE", None, True),
     "PV-init": (3, 1, "TRUE", "TRUE", "PROPERTY LeaderNotDisrupted\nPROPERTY MajorityLeaderNotDisrupted\n"
                 "INVARIANT NoIllegalState NoLogDivergence NeverTwoLeadersInSameEpoch LeaderHasAllAckedValues"),
     "PV-two": (2, 2, "TRUE", "FALSE", None),
@@ -235,7 +237,8 @@ def reduce_spec(text: str) -> str:
     return out[:last] + "\n" + PROPERTIES + out[last:]
 
 
-def config(base: str, servers: int, elections: int, pre_vote: str, init_leader: str, checks: str | None) -> str:
+def config(base: str, servers: int, elections: int, pre_vote: str, init_leader: str, checks: str | None,
+           symmetry: bool = False) -> str:
     names = ", ".join(f"n{i}" for i in range(1, servers + 1))
     cfg = re.sub(r"Server = \{[^}]*\}", "Server = {" + names + "}", base)
     cfg = re.sub(r"MaxElections = \d+", f"MaxElections = {elections}", cfg)
@@ -243,7 +246,9 @@ def config(base: str, servers: int, elections: int, pre_vote: str, init_leader: 
     cfg = cfg.replace("    Voted = Voted", "    Voted = Voted\n    Prospective = Prospective\n"
                       "    PreVoteRequest = PreVoteRequest\n    PreVoteResponse = PreVoteResponse\n"
                       f"    PreVote = {pre_vote}\n    InitLeader = {init_leader}")
-    cfg = cfg.replace("VIEW view\n", "").replace("SYMMETRY symmServers\n", "")
+    cfg = cfg.replace("VIEW view\n", "")
+    if not symmetry:
+        cfg = cfg.replace("SYMMETRY symmServers\n", "")
     if checks:
         cfg = cfg[:cfg.index("INVARIANT")] + checks + "\n"
     return cfg
