@@ -162,12 +162,18 @@ NotDisrupted(everyone) ==
          /\ IF everyone THEN Cardinality(Followers(l)) = Cardinality(Server) - 1
                         ELSE (Cardinality(Followers(l)) + 1) * 2 > Cardinality(Server))
         => \A j \in Server : currentEpoch'[j] <= currentEpoch[l]
+\* kip_996's EventuallyLeaderElected, with the bounds' excuse (isrcheck's, as ValuesNotStuck's)
+FunctionalLeaderExists ==
+    \E l \in Server : state[l] = Leader /\ Cardinality({j \in Server : leader[j] = l}) * 2 > Cardinality(Server)
+EventuallyLeaderElected ==
+    ~FunctionalLeaderExists ~> (\/ FunctionalLeaderExists
+                                \/ electionCtr = MaxElections /\ ~\E l \in Server : state[l] = Leader)
 LeaderNotDisrupted == [][NotDisrupted(TRUE)]_vars
 MajorityLeaderNotDisrupted == [][NotDisrupted(FALSE)]_vars
 '''
 
 # name: (servers, MaxElections, PreVote, InitLeader, what the run checks instead of the cfg's invariants,
-# whether the cfg keeps its SYMMETRY)
+# whether the cfg keeps its SYMMETRY, whether it runs KRaft.tla's LivenessSpec (WF_vars(Next)))
 RUNS = {
     "PV-base": (3, 1, "TRUE", "FALSE", None),
     "PV-base-sym": (3, 1, "TRUE", "FALSE", None, True),
@@ -176,6 +182,7 @@ RUNS = {
     "PV-two": (2, 2, "TRUE", "FALSE", None),
     "PV-timeout": (3, 1, "FALSE", "TRUE", "PROPERTY LeaderNotDisrupted"),
     "PV-race": (3, 2, "TRUE", "TRUE", "PROPERTY MajorityLeaderNotDisrupted"),
+    "PV-ele": (3, 1, "FALSE", "FALSE", "PROPERTY EventuallyLeaderElected", False, True),
 }
 
 
@@ -238,7 +245,7 @@ def reduce_spec(text: str) -> str:
 
 
 def config(base: str, servers: int, elections: int, pre_vote: str, init_leader: str, checks: str | None,
-           symmetry: bool = False) -> str:
+           symmetry: bool = False, liveness: bool = False) -> str:
     names = ", ".join(f"n{i}" for i in range(1, servers + 1))
     cfg = re.sub(r"Server = \{[^}]*\}", "Server = {" + names + "}", base)
     cfg = re.sub(r"MaxElections = \d+", f"MaxElections = {elections}", cfg)
@@ -251,6 +258,8 @@ def config(base: str, servers: int, elections: int, pre_vote: str, init_leader: 
         cfg = cfg.replace("SYMMETRY symmServers\n", "")
     if checks:
         cfg = cfg[:cfg.index("INVARIANT")] + checks + "\n"
+    if liveness:
+        cfg = cfg.replace("INIT Init\nNEXT Next\n", "SPECIFICATION LivenessSpec\n")
     return cfg
 
 

@@ -131,6 +131,10 @@ def test_eventually_leader_elected_holds_without_pre_vote():
     # KRaft.tla's LivenessSpec (WF of Next); the pre-vote form is the scenario Q-prevote-leader-elected.
     result = isrcheck.check(quorum(voters=2, max_elections=2), properties=["EventuallyLeaderElected"], workers=1)
     assert result.complete and result.ok and result.distinct_states == 1_230
+    # Without fairness the first state may stutter for ever, leaderless: the property can fail.
+    unfair = isrcheck.check(quorum(voters=2, max_elections=2), properties=["EventuallyLeaderElected"],
+                            fairness={}, workers=1)
+    assert [v.property for v in unfair.violations] == ["EventuallyLeaderElected"]
 
 
 def test_pre_vote_fairness_is_kip_996s():
