@@ -36,6 +36,13 @@ the reconfigurations' entries (ids 2 and up), so every appended voter-set entry 
 CommittedEntriesReachMajority counts over the leader's voter set. The other properties read as
 before: servers outside the voter set are servers like any other (AckedValueNotLost: on some
 server's log, as in KRaft.tla; kip_853 asks for a voter's).
+KIP-996's pitfall as safety (opt-in transition properties; docs/quorum.md, "Pre-vote (KIP-996)"):
+LeaderNotDisrupted, no step takes a server past the epoch of a leader that every other server
+follows in that epoch (a server whose fetches time out must not depose a leader the rest of the
+quorum follows); MajorityLeaderNotDisrupted, the same for a leader that only a majority follows.
+EventuallyLeaderElected (kafka-tlaplus ``kraft/kip_996``, opt-in liveness): a state without a
+functional leader (a Leader that a majority, itself counted, names as leader) leads to one, with
+ValuesNotStuck's excuse for the bounds: the last election allowed was used and no server leads.
 
 Like the rest of ``properties/``, this module never imports ``model``: everything it reads comes
 through the tables the model hands it (``config``, ``layout``, ``fields``).
@@ -49,9 +56,9 @@ from isrcheck.explorer.contract import Property
 
 ALWAYS = ("NoIllegalState", "NoLogDivergence", "NeverTwoLeadersInSameEpoch", "LeaderHasAllAckedValues",
           "AckedValueNotLost")
-OPT_IN = ("CommittedEntriesReachMajority",)
+OPT_IN = ("CommittedEntriesReachMajority", "LeaderNotDisrupted", "MajorityLeaderNotDisrupted")
 SOMETIMES = ("LeaderElected", "ValueAcknowledged")
-LIVENESS = ("ValuesNotStuck",)
+LIVENESS = ("ValuesNotStuck", "EventuallyLeaderElected")
 NAMES = ALWAYS + OPT_IN + SOMETIMES + LIVENESS
 # Only with --max-reconfigs (KIP-853): a configuration without it refuses them, naming the option.
 RECONFIG = ("StatesMatchRoles", "ReconfigurationCommitted", "ReconfigurationNotStuck")
@@ -226,6 +233,40 @@ def _builders(t: Any) -> dict[str, Any]:
             if ok:
                 return True
         return False
+    majority = n // 2 + 1
+
+    def stable_leaders(s, everyone: bool) -> list[tuple[int, int]]:
+        """(leader, epoch) of each Leader followed in its epoch by every other server, or by a majority."""
+        out = []
+        for i in servers:
+            o = base[i]
+            if s[o + STATE] != LEADER:
+                continue
+            e = s[o + EPOCH]
+            follow = sum(1 for j in servers if j != i and s[base[j] + STATE] == f.FOLLOWER
+                         and s[base[j] + LEADER_ID] == i and s[base[j] + EPOCH] == e)
+            if follow == n - 1 or (not everyone and follow + 1 >= majority):
+                out.append((i, e))
+        return out
+
+    def disrupted(everyone: bool):
+        def fails(s, action, t) -> str:
+            for i, e in stable_leaders(s, everyone):
+                past = [j + 1 for j in servers if t[base[j] + EPOCH] > e]
+                if past:
+                    who = "every other server" if everyone else "a majority"
+                    return (f"leader {i + 1} of epoch {e}, followed by {who}, is disrupted: server "
+                            f"{', '.join(map(str, past))} moved past epoch {e}")
+            return ""
+        return fails
+
+    def functional_leader(s) -> bool:
+        """kip_996's FunctionalLeaderExists: a Leader that a majority (itself counted) names as leader."""
+        return any(s[base[i] + STATE] == LEADER and sum(1 for j in servers if s[base[j] + LEADER_ID] == i) >= majority
+                   for i in servers)
+
+    def leader_or_out_of_elections(s) -> bool:
+        return functional_leader(s) or (s[g + ELECTIONS] == max_elections and not leader_elected(s))
 
     def always(name, fails, doc, default=True):
         return lambda: Property.always(name, lambda s: not fails(s), doc, describe=fails, default=default)
@@ -244,6 +285,18 @@ def _builders(t: Any) -> dict[str, Any]:
         "CommittedEntriesReachMajority": always(
             "CommittedEntriesReachMajority", not_on_majority,
             "a leader's entry at its high watermark is on a majority (opt-in)", default=False),
+        "LeaderNotDisrupted": lambda: Property.transition(
+            "LeaderNotDisrupted", lambda s, a, t: not disrupted(True)(s, a, t),
+            "no step takes a server past the epoch of a leader every other server follows (KIP-996; opt-in)",
+            describe=disrupted(True), default=False),
+        "MajorityLeaderNotDisrupted": lambda: Property.transition(
+            "MajorityLeaderNotDisrupted", lambda s, a, t: not disrupted(False)(s, a, t),
+            "no step takes a server past the epoch of a leader a majority follows (KIP-996; opt-in)",
+            describe=disrupted(False), default=False),
+        "EventuallyLeaderElected": lambda: Property.leads_to(
+            "EventuallyLeaderElected", lambda s: not functional_leader(s), leader_or_out_of_elections,
+            "no functional leader leads to one (unless elections ran out leaderless; kraft/kip_996, opt-in)",
+            default=False),
         "LeaderElected": lambda: Property.sometimes("LeaderElected", leader_elected, "some server becomes leader"),
         "ValueAcknowledged": lambda: Property.sometimes("ValueAcknowledged", value_acked,
                                                         "some value is committed and acknowledged"),

@@ -15,7 +15,9 @@ fetch-based failure detection (a follower whose fetch is answered with an error 
 or who times out, moves on or stands for election); restarts that keep epoch, vote and log,
 bounded by ``--max-crashes``, into the spec's leaderless Follower or (``--restart persisted``, not
 in the spec) into the election state the server had persisted; the network as the spec's bag of
-messages, each delivered at most as often as sent, in any order.
+messages, each delivered at most as often as sent, in any order. With ``--pre-vote``, KIP-996's
+pre-vote after kafka-tlaplus ``kraft/kip_996`` (``isrcheck.model.quorum.prevote``): a timeout makes
+the server Prospective in its epoch, and only a majority of pre-votes lets it stand for election.
 
 What is abstracted away (the spec's own choices, kept so that the counts compare with TLC's):
 BeginQuorumResponse handling, EndQuorum and snapshots (not needed for safety, as the spec says);

@@ -29,6 +29,8 @@ def make_model(
     max_reconfigs: int = 0,
     joining: int = 0,
     reconfig_rule: ReconfigRule = "spec",
+    pre_vote: bool = False,
+    init_leader: bool = False,
     property_set: str = "all",
 ) -> QuorumModel:
     """The metadata quorum: KRaft's pull-based Raft (KIP-595), after KRaft.tla (docs/quorum.md).
@@ -45,9 +47,13 @@ def make_model(
     joining: servers that start outside the voter set, fetching as observers (with --max-reconfigs).
     reconfig_rule: spec (one voter at a time, after an entry of the leader's epoch is committed), two-at-once,
         before-epoch-commit or ignore-non-voters (pitfalls the specs warn against; docs/quorum.md).
+    pre_vote: KIP-996 (kafka-tlaplus kraft/kip_996): a timeout makes the server Prospective, asking for
+        pre-votes in its epoch; only a majority of them lets it stand for election (docs/quorum.md).
+    init_leader: start as kraft/kip_996's Init does: server 1 leads epoch 1, the others follow it.
     property_set: which properties the model builds: all, default, or comma-separated names
         (isrcheck properties quorum lists them); a run checks the default ones unless --invariant names others.
     """
     config = QuorumConfig(voters=voters, values=values, max_elections=max_elections, max_restarts=max_crashes,
-                          restart=restart, joining=joining, max_reconfigs=max_reconfigs, reconfig_rule=reconfig_rule)
+                          restart=restart, joining=joining, max_reconfigs=max_reconfigs, reconfig_rule=reconfig_rule,
+                          pre_vote=pre_vote, init_leader=init_leader)
     return QuorumModel(config, property_set)

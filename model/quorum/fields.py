@@ -25,7 +25,8 @@ from .messages import NIL, describe, entry_name
 
 # The spec's server states, and IllegalState (a transition the spec declares impossible).
 FOLLOWER, CANDIDATE, LEADER, UNATTACHED, VOTED, ILLEGAL = range(6)
-STATE_NAMES = ("Follower", "Candidate", "Leader", "Unattached", "Voted", "IllegalState")
+STATE_NAMES = ("Follower", "Candidate", "Leader", "Unattached", "Voted", "IllegalState", "Prospective")
+PROSPECTIVE = 6  # KIP-996's pre-vote state (--pre-vote only; isrcheck.model.quorum.prevote)
 # acked[v]: the spec's Nil (never written), FALSE (written, not committed), TRUE (committed, acknowledged).
 UNWRITTEN, PENDING, ACKED = 0, 1, 2
 ACKED_NAMES = (None, False, True)
@@ -60,8 +61,8 @@ SERVER_FIELDS = (
     Field("epoch", "currentEpoch", 1, show=_plain,
           doc="the server's epoch (the Raft term): bumped by its own election, raised by any message of a later one"),
     Field("state", "state", "Unattached", show=lambda t, s, i: STATE_NAMES[s[i]],
-          doc="the server's state: Unattached, Voted, Candidate, Leader, Follower; IllegalState when a "
-              "transition the spec declares impossible happened"),
+          doc="the server's state: Unattached, Voted, Candidate, Leader, Follower (Prospective: asking for "
+              "pre-votes, --pre-vote); IllegalState when a transition the spec declares impossible happened"),
     Field("voted_for", "votedFor", "Nil", show=_server,
           doc="the candidate the server voted for (the spec keeps it across epochs); - : none"),
     Field("leader", "leader", "Nil", show=_server,

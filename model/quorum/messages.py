@@ -14,6 +14,10 @@ are -1 or empty, so that two responses are equal exactly when the spec's records
 - FetchResponse       ``(FR, epoch, leader, result, error, entries, hwm, divergingEpoch,
   divergingEndOffset, source, dest, correlation)``, the correlation being the request it answers.
 
+KIP-996's pre-votes (``--pre-vote``, ``isrcheck.model.quorum.prevote``) are kraft/kip_996's
+RequestVote records with ``pre_vote`` TRUE: the same tuples with one more item, ``PRE_VOTE``, at
+the end (a standard vote keeps its tuple, so runs without pre-vote store exactly the same states).
+
 The bag is a sorted tuple of ``(message, count)``. The spec never forgets a message: a delivered one
 stays with count 0, which is how it sends vote and BeginQuorum requests only once and never repeats
 an identical fetch response (``Send``, ``SendMultipleOnce``, ``Reply``). The functions here return
@@ -37,6 +41,13 @@ RESULT_NAMES = ("Ok", "NotOk", "Diverging")
 SOURCE = (4, 5, 2, 3, 4, 9)
 DEST = (5, 6, 3, 4, 5, 10)
 VALUES = "ABCDEFGH"
+PRE_VOTE = 1  # the trailing item of a pre-vote request or response
+VOTE_LENGTH = {RVQ: 6, RVR: 7}  # a standard vote's length; a pre-vote has one item more
+
+
+def is_pre_vote(m: tuple) -> bool:
+    """A RequestVote request or response with kip_996's ``pre_vote`` TRUE."""
+    return m[0] in VOTE_LENGTH and len(m) > VOTE_LENGTH[m[0]]
 
 
 def config_value(mask: int) -> int:
@@ -74,7 +85,7 @@ def describe(m: tuple) -> str:
     """The message as one line: its type, its route and the fields that matter."""
     kind = m[0]
     route = f"{_who(source(m))}->{_who(dest(m))}"
-    head = f"{TYPE_NAMES[kind]} {route} epoch {m[1]}"
+    head = f"{TYPE_NAMES[kind]}{' (pre-vote)' if is_pre_vote(m) else ''} {route} epoch {m[1]}"
     if kind == RVQ:
         return f"{head} lastLog (offset {m[3]}, epoch {m[2]})"
     if kind == RVR:

@@ -20,7 +20,7 @@ from typing import Any
 from isrcheck.explorer.contract import Property
 from isrcheck.properties import quorum as quorum_properties
 
-from . import fields
+from . import fields, prevote
 from .config import QuorumConfig
 from .fields import (
     ACKED_FIELD,
@@ -63,7 +63,7 @@ class QuorumModel:
         self.config = config
         self.property_set = property_set
         self.layout = Layout(config.servers, config.reconfig)
-        self._steps = QuorumSteps(config, self.layout)
+        self._steps = (prevote.PreVoteSteps if config.pre_vote else QuorumSteps)(config, self.layout)
         self.successors = self._steps.successors
         self.tables = QuorumTables(config, self.layout, fields)
         self._properties = tuple(quorum_properties.build(self.tables, property_set))
@@ -83,7 +83,8 @@ class QuorumModel:
         return (f"QuorumModel(voters={c.voters}, values={c.values}, max_elections={c.max_elections}, "
                 f"max_restarts={c.max_restarts}" + ("" if c.restart == "spec" else f", restart={c.restart}")
                 + (f", max_reconfigs={c.max_reconfigs}, joining={c.joining}, reconfig_rule={c.reconfig_rule}"
-                   if c.reconfig else "") + ")")
+                   if c.reconfig else "")
+                + (", pre_vote=True" if c.pre_vote else "") + (", init_leader=True" if c.init_leader else "") + ")")
 
     def __reduce__(self):
         return (QuorumModel, (self.config, self.property_set))
@@ -94,6 +95,8 @@ class QuorumModel:
         lay = self.layout
         if self._steps.rc is not None:
             return [self._steps.rc.init_state(self.config.values)]
+        if self.config.pre_vote or self.config.init_leader:  # kip_996's Init, pre-vote's fetched set
+            return [prevote.initial_state(lay, self.config.values, self.config.pre_vote, self.config.init_leader)]
         block = (1, UNATTACHED, NIL, NIL, (), (), 0, 0, (0,) * lay.n)
         assert len(block) == len(SERVER_FIELDS)
         return [block * lay.n + ((), (UNWRITTEN,) * self.config.values, 0, 0)]
@@ -114,12 +117,15 @@ class QuorumModel:
         return self._symmetry.canonical(state)
 
     def fairness(self) -> dict[str, str]:
-        """The spec's ``LivenessSpec``: ``WF_vars(Next)``, weak fairness of the whole next-state relation."""
-        return {"Next": "weak"}
+        """The spec's ``LivenessSpec``: ``WF_vars(Next)``, weak fairness of the whole next-state relation;
+        with ``--pre-vote``, kip_996's ``Fairness``: each step of each server weakly fair but Restart and
+        ClientRequest."""
+        return prevote.families(self.layout.n) if self.config.pre_vote else {"Next": "weak"}
 
     def action_family(self, action: Any) -> str:
-        """Every step is a disjunct of one fair action, ``Next`` (the spec's ``NoStuttering``)."""
-        return "Next"
+        """Every step is a disjunct of one fair action, ``Next`` (the spec's ``NoStuttering``); with
+        ``--pre-vote``, the step, its server and its peer (kip_996's ``WF_vars(HandleVoteRequest(s, peer))``)."""
+        return prevote.family(action) if self.config.pre_vote else "Next"
 
     def property_hint(self, name: str) -> str | None:
         """Why this configuration lacks a property the quorum has: the reconfiguration's need
@@ -148,6 +154,8 @@ class QuorumModel:
                 view[f"role.{i + 1}"] = "Voter" if mask >> i & 1 else "Observer"
             for k, f in enumerate(fields.RECONFIG_GLOBAL_FIELDS):
                 view[f.view] = f.show(t, s, lay.reconfigs + k)
+        if self.config.pre_vote:
+            view["fetched"] = lay.ids(s[lay.length])
         return view
 
     def swimlanes(self) -> list[str]:
@@ -165,6 +173,8 @@ class QuorumModel:
         docs = dict(fields.FIELD_DOCS)
         if self.layout.reconfigs is not None:
             docs.update(fields.RECONFIG_FIELD_DOCS)
+        if self.config.pre_vote:
+            docs["fetched"] = prevote.FETCHED_DOC
         return docs
 
     def signals(self, s: tuple) -> dict[str, Any]:

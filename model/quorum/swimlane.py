@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .messages import TYPE_NAMES, describe
+from .messages import TYPE_NAMES, describe, is_pre_vote
 
 SHORT = {"RequestVoteRequest": "vote?", "RequestVoteResponse": "vote", "BeginQuorumRequest": "BeginQuorum",
          "BeginQuorumResponse": "BeginQuorum ack", "FetchRequest": "Fetch", "FetchResponse": "FetchResponse"}
@@ -30,7 +30,8 @@ def event(action: Any, before_bag: tuple, after_bag: tuple) -> dict[str, Any]:
     return {
         "lane": f"server {action.server}",
         "label": action.name,
-        "send": [{"id": describe(m), "label": f"{SHORT[TYPE_NAMES[m[0]]]} e{m[1]}"} for m in sent],
+        "send": [{"id": describe(m), "label": f"{'pre-' * is_pre_vote(m)}{SHORT[TYPE_NAMES[m[0]]]} e{m[1]}"}
+                 for m in sent],
         "receive": [describe(m) for m in received],
         "arrows": [],
     }

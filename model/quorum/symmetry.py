@@ -5,7 +5,8 @@ Sound because nothing in the spec tells servers apart: every action is quantifie
 alike, quorums are majorities by count, and no property names a server. Relabelling moves each
 server's block to its new place and renames every server id inside it (vote, leader, the votes
 granted, the end offsets by peer) and inside every message (source, destination, the leader a
-response names, the fetch request a response answers), then sorts the bag again. Values are not
+response names, the fetch request a response answers), then sorts the bag again; fields past the
+table's (``--pre-vote``'s ``fetched``) are server sets and are relabelled as such. Values are not
 permuted (the spec's configuration does not either).
 
 With ``--max-reconfigs`` the servers are not all alike: server 1 leads the initial state and the
@@ -52,10 +53,10 @@ def relabel_entries(p: tuple[int, ...], entries: tuple) -> tuple:
 def relabel_message(p: tuple[int, ...], m: tuple) -> tuple:
     """The message with every server id ``i`` renamed ``p[i]`` (and the voter sets it carries)."""
     kind = m[0]
-    if kind == msg.RVQ:
-        return m[:4] + (p[m[4]], p[m[5]])
+    if kind == msg.RVQ:  # m[6:]: a pre-vote's flag
+        return m[:4] + (p[m[4]], p[m[5]]) + m[6:]
     if kind == msg.RVR:
-        return (kind, m[1], _who(p, m[2])) + m[3:5] + (p[m[5]], p[m[6]])
+        return (kind, m[1], _who(p, m[2])) + m[3:5] + (p[m[5]], p[m[6]]) + m[7:]
     if kind == msg.BQQ:
         return (kind, m[1], p[m[2]], p[m[3]])
     if kind == msg.BQR:
@@ -101,6 +102,8 @@ class ServerSymmetry:
             out[q:q + BLOCK] = block
         out[lay.g:] = s[lay.g:]
         out[lay.g + MESSAGES] = tuple(sorted((relabel_message(p, m), c) for m, c in s[lay.g + MESSAGES]))
+        for k in range(lay.length, len(s)):  # fields after the table's are server sets (pre-vote's fetched)
+            out[k] = sum(1 << p[b] for b in lay.members[s[k]])
         return tuple(out)
 
     def canonical(self, s: tuple) -> tuple:

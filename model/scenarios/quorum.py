@@ -6,6 +6,10 @@ with 3 servers, one value and one election (MaxElections 1), with and without on
 
 Trace lengths count states, the initial one included (TLC's depth): Q-restart-follower is 7 here as in TLC.
 The Q-reconfig- entries are KIP-853's dynamic voters (KRaftWithReconfig.tla, kafka-tlaplus ``kraft/kip_853``).
+
+The pre-vote entries (KIP-996, ``--pre-vote``; docs/quorum.md, "Pre-vote (KIP-996)") start from
+kafka-tlaplus ``kraft/kip_996``'s Init, a leader already elected (``--init-leader``), and are
+anchored on TLC runs of KRaft.tla with kip_996's pre-vote steps added (the reduction the docs describe).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ ANCHOR = {"voters": 3, "values": 1, "max_elections": 1}
 # InitClusterSize 2), one reconfiguration, no value and no election: the bounds a complete run affords.
 RECONFIG_JOIN = {"voters": 2, "joining": 1, "values": 0, "max_elections": 0, "max_reconfigs": 1}
 SAFETY = ("NoLogDivergence", "NeverTwoLeadersInSameEpoch", "LeaderHasAllAckedValues", "AckedValueNotLost")
+PRE_VOTE_ANCHOR = {**ANCHOR, "init_leader": True}
 
 
 def scenarios() -> list[Scenario]:
@@ -191,6 +196,67 @@ def scenarios() -> list[Scenario]:
                 "epoch 2 without A: two majorities with no server in common decided, and the newest leader "
                 "lacks an acknowledged value. The spec's rule (one voter at a time) keeps every invariant at "
                 "these bounds as far as the search was run (docs/quorum.md)."
+            ),
+        ),
+        Scenario(
+            id="Q-disruptive-timeout",
+            title="without pre-vote, a server whose fetches time out bumps the epoch past a leader everyone follows",
+            model="quorum",
+            options=dict(PRE_VOTE_ANCHOR),
+            properties=("LeaderNotDisrupted",),
+            expect="violated",
+            trace_length=2,
+            story=(
+                "KIP-996's pitfall in its shortest form. Server 1 leads epoch 1 and servers 2 and 3 follow it "
+                "(kip_996's Init). Server 2's fetches time out (a lost fetch, a partition from the leader only): "
+                "KRaft.tla's RequestVote makes it a Candidate of epoch 2 at once, and its vote requests will "
+                "take server 3 and the leader, which both work, out of epoch 1. TLC finds the same 2-state "
+                "trace on KRaft.tla with kip_996's Init."
+            ),
+        ),
+        Scenario(
+            id="Q-prevote-not-disrupted",
+            title="with pre-vote, no timeout takes a server past the epoch of a leader the others follow",
+            model="quorum",
+            options={**PRE_VOTE_ANCHOR, "pre_vote": True},
+            properties=("NoIllegalState", *SAFETY, "LeaderNotDisrupted", "MajorityLeaderNotDisrupted"),
+            expect="holds",
+            story=(
+                "Q-disruptive-timeout's fixed form, at its bounds: the server whose fetches time out becomes "
+                "Prospective in its epoch and asks for pre-votes; the leader and a follower that fetches "
+                "refuse, so it goes back to following. One timeout never disrupts a leader that every other "
+                "server, or a majority, follows, and every invariant holds: 13,864 states, depth 30, as TLC "
+                "on KRaft.tla with kip_996's pre-vote steps."
+            ),
+        ),
+        Scenario(
+            id="Q-prevote-two-timeouts",
+            title="with pre-vote, two servers that time out together still depose a leader a majority follows again",
+            model="quorum",
+            options={**PRE_VOTE_ANCHOR, "pre_vote": True, "max_elections": 2},
+            properties=("MajorityLeaderNotDisrupted",),
+            expect="violated",
+            trace_length=11,
+            story=(
+                "What pre-vote does not prevent. Servers 2 and 3 both time out and ask for pre-votes; server 2, "
+                "Prospective, grants 3's (it has no leader it fetches from either). Server 2 fails to get a "
+                "majority and goes back to following leader 1, which a majority follows again; then server 3 "
+                "counts 2's earlier grant and stands for election in epoch 2. A grant is judged when it is "
+                "given, as kip_996's GrantPreVote does. TLC finds the same 11-state trace."
+            ),
+        ),
+        Scenario(
+            id="Q-prevote-leader-elected",
+            title="with pre-vote, a state without a functional leader always leads to one (EventuallyLeaderElected)",
+            model="quorum",
+            options={**PRE_VOTE_ANCHOR, "pre_vote": True},
+            properties=("EventuallyLeaderElected",),
+            expect="holds",
+            story=(
+                "kip_996's liveness property under its fairness (each step of each server weakly fair but "
+                "Restart and ClientRequest): once a timeout has left the quorum without a leader that a "
+                "majority names, every fair behaviour elects one, unless the last election allowed was spent "
+                "and no server leads (13,864 states)."
             ),
         ),
         Scenario(

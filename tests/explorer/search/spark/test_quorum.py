@@ -32,3 +32,13 @@ def test_quorum_reconfiguration_trace_matches_local(spark):
     local, spark_result = compare(model, properties=["LeaderHasAllAckedValues"], driver_threshold=2500, partitions=2)
     assert len(spark_result.violations[0].trace) == len(local.violations[0].trace) == 9
     assert spark_result.stats["levels_on_spark"] > 0
+
+
+def test_quorum_pre_vote_trace_matches_local(spark):
+    # Pre-vote's states carry the fetched set after the table's fields and pre-vote messages one item
+    # longer: both travel packed. Q-prevote-two-timeouts (11 states, as TLC), its last levels on executors.
+    model = build_model("quorum", {"init_leader": True, "pre_vote": True, "max_elections": 2})
+    local, spark_result = compare(model, properties=["MajorityLeaderNotDisrupted"], driver_threshold=4_000,
+                                  partitions=2)
+    assert spark_result.stats["levels_on_spark"] > 0
+    assert len(spark_result.violations[0].trace) == len(local.violations[0].trace) == 11
