@@ -43,6 +43,14 @@ def _frame(memo: list[str] = []) -> str:  # noqa: B006 (read once per process)
     return memo[0]
 
 
+def _tell_once(memo: list[str] = []) -> None:  # noqa: B006 (once per process)
+    """Say on stderr, once per process, that the compiled kernel was not built and why: without it
+    a run is several times slower, and a user who has a compiler should learn what went wrong."""
+    if _why and not memo:
+        memo.append(_why[-1])
+        print(f"isrcheck: note: {_why[-1]}", file=sys.stderr)
+
+
 def unavailable() -> str:
     """Why the last configuration got no compiled kernel ("" when it got one)."""
     return _why[-1] if _why else ""
@@ -78,6 +86,7 @@ def kernel(t: Any) -> ModuleType | None:
     cc = compiler()
     if cc is None:
         _why.append("no C compiler (set CC, or install gcc): the generated Python function runs")
+        _tell_once()
         return None
     include = sysconfig.get_paths()["include"]
     # The flags setuptools builds the static extensions with (sysconfig CFLAGS), less the debug info.
@@ -96,6 +105,7 @@ def kernel(t: Any) -> ModuleType | None:
         folder = _private_temp_folder()
     path = folder / f"{name}{suffix}"
     if not path.exists() and not _compile(cc + flags, module_source(body, name), path):
+        _tell_once()
         return None
     try:
         loader = importlib.machinery.ExtensionFileLoader(name, str(path))
@@ -104,6 +114,7 @@ def kernel(t: Any) -> ModuleType | None:
         loader.exec_module(module)
     except (ImportError, OSError) as e:  # a damaged cache file: say so, keep Python
         _why.append(f"the compiled kernel {path} could not be loaded ({e}): delete it to rebuild")
+        _tell_once()
         return None
     _loaded[name] = module
     return module

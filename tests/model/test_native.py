@@ -232,3 +232,16 @@ def test_a_damaged_cached_kernel_falls_back_saying_why(monkeypatch: pytest.Monke
     model = make_model(generation="kip320")
     assert type(model.successors).__name__ == "function"
     assert "could not be loaded" in compiled.unavailable() and "delete it to rebuild" in compiled.unavailable()
+
+
+def test_the_command_line_says_once_when_the_kernel_is_not_compiled(tmp_path) -> None:
+    """A user without a compiler is told why the run is slower (once), and the run still works."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "CC": "/nonexistent/cc", "ISRCHECK_KERNEL_CACHE": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-m", "isrcheck", "check", "classic", "--generation", "kip320",
+                           "--workers", "1", "--quiet"], capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.count("isrcheck: note: no C compiler") == 1, done.stderr
