@@ -64,7 +64,8 @@ class KraftSymbolic:
         self.int_bits = None if unbounded else largest.bit_length() + 1
 
     def __repr__(self) -> str:
-        return f"KraftSymbolic({self.config.generation}, brokers={self.n}, {'unbounded' if self.unbounded else 'bounded'})"
+        kind = "unbounded" if self.unbounded else "bounded"
+        return f"KraftSymbolic({self.config.generation}, brokers={self.n}, {kind})"
 
     def variables(self, ops: Any, name: str) -> kv.KraftVars:
         return kv.make_vars(ops, name, self.z)
@@ -88,12 +89,33 @@ class KraftSymbolic:
         return kv.encode(self.explicit, state, self.z)
 
     def type_ok(self, ops: Any, v: kv.KraftVars) -> Any:
-        """What every reachable state has, whatever its size: a metadata log, counters and logs not
-        negative, statuses and roles in range, the write floor a log offset or none."""
-        parts = [v.mlen >= 1, v.true_hw >= 0]
+        """What every reachable state has, whatever its size, so that a counterexample to induction
+        is a state of the explicit model: fields in their ranges (statuses, roles, phases, brokers
+        named), a log of at most ``--max-records`` records (each value is written once) holding
+        values of the configuration at epochs from 0, the same of the consumed records, and
+        metadata records naming brokers or none; epochs not negative."""
+        c, n, nv = self.config, self.n, self.config.values
+        L = self.z.log
+
+        def records(llen: Any, ep: Any, val: Any) -> Any:
+            return ops.forall(0, llen, lambda o: ops.and_(ops.sel(ep, o) >= 0, ops.sel(val, o) >= 0,
+                                                          ops.sel(val, o) < nv), L)
+
+        parts = [v.mlen >= 1, 0 <= v.true_hw, v.true_hw <= nv, records(v.true_hw, v.cep, v.cval),
+                 ops.forall(0, v.mlen, lambda i: ops.and_(ops.sel(v.m_leader, i) >= -1,
+                                                          ops.sel(v.m_leader, i) < n), self.z.records),
+                 0 <= v.unclean, v.unclean <= c.lossy_shutdowns, 0 <= v.clean, v.clean <= c.clean_shutdowns,
+                 0 <= v.fencings, v.fencings <= c.fencings, 0 <= v.shrinks, v.shrinks <= c.leader_shrinks,
+                 v.last_be >= n, ops.forall(0, v.mlen, lambda i: ops.and_(ops.sel(v.m_le, i) >= 1,
+                                                                          ops.sel(v.m_pe, i) >= 1), self.z.records)]
         for x in v.b:
-            parts += [x.llen >= 0, x.hw >= 0, x.md_off >= 0, 0 <= x.status, x.status <= 4, 0 <= x.role,
-                      x.role <= 2, -1 <= x.fetch_from, x.fetch_from < self.n]
+            parts += [0 <= x.llen, x.llen <= nv, records(x.llen, x.lep, x.lval), 0 <= x.hw, x.hw <= x.llen,
+                      0 <= x.md_off, x.md_off <= v.mlen, 0 <= x.status, x.status <= 4, 0 <= x.role, x.role <= 2,
+                      -1 <= x.fetch_from, x.fetch_from < n, -1 <= x.md_leader, x.md_leader < n,
+                      0 <= x.ap_phase, x.ap_phase <= 3, 0 <= x.wfloor, x.wfloor <= self.z.nof,
+                      0 <= x.bepoch, 1 <= x.cbe, 0 <= x.reg_resp, 0 <= x.md_le, 0 <= x.md_pe, -1 <= x.eps]
+            parts += [e >= 0 for e in x.fep + x.ap_ep]
+            parts += [ops.and_(-1 <= leo, leo <= nv) for leo in x.fleo]
         return ops.and_(*parts)
 
     def lemmas(self) -> dict[str, Callable[[Any, kv.KraftVars], Any]]:

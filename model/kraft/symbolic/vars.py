@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from isrcheck.model.kraft.fields import (
+    ACKED,
     ALTER_PARTITION,
     AP_ACCEPTED,
     BROKER_EPOCH,
@@ -57,7 +58,6 @@ from isrcheck.model.kraft.fields import (
     TRUE_HW,
     UNCLEAN_SHUTDOWNS,
     WRITE_FLOOR,
-    ACKED,
 )
 
 
@@ -90,7 +90,15 @@ class BrokerVars:
     reg_resp: Any
 
     def copy(self) -> BrokerVars:
-        return BrokerVars(**{k: (list(x) if isinstance(x, list) else x) for k, x in vars(self).items()})
+        # A step changes a copy; this runs for every step on every state the differential test reads.
+        new = BrokerVars.__new__(BrokerVars)
+        d = new.__dict__ = dict(self.__dict__)
+        for k in _BROKER_LISTS:
+            d[k] = list(d[k])
+        return new
+
+
+_BROKER_LISTS = ("isr", "misr", "fleo", "fep", "ap_isr", "ap_ep")
 
 
 @dataclass
@@ -116,8 +124,15 @@ class KraftVars:
     cval: Any
 
     def copy(self) -> KraftVars:
-        return KraftVars(**{k: ([x.copy() for x in val] if k == "b" else list(val) if isinstance(val, list) else val)
-                            for k, val in vars(self).items()})
+        new = KraftVars.__new__(KraftVars)
+        d = new.__dict__ = dict(self.__dict__)
+        d["b"] = [x.copy() for x in self.b]
+        for k in _GLOBAL_LISTS:
+            d[k] = list(d[k])
+        return new
+
+
+_GLOBAL_LISTS = ("m_isr", "m_elr", "m_lk", "sent", "acked", "nacked")
 
 
 @dataclass(frozen=True)
