@@ -76,8 +76,8 @@ def test_every_reachable_state_of_a_small_configuration(generation):
 
 
 @pytest.mark.parametrize("generation,options,count", [
-    ("kraft-3.5", ANCHOR, 250),  # K11's anchor
-    ("kraft-kip966", ANCHOR, 250),  # K11-fixed's
+    ("kraft-3.5", ANCHOR, 200),  # K11's anchor
+    ("kraft-kip966", ANCHOR, 200),  # K11-fixed's
     ("kraft-3.5", {**ANCHOR, "max_crashes": 0, "stops": "all", "hw_over_maximal_isr": False}, 200),  # K7's
     ("kraft-kip966", {"replicas": 2, "min_insync_replicas": 1, "max_records": 2, "max_fencings": 1,
                       "max_crashes": 1, "stops": "controlled", "max_leader_shrinks": 1}, 200),
@@ -106,7 +106,7 @@ def test_a_mutated_rule_is_caught(monkeypatch):
     model = kraft("kraft-kip966", **ANCHOR)
     sym = make_symbolic(model)
     ops = ConcreteOps()
-    states = random_walk_sample(model, 300, seed=26)
+    states = random_walk_sample(model, 150, seed=26)
     assert mismatches(model, sym, states, lambda s: concrete_successors(sym, s, ops))
 
 
