@@ -96,7 +96,7 @@ def test_z3_all_solutions_sample():
     model = kraft("kraft-kip966", **ANCHOR)
     sym = make_symbolic(model)
     ops = BoundedZ3Ops(width=sym.int_bits)
-    states = random_walk_sample(model, 3, seed=5)
+    states = random_walk_sample(model, 2, seed=5)
     assert mismatches(model, sym, states, lambda s: solver_successors(sym, ops, s)) == []
 
 
@@ -126,6 +126,8 @@ def test_cli_bmc_and_prove(capsys):
     assert "no violation" in capsys.readouterr().out
     assert main(["prove", *common, "--invariant", "MetadataLogMatching", "--quiet"]) == 0
     assert "Proved: MetadataLogMatching" in capsys.readouterr().out
+    assert main(["prove", *common, "--lemma", "Foo"]) == 2  # the family has no built-in lemmas yet
+    assert "no built-in lemma 'Foo'; it has none" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("command,option,words", [
