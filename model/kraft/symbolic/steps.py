@@ -23,7 +23,6 @@ Abstracted away: as in the explicit steps (atomic fetches; see ``isrcheck.model.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from itertools import combinations
 from typing import Any
 
 from isrcheck.explorer.symbolic.contract import SymStep
@@ -43,6 +42,8 @@ from isrcheck.model.kraft.fields import (
     STARTING_REGISTERED,
 )
 
+from .. import rules
+from ..rules import at_least
 from .vars import KraftVars, Sizes
 
 
@@ -55,13 +56,6 @@ def metadata_bound(c: KraftConfig) -> int:
     shutdowns = c.lossy_shutdowns + c.clean_shutdowns
     additions = (c.brokers - c.init_isr_size) + c.fencings + 2 * shutdowns + c.leader_shrinks * (c.brokers - 1)
     return 1 + 2 * c.fencings + 2 * shutdowns + c.leader_shrinks + additions
-
-
-def at_least(o: Any, bits: Sequence[Any], m: int) -> Any:
-    """At least ``m`` of ``bits`` hold (a disjunction of subsets: the broker count is small)."""
-    if m <= 0:
-        return o.true
-    return o.or_(*(o.and_(*c) for c in combinations(bits, m)))
 
 
 def exactly(o: Any, bits: Sequence[Any], m: int) -> Any:
@@ -90,6 +84,7 @@ class KraftSteps:
         self.R = range(self.n)
         self.nv = config.values
         self.min_isr = config.min_isr
+        self.replicas = [True] * self.n  # every broker a replica (reassignment is refused)
 
     # -- the controller (isrcheck.model.kraft.controller) ------------------------------------------
 
@@ -98,11 +93,7 @@ class KraftSteps:
         """``ApplyPartitionChange`` where ``cond`` holds: the next record (partition epoch + 1, the
         last known ELR kept by KIP-966); the guard that the bounded metadata log has room."""
         i = v.mlen
-        if not self.gen.elr:
-            lk = [o.false] * self.n
-        else:
-            low = o.not_(at_least(o, isr, self.min_isr))
-            lk = [o.and_(low, o.or_(cur.lk[j], o.and_(cur.elr[j], o.not_(elr[j])))) for j in self.R]
+        lk = rules.last_known_elr(o, self.gen, self.min_isr, cur.lk, cur.elr, isr, elr, self.replicas)
         w.m_leader = o.store(w.m_leader, i, leader)
         w.m_le = o.store(w.m_le, i, le)
         w.m_pe = o.store(w.m_pe, i, cur.pe + 1)
@@ -115,10 +106,7 @@ class KraftSteps:
 
     def update_elr(self, o: Any, cur: Cur, proposed: list) -> list:
         """KIP-966 ``UpdateElr`` (every broker a replica); 3.5 has no ELR."""
-        if not self.gen.elr:
-            return [o.false] * self.n
-        full = at_least(o, proposed, self.min_isr)
-        return [o.and_(o.not_(full), o.or_(cur.elr[j], o.and_(cur.isr[j], o.not_(proposed[j])))) for j in self.R]
+        return rules.update_elr(o, self.gen, self.min_isr, cur.isr, cur.elr, proposed, self.replicas)
 
     def on_broker_change(self, o: Any, v: KraftVars, w: KraftVars, new_isr: list, new_elr: list, unfenced: list,
                          active: Any = True) -> Any:
@@ -128,13 +116,9 @@ class KraftSteps:
         cur = Cur(o, v)
         c = o.choose(-1, self.n, "elected")
         leader, R = cur.leader, self.R
-        if not self.gen.elr:
-            cand = [o.and_(new_isr[j], unfenced[j]) for j in R]
-            leader_ok = o.or_(*(o.and_(leader == j, new_isr[j], unfenced[j]) for j in R))
-        else:
-            any_isr = o.or_(*new_isr)
-            cand = [o.ite(any_isr, new_isr[j], o.and_(new_elr[j], unfenced[j])) for j in R]
-            leader_ok = o.or_(*(o.and_(leader == j, new_isr[j]) for j in R))
+        cand = rules.candidates(o, self.gen, new_isr, new_elr, unfenced)
+        may_stay = [rules.leader_may_stay(o, self.gen, new_isr[j], unfenced[j]) for j in R]
+        leader_ok = o.or_(*(o.and_(leader == j, may_stay[j]) for j in R))
         any_cand = o.or_(*cand)
         stays = o.or_(o.not_(active), o.and_(leader == NIL, o.not_(any_cand)), leader_ok)
         elect = o.and_(o.not_(stays), any_cand)
@@ -154,11 +138,7 @@ class KraftSteps:
         cur = Cur(o, v)
         unf = [o.false if j == b else v.b[j].unf for j in self.R]
         w.b[b].unf = o.false
-        if self.gen.isr_floor_one:
-            last = exactly(o, cur.isr, 1)
-            new_isr = [cur.isr[j] if j != b else o.and_(cur.isr[j], last) for j in self.R]
-        else:
-            new_isr = [cur.isr[j] if j != b else o.false for j in self.R]
+        new_isr = rules.isr_after_fencing(o, self.gen, cur.isr, b)
         return self.on_broker_change(o, v, w, new_isr, self.update_elr(o, cur, new_isr), unf)
 
     def broker_unfenced(self, o: Any, v: KraftVars, w: KraftVars, b: int) -> Any:
@@ -190,9 +170,7 @@ class KraftSteps:
         return o.ite(unseen, 0, low)
 
     def can_advance(self, o: Any, isr: list, old: Any, new: Any) -> Any:
-        if not self.gen.hw_needs_min_isr:
-            return new > old
-        return o.and_(new > old, at_least(o, isr, self.min_isr))
+        return o.and_(new > old, rules.hw_isr_ok(o, self.gen, self.min_isr, isr))
 
     def send_acks(self, o: Any, v: KraftVars, w: KraftVars, b: int, lower: Any, upper: Any, positive: Any,
                   when: Any = True) -> None:
