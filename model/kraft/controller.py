@@ -50,6 +50,7 @@ class Controller:
         # The rules where the generations differ, written once (isrcheck.model.kraft.rules) and read
         # here through memoised tables, and by the symbolic steps on z3 terms.
         self.rules = MaskRules(config.gen, config.min_isr, lay.n)
+        self.may_stay = self.rules.leader_may_stay()
 
     def record(self, leader: int, leader_epoch: int, partition_epoch: int, isr: int, elr: int, lkelr: int,
                replicas: int, adding: int = 0, removing: int = 0) -> tuple:
@@ -126,7 +127,7 @@ class Controller:
         leader, le = cur[R_LEADER], cur[R_LEADER_EPOCH]
         candidates = self.rules.candidates(new_isr, new_elr, unfenced)
         stays = (leader == NIL and not candidates) or (
-            leader != NIL and self.rules.leader_may_stay(bool(new_isr >> leader & 1), bool(unfenced >> leader & 1)))
+            leader != NIL and self.may_stay[(new_isr >> leader & 1) << 1 | unfenced >> leader & 1])
         if stays:
             if new_isr != cur[R_ISR] or new_elr != cur[R_ELR]:
                 self.apply_change(s, leader, new_isr, new_elr, le)

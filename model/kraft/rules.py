@@ -22,7 +22,7 @@ Abstracted away: nothing; these are the specs' functions over sets of brokers.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from itertools import combinations
 from typing import Any
 
@@ -81,12 +81,17 @@ def hw_isr_ok(o: Any, gen: KraftGeneration, min_isr: int, isr: Bits) -> Any:
 
 
 class MaskRules:
-    """The rules above on bit masks of ``n`` brokers, each result memoised per argument masks."""
+    """The rules above on bit masks of ``n`` brokers, each result memoised per argument masks (one
+    dict per rule, keyed by the masks packed into one int: a lookup costs what the inline mask
+    arithmetic it replaces cost)."""
 
     def __init__(self, gen: KraftGeneration, min_isr: int, n: int) -> None:
         self.gen, self.min_isr, self.n = gen, min_isr, n
         self.ops = ConcreteOps()
-        self._memo: dict[tuple, Any] = {}
+        self._elr: dict[int, int] = {}
+        self._lk: dict[int, int] = {}
+        self._fenced: dict[int, int] = {}
+        self._cand: dict[int, tuple[int, ...]] = {}
 
     def _bits(self, mask: int) -> list[bool]:
         return [bool(mask >> j & 1) for j in range(self.n)]
@@ -95,33 +100,46 @@ class MaskRules:
     def _mask(bits: Bits) -> int:
         return sum(1 << j for j, x in enumerate(bits) if x)
 
-    def _table(self, key: tuple, compute: Callable[[], Any]) -> Any:
-        got = self._memo.get(key)
+    def update_elr(self, isr: int, elr: int, proposed: int, replicas: int) -> int:
+        n = self.n
+        key = ((isr << n | elr) << n | proposed) << n | replicas
+        got = self._elr.get(key)
         if got is None:
-            got = self._memo[key] = compute()
+            b = self._bits
+            got = self._elr[key] = self._mask(update_elr(self.ops, self.gen, self.min_isr, b(isr), b(elr),
+                                                         b(proposed), b(replicas)))
         return got
 
-    def update_elr(self, isr: int, elr: int, proposed: int, replicas: int) -> int:
-        b = self._bits
-        return self._table(("elr", isr, elr, proposed, replicas), lambda: self._mask(update_elr(
-            self.ops, self.gen, self.min_isr, b(isr), b(elr), b(proposed), b(replicas))))
-
     def last_known_elr(self, lk: int, elr: int, new_isr: int, new_elr: int, replicas: int) -> int:
-        b = self._bits
-        return self._table(("lk", lk, elr, new_isr, new_elr, replicas), lambda: self._mask(last_known_elr(
-            self.ops, self.gen, self.min_isr, b(lk), b(elr), b(new_isr), b(new_elr), b(replicas))))
+        n = self.n
+        key = (((lk << n | elr) << n | new_isr) << n | new_elr) << n | replicas
+        got = self._lk.get(key)
+        if got is None:
+            b = self._bits
+            got = self._lk[key] = self._mask(last_known_elr(self.ops, self.gen, self.min_isr, b(lk), b(elr),
+                                                            b(new_isr), b(new_elr), b(replicas)))
+        return got
 
     def isr_after_fencing(self, isr: int, b: int) -> int:
-        return self._table(("fenced", isr, b), lambda: self._mask(isr_after_fencing(
-            self.ops, self.gen, self._bits(isr), b)))
+        key = isr << self.n | b
+        got = self._fenced.get(key)
+        if got is None:
+            got = self._fenced[key] = self._mask(isr_after_fencing(self.ops, self.gen, self._bits(isr), b))
+        return got
 
     def candidates(self, new_isr: int, new_elr: int, unfenced: int) -> tuple[int, ...]:
-        b = self._bits
-        return self._table(("cand", new_isr, new_elr, unfenced), lambda: tuple(
-            j for j, x in enumerate(candidates(self.ops, self.gen, b(new_isr), b(new_elr), b(unfenced))) if x))
+        n = self.n
+        key = (new_isr << n | new_elr) << n | unfenced
+        got = self._cand.get(key)
+        if got is None:
+            b = self._bits
+            got = self._cand[key] = tuple(j for j, x in enumerate(candidates(
+                self.ops, self.gen, b(new_isr), b(new_elr), b(unfenced))) if x)
+        return got
 
-    def leader_may_stay(self, in_isr: bool, unfenced: bool) -> bool:
-        return leader_may_stay(self.ops, self.gen, in_isr, unfenced)
+    def leader_may_stay(self) -> tuple[bool, ...]:
+        """``leader_may_stay`` indexed by ``in_isr * 2 + unfenced``."""
+        return tuple(bool(leader_may_stay(self.ops, self.gen, bool(k >> 1), bool(k & 1))) for k in range(4))
 
     def hw_isr_ok(self) -> tuple[bool, ...]:
         """``hw_isr_ok`` of every ISR mask, as a tuple indexed by the mask."""
