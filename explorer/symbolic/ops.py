@@ -1,7 +1,8 @@
 """Expression backends: one transition relation, written once, read three ways.
 
 A symbolic model writes its steps against an ``Ops`` object instead of against z3 directly
-(``ops.and_(...)``, ``ops.ite(...)``, ``ops.sel(array, index)``, ``ops.forall(lo, hi, body)``),
+(``ops.and_(...)``, ``ops.ite(...)``, ``ops.sel(array, index)``, ``ops.forall(lo, hi, body)``,
+``ops.copy_range(dst, src, lo, hi)``: a slice of one array copied into another),
 so the *same code* is
 
 - ``ConcreteOps`` (``isrcheck.explorer.symbolic.concrete``, free of z3): evaluated on plain
