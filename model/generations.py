@@ -15,6 +15,8 @@ reads its generation's rule from here:
   empty for generations that truncate lazily, on a fetch response;
 - ``fetch_matches_last_epoch``: a fetch appends only if the follower's last record has the
   leader's epoch for that offset (else the follower must truncate first);
+- ``forms``: steps replaced by a form of one's own (a user's variant: ``isrcheck.model.variants.step_form``),
+  by the registered form's name; none in a built-in generation;
 - ``hw_bound``, ``hw_vacuous_with_empty_isr``: the literal quirks of each module's HW rule (its
   bound is ``LogSize`` or the leader's log end; in ``Kip320.tla`` the leadership test sits inside
   the quantifier over the cached ISR, so an empty cached ISR makes it vacuous).
@@ -46,6 +48,7 @@ class Generation:
     fetch_matches_last_epoch: bool = False
     hw_bound: str = "log-size"  # "log-size" (LogSize) or "log-end" (the leader's end offset)
     hw_vacuous_with_empty_isr: bool = False
+    forms: tuple[str, ...] = ()  # registered step forms (isrcheck.model.steps.described.FORMS) replacing steps
 
     def on_fetch(self, hw_first: bool) -> Generation:
         """Truncation on fetch with a diverging epoch (Kafka 2.7+) on top of KIP-320's fencing: the

@@ -5,10 +5,13 @@ replaced: a flag (``fenced``, ``expand_waits_for_epoch_start``, ``fetch_matches_
 steps of its ``Next``, or a rule over two logs, by name or by a function the user writes once
 against the expression operations and registers here (``caught_up_rule`` for ``isr_rule`` and
 ``hw_rule``, ``truncation_rule`` for ``truncate_to``; see ``isrcheck.model.steps.rules`` and
-``isrcheck.model.steps.truncation`` for the built-in ones). The explicit steps read the variant
-as they read a built-in generation (the rule fills the tables the Python and the C successor
-functions look up, so it runs at compiled speed where the extension was built), and the z3
-relation of ``bmc`` is derived from the same description (``isrcheck.model.symbolic.steps``).
+``isrcheck.model.steps.truncation`` for the built-in ones), or a whole step: a form of one's own
+(``step_form``, for ``forms``), written against the step operations of
+``isrcheck.model.steps.described`` as the built-in steps are. The explicit steps read the
+variant as they read a built-in generation: the Python and the C successor functions are
+generated from its steps' descriptions (its forms included) and look up the tables its rules
+fill, so it runs at compiled speed where a C compiler is found; the z3 relation of ``bmc`` is
+derived from the same descriptions (``isrcheck.model.symbolic.derived``).
 
     from isrcheck.model.variants import caught_up_rule, variant, variant_model
 
@@ -33,6 +36,7 @@ from typing import Any, TypeVar
 
 from .generations import GENERATIONS, Generation
 from .replication import ReplicationModel
+from .steps.described import FORMS, STEPS, Described
 from .steps.next import NEXT_ORDER
 from .steps.rules import CAUGHT_UP
 from .steps.truncation import TRUNCATE_TO
@@ -67,6 +71,38 @@ def truncation_rule(name: str) -> Callable[[F], F]:
     return _register(TRUNCATE_TO, "truncation rule", name)
 
 
+def step_form(name: str, *, of: str) -> Callable[[F], F]:
+    """Register ``fn(x)`` as the form ``name`` of step ``of`` (a TLA+ action of ``NEXT_ORDER``), for a
+    variant's ``forms``. It names the replicas of one instance as the built-in step does."""
+    if of not in STEPS:
+        raise ValueError(f"step form {name!r}: {of!r} is no step: choose one of {', '.join(STEPS)}")
+    builtin = STEPS[of]
+
+    def register(fn: F) -> F:
+        old = FORMS.get(name)
+        if old is not None and (old.fn.__module__, old.fn.__qualname__) != (fn.__module__, fn.__qualname__):
+            raise ValueError(f"step form {name!r} is already defined: choose another name (known: {', '.join(FORMS)})")
+        FORMS[name] = Described(of, builtin.who, builtin.acts, fn)
+        return fn
+
+    return register
+
+
+def _check_forms(name: str, gen: Generation) -> None:
+    steps = []
+    for form in gen.forms:
+        if form not in FORMS:
+            raise ValueError(f"variant {name!r}: step form {form!r} is unknown: choose one of "
+                             f"{', '.join(FORMS) or '(none registered)'} or register yours with step_form")
+        step = FORMS[form].name
+        if step not in gen.next:
+            raise ValueError(f"variant {name!r}: step form {form!r} replaces {step}, which is not in its Next "
+                             f"({', '.join(gen.next)})")
+        if step in steps:
+            raise ValueError(f"variant {name!r}: two forms replace {step}: keep one")
+        steps.append(step)
+
+
 def variant(base: str, *, name: str, **changes: Any) -> Generation:
     """Generation ``base`` (``truncate-to-hw`` ... ``kip320``) with ``changes`` to its rules. Unknown
     bases, rules and rule names are refused (``ValueError``, exit 2 on the command line) with the
@@ -91,7 +127,10 @@ def variant(base: str, *, name: str, **changes: Any) -> Generation:
             raise ValueError(f"variant {name!r}: next={steps} must name steps of {', '.join(NEXT_ORDER)}, "
                              "each once, in that order")
         changes["next"] = steps
+    if "forms" in changes:
+        changes["forms"] = (changes["forms"],) if isinstance(changes["forms"], str) else tuple(changes["forms"])
     gen = replace(GENERATIONS[base], name=name, **changes)
+    _check_forms(name, gen)
     if "BecomeFollowerAndTruncateTo" in gen.next and not gen.truncate_to:
         raise ValueError(f"variant {name!r}: BecomeFollowerAndTruncateTo needs a truncate_to rule: "
                          f"choose one of {', '.join(TRUNCATE_TO)}")

@@ -23,6 +23,20 @@ server leads. Checked as ``TRUE ~> (for every value, all or nothing)``, the quan
 inside: the spec's form for one value, and for more the same verdict wherever every fair behaviour
 ends in a state it then keeps (the bounded elections and restarts make that the usual case).
 
+With ``--max-reconfigs`` (KIP-853), from KRaftWithReconfig.tla and kafka-tlaplus ``kraft/kip_853``:
+StatesMatchRoles (an observer is only Leader, Follower, Unattached or Voted; an Unattached server
+knows no leader), on by default; ReconfigurationCommitted, a ``sometimes`` witness; and
+ReconfigurationNotStuck (liveness, opt-in): always eventually, unless no progress is possible, the
+newest leader's voter set has every voter-set entry committed on all its members or on none, under
+the same weak fairness of ``Next``. The spec's ``NoProgressPossible`` reads ``state[j] = Voter``,
+which never holds, so as written it excuses every state once the elections are used up; here it is
+read as meant (``role[j] = Voter``): elections used up and no leader in a voter's voter set; and
+the spec's ids ``1..(MaxAddReconfigs + MaxRemoveReconfigs)`` name the initial voter set (id 1), not
+the reconfigurations' entries (ids 2 and up), so every appended voter-set entry is checked instead.
+CommittedEntriesReachMajority counts over the leader's voter set. The other properties read as
+before: servers outside the voter set are servers like any other (AckedValueNotLost: on some
+server's log, as in KRaft.tla; kip_853 asks for a voter's).
+
 Like the rest of ``properties/``, this module never imports ``model``: everything it reads comes
 through the tables the model hands it (``config``, ``layout``, ``fields``).
 """
@@ -39,19 +53,26 @@ OPT_IN = ("CommittedEntriesReachMajority",)
 SOMETIMES = ("LeaderElected", "ValueAcknowledged")
 LIVENESS = ("ValuesNotStuck",)
 NAMES = ALWAYS + OPT_IN + SOMETIMES + LIVENESS
+# Only with --max-reconfigs (KIP-853): a configuration without it refuses them, naming the option.
+RECONFIG = ("StatesMatchRoles", "ReconfigurationCommitted", "ReconfigurationNotStuck")
 
 
 def build(t: Any, property_set: str = "all") -> list[Property]:
     """The selected properties: 'all' or 'default' (every one, the opt-in ones run only when named)
     or comma-separated names."""
+    names = NAMES + RECONFIG if t.config.reconfig else NAMES
+    if not t.config.values:  # only voter-set entries (--values 0 with --max-reconfigs): no value to acknowledge
+        names = tuple(n for n in names if n != "ValueAcknowledged")
     if property_set in ("all", "default"):
-        chosen = NAMES
+        chosen = names
     else:
         chosen = tuple(n.strip() for n in property_set.split(",") if n.strip())
-        unknown = [n for n in chosen if n not in NAMES]
+        unknown = [n for n in chosen if n not in names]
         if unknown:
+            hint = "; StatesMatchRoles and the reconfiguration properties need --max-reconfigs 1 or more" if any(
+                n in RECONFIG for n in unknown) else ""
             raise ValueError(f"property_set: unknown for the quorum: {', '.join(unknown)}; choose from "
-                             f"{', '.join(NAMES)}")
+                             f"{', '.join(names)}{hint}")
     builders = _builders(t)
     return [builders[n]() for n in chosen]
 
@@ -61,7 +82,7 @@ def _builders(t: Any) -> dict[str, Any]:
     base, g, servers, n = lay.base, lay.g, lay.servers, lay.n
     EPOCH, STATE, LEADER_ID, LOG, HW = f.EPOCH, f.STATE, f.LEADER_ID, f.LOG, f.HW
     ACKED_FIELD, ACKED, LEADER, ILLEGAL, NIL = f.ACKED_FIELD, f.ACKED, f.LEADER, f.ILLEGAL, f.NIL
-    V = f.VALUES
+    V, name = f.VALUES, f.entry_name  # entry_name: a client value's letter or a voter set
 
     def illegal(s) -> str:
         bad = [i + 1 for i in servers if s[base[i] + STATE] == ILLEGAL]
@@ -77,7 +98,7 @@ def _builders(t: Any) -> dict[str, Any]:
                 for k in range(low):
                     if la[k] != lb[k]:
                         return (f"offset {k + 1}, under both high watermarks: server {a + 1} has "
-                                f"{V[la[k][1]]}@{la[k][0]}, server {b + 1} has {V[lb[k][1]]}@{lb[k][0]}")
+                                f"{name(la[k][1])}@{la[k][0]}, server {b + 1} has {name(lb[k][1])}@{lb[k][0]}")
         return ""
 
     def two_leaders(s) -> str:
@@ -110,14 +131,28 @@ def _builders(t: Any) -> dict[str, Any]:
                 return f"acknowledged value {V[v]} is on no server"
         return ""
 
+    reconfig = t.config.reconfig
+
+    def voter_set(s, i) -> tuple:
+        """The servers of ``i``'s newest voter-set entry (the reconfiguration's encoding: a negative
+        value); without reconfigurations every server."""
+        if not reconfig:
+            return servers
+        log = s[base[i] + LOG]
+        for k in range(len(log) - 1, -1, -1):
+            if log[k][1] < 0:
+                return lay.members[-1 - log[k][1]]
+        return ()
+
     def not_on_majority(s) -> str:
         leaders = [i for i in servers if s[base[i] + STATE] == LEADER and s[base[i] + HW] > 0]
         if not leaders:
             return ""
         for i in leaders:
             hw, log = s[base[i] + HW], s[base[i] + LOG]
-            have = sum(1 for j in servers if len(s[base[j] + LOG]) >= hw and s[base[j] + LOG][hw - 1] == log[hw - 1])
-            if have >= n // 2 + 1:
+            ensemble = voter_set(s, i)
+            have = sum(1 for j in ensemble if len(s[base[j] + LOG]) >= hw and s[base[j] + LOG][hw - 1] == log[hw - 1])
+            if have * 2 > len(ensemble):
                 return ""
         i = leaders[0]
         return f"leader {i + 1}'s entry at its high watermark {s[base[i] + HW]} is on fewer than a majority"
@@ -140,6 +175,58 @@ def _builders(t: Any) -> dict[str, Any]:
                 return False
         return True
 
+    FOLLOWER, UNATTACHED, VOTED = f.FOLLOWER, f.UNATTACHED, f.VOTED
+    observer_states = (LEADER, FOLLOWER, UNATTACHED, VOTED)
+
+    def roles_mismatch(s) -> str:
+        for i in servers:
+            o = base[i]
+            if i not in voter_set(s, i) and s[o + STATE] not in observer_states:
+                return f"server {i + 1} is an observer in state {f.STATE_NAMES[s[o + STATE]]}"
+            if s[o + STATE] == UNATTACHED and s[o + LEADER_ID] != NIL:
+                return f"server {i + 1} is Unattached but names leader {s[o + LEADER_ID] + 1}"
+        return ""
+
+    def config_entries(s) -> set:
+        """Every voter-set entry appended by a reconfiguration (the initial one is at offset 1)."""
+        return {(k, entry) for i in servers for k, entry in enumerate(s[base[i] + LOG]) if entry[1] < 0 and k > 0}
+
+    def reconfig_committed(s) -> bool:
+        return any(0 < k < s[base[i] + HW] and entry[1] < 0 for i in servers
+                   for k, entry in enumerate(s[base[i] + LOG]))
+
+    def current_leaders(s) -> list[int]:
+        newest = max(s[base[i] + EPOCH] for i in servers)
+        return [i for i in servers if s[base[i] + STATE] == LEADER and s[base[i] + EPOCH] == newest]
+
+    def no_progress_possible(s) -> bool:
+        """KRaftWithReconfig's NoProgressPossible as meant: elections used up, and no leader is in a
+        voter's voter set."""
+        if s[g + ELECTIONS] < max_elections:
+            return False
+        voters_sets = [voter_set(s, j) for j in servers if j in voter_set(s, j)]
+        return not any(s[base[i] + STATE] == LEADER and any(i in vs for vs in voters_sets) for i in servers)
+
+    def config_all_or_nothing(s) -> bool:
+        """ConfigAllOrNothing for every appended voter-set entry: on every member of the newest
+        leader's voter set and committed there, or on none of them."""
+        if no_progress_possible(s):
+            return True
+        entries = config_entries(s)
+        for leader in current_leaders(s):
+            members = voter_set(s, leader)
+            ok = True
+            for k, entry in entries:
+                logs = [(s[base[i] + LOG], s[base[i] + HW]) for i in members]
+                everywhere = all(len(log) > k and log[k] == entry and hw > k for log, hw in logs)
+                nowhere = all(entry not in log for log, _ in logs)
+                if not (everywhere or nowhere):
+                    ok = False
+                    break
+            if ok:
+                return True
+        return False
+
     def always(name, fails, doc, default=True):
         return lambda: Property.always(name, lambda s: not fails(s), doc, describe=fails, default=default)
 
@@ -160,6 +247,16 @@ def _builders(t: Any) -> dict[str, Any]:
         "LeaderElected": lambda: Property.sometimes("LeaderElected", leader_elected, "some server becomes leader"),
         "ValueAcknowledged": lambda: Property.sometimes("ValueAcknowledged", value_acked,
                                                         "some value is committed and acknowledged"),
+        "StatesMatchRoles": always("StatesMatchRoles", roles_mismatch,
+                                   "an observer is Leader, Follower, Unattached or Voted; an Unattached server "
+                                   "knows no leader"),
+        "ReconfigurationCommitted": lambda: Property.sometimes(
+            "ReconfigurationCommitted", reconfig_committed,
+            "a server knows a voter set a reconfiguration appended is committed"),
+        "ReconfigurationNotStuck": lambda: Property.leads_to(
+            "ReconfigurationNotStuck", lambda s: True, config_all_or_nothing,
+            "always eventually every voter-set entry is committed on all of the newest leader's voters or on none "
+            "(unless no progress is possible; opt-in)", default=False),
         "ValuesNotStuck": lambda: Property.leads_to(
             "ValuesNotStuck", lambda s: True, all_or_nothing,
             "always eventually every value is on every server or on none (unless elections ran out leaderless; "

@@ -127,6 +127,9 @@ def test_the_data_files_are_in_the_wheel(wheel):
     assert not [n for n in expected if n not in names], "the HTML report's assets and py.typed must ship"
     for p in assets:  # the files themselves, not empty placeholders
         assert wheel.read(f"{NAMESPACE}/explorer/traces/html/{p.name}") == p.read_bytes()
+    # The frame every generated C successor function is compiled with (model/native/compiled.py).
+    frame = ROOT / "model" / "native" / "kernel_frame.h"
+    assert wheel.read(f"{NAMESPACE}/model/native/kernel_frame.h") == frame.read_bytes()
 
 
 def _entry_points(wheel: zipfile.ZipFile) -> configparser.ConfigParser:

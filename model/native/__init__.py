@@ -1,10 +1,12 @@
-"""The classic model's hot path compiled in C (``_classic.c``), used when it was built.
+"""The classic model's hot path in C.
 
 ``isrcheck.model.native.kernel`` gathers the tables ``isrcheck.model.steps.next`` builds (log tables, caught-up and
-truncation rules, request decoding, action objects) and hands them to the C successor function;
-``isrcheck.model.native.packing`` does the same for ``isrcheck.model.encoding.packed``. Both answer ``None`` when the
-extension is missing (no compiler at install time), when ``ISRCHECK_PURE_PYTHON=1`` is set, or when
-the configuration has option fields; the callers then keep the Python functions.
+truncation rules, request decoding, action objects) and hands them to the C successor function,
+generated from the step descriptions (``cwriter.py``) and compiled once per source (``compiled.py``,
+where a C compiler is found at run time); ``isrcheck.model.native.packing`` hands
+``isrcheck.model.encoding.packed``'s to ``_classic.c`` (built at install time, optional). Both answer
+``None`` when there is no compiler (or the extension was not built), when ``ISRCHECK_PURE_PYTHON=1``
+is set, or when the configuration has option fields; the callers then keep the Python functions.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ def pure_python() -> bool:
 
 
 def extension() -> ModuleType | None:
-    """The compiled module, or ``None`` if it was not built (``pip install -e .`` builds it)."""
+    """The packing module, or ``None`` if it was not built (``pip install -e .`` builds it)."""
     try:
         from . import _classic
     except ImportError:

@@ -1,17 +1,19 @@
-"""The C successor function (``_classic.Successors``), built from the same tables as
-``isrcheck.model.steps.next.next_successors``.
+"""The C successor function: generated from the step descriptions (``isrcheck.model.native.cwriter``),
+compiled once per source (``isrcheck.model.native.compiled``), built over the same tables as the
+Python one (``isrcheck.model.steps.next.next_successors``).
 
-What is compiled is only next.py's control flow: which sections run, the loops over replicas and
-requests, the enabling tests, the next state's fields. The protocol's rules stay in Python and are
-passed in as data once per configuration: the log tables (``length``, ``pow``, ``records``,
-``epoch_at``), the generation's caught-up tables (``isrcheck.model.steps.rules``), its truncation table
-(``isrcheck.model.steps.truncation``) and KIP-279's offset for ``FollowerTruncate``, the request decoding
-(``NamedRequests``) and the action objects of ``t.actions``. The pair tables are memos filled on
-first use; the C side reads an entry through the Python memo once and keeps it.
+What the C holds is the steps' control flow: the loops over replicas and requests, the enabling
+tests, the next state's fields. The protocol's rules stay in Python and are passed in as data once
+per configuration: the log tables (``length``, ``pow``, ``records``, ``epoch_at``), the
+generation's caught-up tables (``isrcheck.model.steps.rules``), its truncation table
+(``isrcheck.model.steps.truncation``) and KIP-279's offset for ``FollowerTruncate``, the request
+decoding (``NamedRequests``) and the action objects of ``t.actions``. The pair tables are memos
+filled on first use; the C side reads an entry through the Python memo once and keeps it.
 
 Only the classic layout without option fields qualifies (the configurations ``packing`` packs):
 stopped brokers, acks, flushed offsets and consumers keep the Python function, and so does any
-generation whose ``Next`` is not a subset of ``NEXT_ORDER``.
+generation whose ``Next`` is not a subset of ``NEXT_ORDER``. A variant's own step forms
+(``Generation.forms``) are compiled like the built-in steps.
 """
 
 from __future__ import annotations
@@ -20,9 +22,9 @@ from types import SimpleNamespace
 from typing import Any
 
 from ..steps.controller import NamedRequests
-from ..steps.rules import caught_up_table
-from ..steps.truncation import first_mismatch_table, truncation_table
-from . import extension, pure_python
+from ..steps.described import action_tables
+from ..steps.staging import rule_table
+from . import compiled, pure_python
 
 # Larger log tables would make the C caches of pair tables (4 bytes a pair) too big to allocate.
 MAX_LOG_CODES = 4096
@@ -38,22 +40,24 @@ def qualifies(t: Any, extra_steps: tuple = ()) -> bool:
 
 
 def native_successors(t: Any, extra_steps: tuple = (), fallback: bool = True) -> Any | None:
-    """The C ``successors(state)`` for tables ``t``, or ``None`` (not built, forced off, or the
+    """The C ``successors(state)`` for tables ``t``, or ``None`` (no compiler, forced off, or the
     configuration does not qualify): the caller keeps next.py's function. A state with a value
     outside the ranges the C code handles (out of the model's reachable states, e.g. a
     counterexample to induction) goes to next.py's function; with ``fallback=False`` it raises
-    ``ValueError`` (``_classic.OutOfRange``) instead."""
-    ext = extension()
-    if ext is None or pure_python() or not qualifies(t, extra_steps):
+    ``ValueError`` (the compiled module's ``OutOfRange``) instead."""
+    if pure_python() or not qualifies(t, extra_steps):
         return None
     from ..steps.next import NEXT_ORDER, next_successors
 
-    gen, lay, logs, opts = t.generation, t.layout, t.logs, t.options
+    gen, lay, logs = t.generation, t.layout, t.logs
     names = tuple(gen.next)
     if tuple(name for name in NEXT_ORDER if name in names) != names:
         return None  # next.py raises the error
-    isr_caught, isr_mult = caught_up_table(t, gen.isr_rule)
-    hw_caught, hw_mult = caught_up_table(t, gen.hw_rule)
+    ext = compiled.kernel(t)
+    if ext is None:
+        return None
+    isr_caught, isr_mult = rule_table(t, "caught", gen.isr_rule)
+    hw_caught, hw_mult = rule_table(t, "caught", gen.hw_rule)
     size = logs.size
 
     def keyed(table: Any, mult: int) -> tuple[Any, int]:
@@ -65,24 +69,12 @@ def native_successors(t: Any, extra_steps: tuple = (), fallback: bool = True) ->
     spec = SimpleNamespace(
         n=lay.n, nr_i=lay.next_record_id, ql_i=lay.q_leader, qi_i=lay.q_isr, rq_i=lay.requests_i,
         max_epoch=t.config.max_leader_epoch, max_records=t.config.max_records, log_size=t.config.log_size,
-        size=size, epochs=logs.epochs, hw_bound=t.config.log_size if gen.hw_bound == "log-size" else -1,
-        isr_mult=isr_mult, hw_mult=hw_mult,
-        elect="ControllerElectLeader" in names, shrink_by_controller="ControllerShrinkIsr" in names,
-        become_leader="BecomeLeader" in names, expand="LeaderExpandIsr" in names, shrink="LeaderShrinkIsr" in names,
-        write="LeaderWrite" in names, inc_hw="LeaderIncHighWatermark" in names, follow_truncate=follow_truncate,
-        follow="BecomeFollower" in names, replicate="FollowerReplicate" in names,
-        truncate="FollowerTruncate" in names, update_hw="FollowerUpdateHighWatermark" in names,
-        fenced=gen.fenced, matches_last_epoch=gen.fetch_matches_last_epoch,
-        waits=gen.expand_waits_for_epoch_start and not opts.expand_before_epoch_start,
-        vacuous=gen.hw_vacuous_with_empty_isr,
+        size=size, epochs=logs.epochs, isr_mult=isr_mult, hw_mult=hw_mult,
         pow=logs.pow, length=logs.length, records=logs.records, epoch_at=logs.epoch_at,
         isr_caught=keyed(isr_caught, isr_mult), hw_caught=keyed(hw_caught, hw_mult),
-        truncate_to=(truncation_table(t), size * size) if follow_truncate else None,
-        first_mismatch=(first_mismatch_table(t), size * size),
+        truncate_to=(rule_table(t, "offset", gen.truncate_to), size * size) if follow_truncate else None,
+        first_mismatch=(rule_table(t, "offset", "kip279"), size * size),
         named=NamedRequests(lay.n), fallback=next_successors(t) if fallback else None,
-        elect_acts=a.elect, controller_shrink_acts=a.controller_shrink, become_leader_acts=a.become_leader,
-        expand_acts=a.expand, shrink_acts=a.shrink, write_acts=a.write, inc_hw_acts=a.inc_hw,
-        follow_truncate_acts=a.follow_truncate, follow_acts=a.follow, replicate_acts=a.replicate,
-        follower_truncate_acts=a.follower_truncate, update_hw_acts=a.update_hw,
+        acts=tuple(getattr(a, name) for name in action_tables()),
     )
     return ext.Successors(spec)

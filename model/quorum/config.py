@@ -2,7 +2,11 @@
 
 ``voters`` is |Server|, ``values`` is |Value|, ``max_elections`` is MaxElections and
 ``max_restarts`` is MaxRestarts; ``restart`` chooses the spec's restart or one into the persisted
-election state (``QuorumSteps.restart`` in ``isrcheck.model.quorum.steps``). Every bound is
+election state (``QuorumSteps.restart`` in ``isrcheck.model.quorum.steps``). KIP-853's dynamic
+voters (``isrcheck.model.quorum.reconfig``) are on when ``max_reconfigs`` is 1 or more:
+``joining`` servers start outside the voter set (|Hosts| - InitClusterSize of KRaftWithReconfig),
+``max_reconfigs`` is MaxAddReconfigs + MaxRemoveReconfigs, ``reconfig_rule`` the rule a leader
+follows (the spec's, or a pitfall the write-ups warn against). Every bound is
 checked here so that an impossible one is refused with the reason and the fix before any state is
 built.
 
@@ -16,6 +20,11 @@ from dataclasses import dataclass
 MAX_VOTERS = 5  # server sets are bit masks and a vote count is a majority of them; 5 is already far past TLC
 MAX_VALUES = 8  # values are shown as letters A..H
 RESTARTS = ("spec", "persisted")  # the one declaration the factory's Literal and the messages read
+# How a leader may change the voter set: the spec's rule (one voter at a time, once the leader has
+# committed an entry of its epoch), or a pitfall: two voters at once (one replaced by another), or
+# no wait for a committed entry of its own epoch (the Raft thesis's single-server bug), or a leader
+# that ignores fetches from voters outside its voter set (which KRaftWithReconfig warns gets stuck).
+RECONFIG_RULES = ("spec", "two-at-once", "before-epoch-commit", "ignore-non-voters")
 
 
 @dataclass(frozen=True)
@@ -25,13 +34,27 @@ class QuorumConfig:
     max_elections: int = 1
     max_restarts: int = 0
     restart: str = "spec"
+    joining: int = 0
+    max_reconfigs: int = 0
+    reconfig_rule: str = "spec"
+
+    @property
+    def reconfig(self) -> bool:
+        """KIP-853's dynamic voters are modelled (the state has the reconfiguration fields)."""
+        return self.max_reconfigs > 0
+
+    @property
+    def servers(self) -> int:
+        """Every server: the initial voters and those that start outside the voter set."""
+        return self.voters + self.joining
 
     def validate(self) -> None:
         if not 1 <= self.voters <= MAX_VOTERS:
             raise ValueError(f"voters={self.voters}: the quorum has 1 to {MAX_VOTERS} voters; pass --voters 3 "
                              "(the specs' configuration)")
-        if not 1 <= self.values <= MAX_VALUES:
-            raise ValueError(f"values={self.values}: clients write 1 to {MAX_VALUES} values; pass --values 1")
+        least = 0 if self.reconfig else 1  # with reconfigurations the voter-set entries alone are worth checking
+        if not least <= self.values <= MAX_VALUES:
+            raise ValueError(f"values={self.values}: clients write {least} to {MAX_VALUES} values; pass --values 1")
         if self.max_elections < 0:
             raise ValueError(f"max_elections={self.max_elections}: give 0 or more (0: no leader is ever elected)")
         if self.max_restarts < 0:
@@ -40,3 +63,23 @@ class QuorumConfig:
             raise ValueError(f"restart={self.restart!r}: choose {' or '.join(RESTARTS)}")
         if self.restart != "spec" and not self.max_restarts:
             raise ValueError(f"restart={self.restart!r} has no effect with max_crashes=0: set max_crashes >= 1")
+        self._validate_reconfig()
+
+    def _validate_reconfig(self) -> None:
+        if self.max_reconfigs < 0:
+            raise ValueError(f"max_reconfigs={self.max_reconfigs}: give 0 (no reconfiguration) or more")
+        if self.joining < 0:
+            raise ValueError(f"joining={self.joining}: give 0 or more servers outside the initial voter set")
+        if self.reconfig_rule not in RECONFIG_RULES:
+            raise ValueError(f"reconfig_rule={self.reconfig_rule!r}: choose {', '.join(RECONFIG_RULES)}")
+        if not self.reconfig:
+            if self.joining:
+                raise ValueError(f"joining={self.joining} needs reconfigurations to add a server: set "
+                                 "max_reconfigs >= 1")
+            if self.reconfig_rule != "spec":
+                raise ValueError(f"reconfig_rule={self.reconfig_rule!r} has no effect with max_reconfigs=0: "
+                                 "set max_reconfigs >= 1")
+            return
+        if self.servers > MAX_VOTERS:
+            raise ValueError(f"voters={self.voters} and joining={self.joining}: at most {MAX_VOTERS} servers in "
+                             f"all; lower --joining or --voters")

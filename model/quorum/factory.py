@@ -4,16 +4,19 @@ The command line builds the options from this signature; each option's help is t
 entry for it. They map onto KRaft.tla's constants (Vanlightly/raft-tlaplus, ``specifications/pull-raft``):
 ``--voters`` is |Server|, ``--values`` is |Value|, ``--max-elections`` is MaxElections and
 ``--max-crashes`` is MaxRestarts (the option keeps the name the classic model gives its own crash bound).
+KIP-853's dynamic voters (KRaftWithReconfig.tla, kafka-tlaplus ``kraft/kip_853``) are on with
+``--max-reconfigs`` (MaxAddReconfigs + MaxRemoveReconfigs); ``--joining`` is |Hosts| - InitClusterSize.
 """
 
 from __future__ import annotations
 
 from typing import Literal
 
-from .config import RESTARTS, QuorumConfig
+from .config import RECONFIG_RULES, RESTARTS, QuorumConfig
 from .model import QuorumModel
 
 Restart = Literal[RESTARTS]
+ReconfigRule = Literal[RECONFIG_RULES]
 
 
 def make_model(
@@ -23,6 +26,9 @@ def make_model(
     max_elections: int = 1,
     max_crashes: int = 0,
     restart: Restart = "spec",
+    max_reconfigs: int = 0,
+    joining: int = 0,
+    reconfig_rule: ReconfigRule = "spec",
     property_set: str = "all",
 ) -> QuorumModel:
     """The metadata quorum: KRaft's pull-based Raft (KIP-595), after KRaft.tla (docs/quorum.md).
@@ -34,9 +40,14 @@ def make_model(
     restart: spec (KRaft.tla's Restart: a Follower that knows no leader) or persisted (back in the
         election state it had: Voted, Follower of its leader, Candidate, Unattached, Leader), as Kafka
         restores a voter from its quorum-state file but for a leader, which Kafka resigns (docs/quorum.md).
+    max_reconfigs: KIP-853's dynamic voters: how many AddVoter/RemoveVoter a leader may append (0: off, the
+        KRaft.tla model; 1 or more: the cluster starts with server 1 leading the voters, as KRaftWithReconfig).
+    joining: servers that start outside the voter set, fetching as observers (with --max-reconfigs).
+    reconfig_rule: spec (one voter at a time, after an entry of the leader's epoch is committed), two-at-once,
+        before-epoch-commit or ignore-non-voters (pitfalls the specs warn against; docs/quorum.md).
     property_set: which properties the model builds: all, default, or comma-separated names
         (isrcheck properties quorum lists them); a run checks the default ones unless --invariant names others.
     """
     config = QuorumConfig(voters=voters, values=values, max_elections=max_elections, max_restarts=max_crashes,
-                          restart=restart)
+                          restart=restart, joining=joining, max_reconfigs=max_reconfigs, reconfig_rule=reconfig_rule)
     return QuorumModel(config, property_set)

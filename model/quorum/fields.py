@@ -21,7 +21,7 @@ from typing import Any
 
 from isrcheck.model.encoding.fields import Field
 
-from .messages import NIL, describe
+from .messages import NIL, describe, entry_name
 
 # The spec's server states, and IllegalState (a transition the spec declares impossible).
 FOLLOWER, CANDIDATE, LEADER, UNATTACHED, VOTED, ILLEGAL = range(6)
@@ -41,7 +41,7 @@ def _server(t: Any, s: tuple, i: int) -> int | None:
 
 
 def _log(t: Any, s: tuple, i: int) -> list[dict[str, Any]]:
-    return [{"epoch": e, "value": VALUES[v]} for e, v in s[i]]
+    return [{"epoch": e, "value": entry_name(v)} for e, v in s[i]]
 
 
 def _end_offsets(t: Any, s: tuple, i: int) -> dict[str, int]:
@@ -90,24 +90,41 @@ GLOBAL_FIELDS = (
     Field("restarts", "restartCtr", 0, show=_plain, doc="server restarts so far, up to --max-crashes"),
 )
 
+# With --max-reconfigs (KIP-853): one global field more, at the end of the tuple, so that the
+# states of every other configuration keep their shape; and two views per server derived from its
+# log and high watermark (the spec's config and role variables, which are functions of them here).
+RECONFIG_GLOBAL_FIELDS = (
+    Field("reconfigs", "_reconfigCtr", 0, show=_plain,
+          doc="AddVoter and RemoveVoter entries appended so far, up to --max-reconfigs"),
+)
+RECONFIG_VIEW_DOCS = {
+    "config": "the server's voter set: the newest voter-set entry in its log, used whether committed or not "
+              "(committed: within its high watermark); no entry: an empty set",
+    "role": "Voter when the server is in its own voter set, else Observer (it only fetches)",
+}
+
 (EPOCH, STATE, VOTED_FOR, LEADER_ID, PENDING_FETCH, LOG, HW, VOTES_GRANTED, END_OFFSET) = range(len(SERVER_FIELDS))
 BLOCK = len(SERVER_FIELDS)
 (MESSAGES, ACKED_FIELD, ELECTIONS, RESTARTS) = range(len(GLOBAL_FIELDS))
 FIELD_DOCS = {f.view: f.doc for f in (*SERVER_FIELDS, *GLOBAL_FIELDS)}
+RECONFIG_FIELD_DOCS = {**{f.view: f.doc for f in RECONFIG_GLOBAL_FIELDS}, **RECONFIG_VIEW_DOCS}
 assert all(FIELD_DOCS.values()), "every field has a one-line description"
 assert SERVER_FIELDS[END_OFFSET].name == "end_offset" and GLOBAL_FIELDS[RESTARTS].name == "restarts"
 
 
 class Layout:
     """Positions for ``n`` servers, computed once: server i's field F is at ``i * BLOCK + F``,
-    global field G at ``g + G``."""
+    global field G at ``g + G``; with ``reconfig``, the reconfiguration counter at ``reconfigs``."""
 
-    def __init__(self, n: int) -> None:
+    def __init__(self, n: int, reconfig: bool = False) -> None:
         self.n = n
         self.servers = tuple(range(n))
         self.base = tuple(i * BLOCK for i in range(n))
         self.g = n * BLOCK
         self.length = self.g + len(GLOBAL_FIELDS)
+        self.reconfigs = self.length if reconfig else None
+        if reconfig:
+            self.length += len(RECONFIG_GLOBAL_FIELDS)
         self.all_mask = (1 << n) - 1
         self.members = tuple(tuple(i for i in range(n) if mask >> i & 1) for mask in range(1 << n))
         self.size = tuple(len(m) for m in self.members)

@@ -8,7 +8,9 @@ are -1 or empty, so that two responses are equal exactly when the spec's records
 - RequestVoteResponse ``(RVR, epoch, leader, granted, error, source, dest)``
 - BeginQuorumRequest  ``(BQQ, epoch, source, dest)``
 - BeginQuorumResponse ``(BQR, epoch, error, source, dest)``
-- FetchRequest        ``(FQ, epoch, fetchOffset, lastFetchedEpoch, source, dest)``
+- FetchRequest        ``(FQ, epoch, fetchOffset, lastFetchedEpoch, source, dest)``, and with
+  ``--max-reconfigs`` one more item, ``observer`` (1 when the fetcher is not in its own voter set,
+  KRaftWithReconfig's ``mobserver``)
 - FetchResponse       ``(FR, epoch, leader, result, error, entries, hwm, divergingEpoch,
   divergingEndOffset, source, dest, correlation)``, the correlation being the request it answers.
 
@@ -35,6 +37,25 @@ RESULT_NAMES = ("Ok", "NotOk", "Diverging")
 SOURCE = (4, 5, 2, 3, 4, 9)
 DEST = (5, 6, 3, 4, 5, 10)
 VALUES = "ABCDEFGH"
+
+
+def config_value(mask: int) -> int:
+    """A voter-set entry's value (``--max-reconfigs``): a negative number, so that it never equals a
+    client value's index; ``mask`` is the set of voters as a bit mask (never empty)."""
+    return -1 - mask
+
+
+def config_mask(value: int) -> int:
+    """The voter set of a voter-set entry's value (``config_value``'s inverse); -1 for a client value."""
+    return -1 - value if value < 0 else -1
+
+
+def entry_name(value: int) -> str:
+    """A log entry's value as shown: a client value's letter, or a voter set ``voters{1,2,4}``."""
+    if value >= 0:
+        return VALUES[value]
+    mask = -1 - value
+    return "voters{" + ",".join(str(k + 1) for k in range(mask.bit_length()) if mask >> k & 1) + "}"
 
 
 def source(m: tuple) -> int:
@@ -64,12 +85,13 @@ def describe(m: tuple) -> str:
     if kind == BQR:
         return head + (f" {ERROR_NAMES[m[2]]}" if m[2] != NIL else "")
     if kind == FQ:
-        return f"{head} fetchOffset {m[2]} lastFetchedEpoch {m[3]}"
+        return f"{head} fetchOffset {m[2]} lastFetchedEpoch {m[3]}" + (" observer" if m[6:] == (1,) else "")
     asked = m[11]  # the FetchRequest it answers: responses differ by it, and so must their lines
-    text = (f"{head} {RESULT_NAMES[m[3]]} to fetch (offset {asked[2]}, epoch {asked[3]}) of epoch {asked[1]}, "
-            f"leader {_who(m[2])} hwm {m[6]}")
+    observer = " observer" if asked[6:] == (1,) else ""
+    text = (f"{head} {RESULT_NAMES[m[3]]} to{observer} fetch (offset {asked[2]}, epoch {asked[3]}) "
+            f"of epoch {asked[1]}, leader {_who(m[2])} hwm {m[6]}")
     if m[3] == OK:
-        text += " entries [" + ", ".join(f"{VALUES[v]}@{e}" for e, v in m[5]) + "]"
+        text += " entries [" + ", ".join(f"{entry_name(v)}@{e}" for e, v in m[5]) + "]"
     elif m[3] == DIVERGING:
         text += f" diverging (offset {m[8]}, epoch {m[7]})"
     else:

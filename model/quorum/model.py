@@ -5,7 +5,9 @@ hands out the steps' successors (``isrcheck.model.quorum.steps``), the propertie
 (``isrcheck.properties.quorum``), a named view of each state for traces, ITF and the HTML page (with
 each field's description), operator signals, and an exact packing of states (``pack``/``unpack``:
 marshal's version 2 bytes, which has no back-references, so equal states give equal bytes) for the
-compact stores and Spark.
+compact stores and Spark. With ``--max-reconfigs`` (KIP-853, ``isrcheck.model.quorum.reconfig``) the
+initial state is KRaftWithReconfig's, the state has one field more (the reconfiguration counter, last)
+and the view two derived keys per server (its voter set and role).
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from .fields import (
     UNWRITTEN,
     Layout,
 )
+from .reconfig import newest_config
 from .steps import QuorumSteps
 from .swimlane import event as swimlane_event
 from .swimlane import lanes as swimlane_lanes
@@ -59,17 +62,28 @@ class QuorumModel:
         config.validate()
         self.config = config
         self.property_set = property_set
-        self.layout = Layout(config.voters)
+        self.layout = Layout(config.servers, config.reconfig)
         self._steps = QuorumSteps(config, self.layout)
         self.successors = self._steps.successors
         self.tables = QuorumTables(config, self.layout, fields)
         self._properties = tuple(quorum_properties.build(self.tables, property_set))
-        self._symmetry = ServerSymmetry(self.layout)
+        self._symmetry = ServerSymmetry(self.layout, fixed=self._fixed_servers())
+
+    def _fixed_servers(self) -> tuple[tuple[int, ...], ...]:
+        """The groups of servers that symmetry may permute among themselves: all of them, or with
+        reconfigurations the initial followers and the joining servers apart (server 1 leads the
+        initial state, so it stays itself; ``isrcheck.model.quorum.symmetry``)."""
+        c = self.config
+        if not c.reconfig:
+            return (tuple(range(c.voters)),)
+        return ((0,), tuple(range(1, c.voters)), tuple(range(c.voters, c.servers)))
 
     def __repr__(self) -> str:
         c = self.config
         return (f"QuorumModel(voters={c.voters}, values={c.values}, max_elections={c.max_elections}, "
-                f"max_restarts={c.max_restarts}" + ("" if c.restart == "spec" else f", restart={c.restart}") + ")")
+                f"max_restarts={c.max_restarts}" + ("" if c.restart == "spec" else f", restart={c.restart}")
+                + (f", max_reconfigs={c.max_reconfigs}, joining={c.joining}, reconfig_rule={c.reconfig_rule}"
+                   if c.reconfig else "") + ")")
 
     def __reduce__(self):
         return (QuorumModel, (self.config, self.property_set))
@@ -78,6 +92,8 @@ class QuorumModel:
 
     def init_states(self) -> Sequence[tuple]:
         lay = self.layout
+        if self._steps.rc is not None:
+            return [self._steps.rc.init_state(self.config.values)]
         block = (1, UNATTACHED, NIL, NIL, (), (), 0, 0, (0,) * lay.n)
         assert len(block) == len(SERVER_FIELDS)
         return [block * lay.n + ((), (UNWRITTEN,) * self.config.values, 0, 0)]
@@ -105,6 +121,13 @@ class QuorumModel:
         """Every step is a disjunct of one fair action, ``Next`` (the spec's ``NoStuttering``)."""
         return "Next"
 
+    def property_hint(self, name: str) -> str | None:
+        """Why this configuration lacks a property the quorum has: the reconfiguration's need
+        ``--max-reconfigs``."""
+        if name in quorum_properties.RECONFIG and not self.config.reconfig:
+            return f"{name} is KIP-853's: add --max-reconfigs 1 (or more)"
+        return None
+
     # -- what users read --------------------------------------------------------------------------------
 
     def state_view(self, s: tuple) -> dict[str, Any]:
@@ -117,6 +140,14 @@ class QuorumModel:
                 view[f"{f.view}.{i + 1}"] = f.show(t, s, o + k)
         for k, f in enumerate(GLOBAL_FIELDS):
             view[f.view] = f.show(t, s, lay.g + k)
+        if lay.reconfigs is not None:
+            for i in lay.servers:
+                o = lay.base[i]
+                mask, offset = newest_config(s[o + LOG])
+                view[f"config.{i + 1}"] = {"voters": lay.ids(mask), "committed": 0 < offset <= s[o + HW]}
+                view[f"role.{i + 1}"] = "Voter" if mask >> i & 1 else "Observer"
+            for k, f in enumerate(fields.RECONFIG_GLOBAL_FIELDS):
+                view[f.view] = f.show(t, s, lay.reconfigs + k)
         return view
 
     def swimlanes(self) -> list[str]:
@@ -131,7 +162,10 @@ class QuorumModel:
 
     def field_docs(self) -> dict[str, str]:
         """One line per view key saying what it means (``isrcheck.model.quorum.fields``)."""
-        return dict(fields.FIELD_DOCS)
+        docs = dict(fields.FIELD_DOCS)
+        if self.layout.reconfigs is not None:
+            docs.update(fields.RECONFIG_FIELD_DOCS)
+        return docs
 
     def signals(self, s: tuple) -> dict[str, Any]:
         """What an operator sees: the leader and its epoch, the high watermark, the states, messages in flight."""
@@ -150,4 +184,6 @@ class QuorumModel:
         out["elections"] = s[lay.g + ELECTIONS]
         out["restarts"] = s[lay.g + RESTARTS]
         out["acked"] = [fields.VALUES[v] for v, a in enumerate(s[lay.g + ACKED_FIELD]) if a == fields.ACKED]
+        if lay.reconfigs is not None and newest is not None:
+            out["voters"] = lay.ids(newest_config(s[lay.base[newest] + LOG])[0])
         return out

@@ -11,6 +11,11 @@ becomes a Follower that knows no leader (``Restart``; ``--restart persisted`` is
 departure from the spec, an option), and a server that votes keeps ``votedFor``
 across later epochs; ``docs/quorum.md`` says where that leads.
 
+With ``--max-reconfigs`` the steps read KIP-853's voter sets (``isrcheck.model.quorum.reconfig``,
+``self.rc``): elections, BeginQuorum and the high watermark over the server's voter set, observers'
+fetches, the leader's resignation once its removal commits; without it ``self.rc`` is None and
+every step is KRaft.tla's as before.
+
 Abstracted away: message duplication and loss (commented out of the spec's ``Next``).
 """
 
@@ -55,6 +60,8 @@ from .raftlog import (
     new_high_watermark,
     valid_fetch_position,
 )
+from .reconfig import Reconfig, removed_by
+from .reconfig import new_high_watermark as reconfig_high_watermark
 
 ILLEGAL_TRIPLE = (ILLEGAL, 0, NIL)  # SetIllegalState: [state |-> IllegalState, epoch |-> 0, leader |-> Nil]
 VALUES = "ABCDEFGH"
@@ -65,8 +72,8 @@ VALUES = "ABCDEFGH"
 
 
 def _position(fetch: tuple) -> str:
-    """A FetchRequest's position: ``offset 1, lastFetchedEpoch 2``."""
-    return f"offset {fetch[2]}, lastFetchedEpoch {fetch[3]}"
+    """A FetchRequest's position: ``offset 1, lastFetchedEpoch 2`` (and ``, observer`` for an observer's)."""
+    return f"offset {fetch[2]}, lastFetchedEpoch {fetch[3]}" + (", observer" if fetch[6:] == (1,) else "")
 
 
 def _response_words(granted: int, leader: int, error: int) -> str:
@@ -86,6 +93,7 @@ class QuorumSteps:
         self.n = layout.n
         self.values = range(config.values)
         self.zero_offsets = (0,) * layout.n
+        self.rc = Reconfig(config, layout) if config.reconfig else None
 
     # -- helpers --------------------------------------------------------------------------------------
 
@@ -96,6 +104,8 @@ class QuorumSteps:
         """``HasConsistentLeader``."""
         o = self.layout.base[i]
         if leader_id == i:
+            if self.rc is not None and epoch == s[o + EPOCH] and not self.rc.is_voter(s, i):
+                return True  # KRaftWithReconfig: a leader removed in this epoch hears of its own leadership
             return s[o + STATE] == LEADER
         return epoch != s[o + EPOCH] or leader_id == NIL or s[o + LEADER_ID] == NIL or s[o + LEADER_ID] == leader_id
 
@@ -113,8 +123,8 @@ class QuorumSteps:
             return ILLEGAL_TRIPLE
         if epoch > s[o + EPOCH]:
             return (UNATTACHED, epoch, NIL) if leader_id == NIL else self._to_follower(s, i, leader_id, epoch)
-        if leader_id != NIL and s[o + LEADER_ID] == NIL:
-            return self._to_follower(s, i, leader_id, epoch)
+        if leader_id != NIL and s[o + LEADER_ID] == NIL and (self.rc is None or leader_id != i):
+            return self._to_follower(s, i, leader_id, epoch)  # KRaftWithReconfig: never a follower of itself
         return s[o + STATE], s[o + EPOCH], s[o + LEADER_ID]
 
     def _common_response(self, s: tuple, i: int, leader_id: int, epoch: int,
@@ -152,6 +162,8 @@ class QuorumSteps:
                      self.handle_begin_quorum_request, self.send_fetch_request, self.handle_success_fetch_response,
                      self.handle_diverging_fetch_response, self.handle_error_fetch_response):
             out.extend(step(s))
+        if self.rc is not None:  # the reconfiguration actions close the spec's Next, as in KRaftWithReconfig
+            out.extend(self.rc.steps(s))
         return out
 
     def restart(self, s: tuple) -> Iterator[tuple[QuorumAction, tuple]]:
@@ -190,8 +202,13 @@ class QuorumSteps:
             o = self.layout.base[i]
             if s[o + STATE] not in (FOLLOWER, CANDIDATE, UNATTACHED):
                 continue
+            peers = self.layout.servers
+            if self.rc is not None:  # only a voter stands, and asks its voter set
+                peers = self.rc.members(s, i)
+                if i not in peers:
+                    continue
             epoch, log = s[o + EPOCH] + 1, s[o + LOG]
-            requests = [(msg.RVQ, epoch, last_epoch(log), len(log), i, j) for j in self.layout.servers if j != i]
+            requests = [(msg.RVQ, epoch, last_epoch(log), len(log), i, j) for j in peers if j != i]
             bag = msg.send_all_once(s[g + MESSAGES], requests)
             if bag is None:
                 continue
@@ -241,6 +258,8 @@ class QuorumSteps:
         g, base = self.layout.g, self.layout.base
         for m in self._receivable(s, msg.RVR, False):
             _, m_epoch, m_leader, granted, error, j, i = m
+            if self.rc is not None and not self.rc.is_voter(s, i):  # roles change with reconfigurations
+                continue
             o = base[i]
             triple, handled = self._common_response(s, i, m_leader, m_epoch, error)
             t = list(s)
@@ -260,10 +279,19 @@ class QuorumSteps:
         g, lay = self.layout.g, self.layout
         for i in lay.servers:
             o = lay.base[i]
-            if s[o + STATE] != CANDIDATE or lay.size[s[o + VOTES_GRANTED]] * 2 <= self.n:
+            if s[o + STATE] != CANDIDATE:
                 continue
+            peers = lay.servers
+            if self.rc is None:
+                if lay.size[s[o + VOTES_GRANTED]] * 2 <= self.n:
+                    continue
+            else:  # a quorum of the candidate's voter set
+                peers = self.rc.members(s, i)
+                votes = sum(1 for k in peers if s[o + VOTES_GRANTED] >> k & 1)
+                if votes * 2 <= len(peers) or lay.size[s[o + VOTES_GRANTED]] != votes:
+                    continue
             epoch = s[o + EPOCH]
-            bag = msg.send_all_once(s[g + MESSAGES], [(msg.BQQ, epoch, i, j) for j in lay.servers if j != i])
+            bag = msg.send_all_once(s[g + MESSAGES], [(msg.BQQ, epoch, i, j) for j in peers if j != i])
             if bag is None:
                 continue
             t = list(s)
@@ -316,7 +344,7 @@ class QuorumSteps:
         the end offset of the follower's last fetched epoch in its own log."""
         g, base = self.layout.g, self.layout.base
         for m in self._receivable(s, msg.FQ, True):
-            _, m_epoch, fetch_offset, last_fetched, j, i = m
+            _, m_epoch, fetch_offset, last_fetched, j, i = m[:6]
             o = base[i]
             log = s[o + LOG]
             if s[o + STATE] != LEADER or valid_fetch_position(log, fetch_offset, last_fetched):
@@ -337,20 +365,38 @@ class QuorumSteps:
         commits), and answers with the next entry, if any."""
         g, base, n = self.layout.g, self.layout.base, self.n
         for m in self._receivable(s, msg.FQ, True):
-            _, m_epoch, fetch_offset, last_fetched, j, i = m
+            _, m_epoch, fetch_offset, last_fetched, j, i = m[:6]
             o = base[i]
             log = s[o + LOG]
             if s[o + STATE] != LEADER or not valid_fetch_position(log, fetch_offset, last_fetched):
                 continue
             offset = fetch_offset + 1
             entries = () if offset > len(log) else (log[offset - 1],)
+            hw = s[o + HW]
+            if m[6:] == (1,):  # AcceptFetchRequestFromObserver: an observer's fetch counts for nothing
+                response = (msg.FR, s[o + EPOCH], s[o + LEADER_ID], msg.OK, NIL, entries, min(offset, hw), NIL, NIL,
+                            i, j, m)
+                bag = msg.reply(s[g + MESSAGES], response, m)
+                if bag is None:
+                    continue
+                t = list(s)
+                t[g + MESSAGES] = bag
+                yield QuorumAction("AcceptFetchRequest", i + 1, j + 1, epoch=m_epoch, detail=_position(m)), tuple(t)
+                continue
             ends = list(s[o + END_OFFSET])
             ends[j] = fetch_offset
             ends_t = tuple(ends)
-            hw = s[o + HW]
-            new_hw = new_high_watermark(log, i, s[o + EPOCH], hw, ends_t, n)
-            response = (msg.FR, s[o + EPOCH], s[o + LEADER_ID], msg.OK, NIL, entries, min(new_hw, offset), NIL, NIL,
-                        i, j, m)
+            resigns = False
+            if self.rc is None:
+                new_hw = new_high_watermark(log, i, s[o + EPOCH], hw, ends_t, n)
+            else:  # the majority of the leader's voter set, the leader counted only if in it
+                members = self.rc.members(s, i)
+                if self.rc.rule == "ignore-non-voters" and j not in members:
+                    continue  # the pitfall: a voter that has not yet seen its removal is never answered
+                new_hw = reconfig_high_watermark(log, i, s[o + EPOCH], hw, ends_t, members)
+                resigns = new_hw > hw and removed_by(log, i, hw, new_hw)
+            response = (msg.FR, s[o + EPOCH], NIL if resigns else s[o + LEADER_ID], msg.OK, NIL, entries,
+                        min(new_hw, offset), NIL, NIL, i, j, m)
             bag = msg.reply(s[g + MESSAGES], response, m)
             if bag is None:
                 continue
@@ -359,6 +405,8 @@ class QuorumSteps:
             t = list(s)
             t[o + END_OFFSET], t[o + HW] = ends_t, new_hw
             t[g + ACKED_FIELD], t[g + MESSAGES] = acked, bag
+            if resigns:  # its removal committed: the leader resigns
+                self.rc.resign(t, i)
             yield QuorumAction("AcceptFetchRequest", i + 1, j + 1, epoch=m_epoch, detail=_position(m)), tuple(t)
 
     def handle_begin_quorum_request(self, s: tuple) -> Iterator[tuple[QuorumAction, tuple]]:
@@ -367,6 +415,8 @@ class QuorumSteps:
         g, base = self.layout.g, self.layout.base
         for m in self._receivable(s, msg.BQQ, False):
             _, m_epoch, j, i = m
+            if self.rc is not None and not self.rc.is_voter(s, i):  # an observer never takes BeginQuorum
+                continue
             o = base[i]
             t = list(s)
             if m_epoch < s[o + EPOCH]:
@@ -387,16 +437,25 @@ class QuorumSteps:
         g = self.layout.g
         for i in self.layout.servers:
             o = self.layout.base[i]
-            j = s[o + LEADER_ID]
-            if s[o + STATE] != FOLLOWER or j == NIL or j == i or s[o + PENDING_FETCH]:
+            if s[o + PENDING_FETCH]:
                 continue
             log = s[o + LOG]
-            request = (msg.FQ, s[o + EPOCH], len(log), last_epoch(log), i, j)
-            t = list(s)
-            t[o + PENDING_FETCH] = request
-            t[g + MESSAGES] = msg.send(s[g + MESSAGES], request)
-            yield QuorumAction("SendFetchRequest", i + 1, j + 1, epoch=s[o + EPOCH],
-                               detail=f"offset {len(log)}"), tuple(t)
+            observer: tuple = ()
+            targets: tuple = ()
+            if s[o + STATE] == FOLLOWER and s[o + LEADER_ID] not in (NIL, i):
+                targets = (s[o + LEADER_ID],)
+            if self.rc is not None:
+                members = self.rc.members(s, i)
+                observer = (0,) if i in members else (1,)
+                if observer == (1,) and s[o + STATE] == UNATTACHED:  # an observer asks any voter it knows
+                    targets = tuple(j for j in members if j != i)
+            for j in targets:
+                request = (msg.FQ, s[o + EPOCH], len(log), last_epoch(log), i, j) + observer
+                t = list(s)
+                t[o + PENDING_FETCH] = request
+                t[g + MESSAGES] = msg.send(s[g + MESSAGES], request)
+                yield QuorumAction("SendFetchRequest", i + 1, j + 1, epoch=s[o + EPOCH],
+                                   detail=f"offset {len(log)}" + (", observer" if observer == (1,) else "")), tuple(t)
 
     def _fetch_responses(self, s: tuple, handled_wanted: bool) -> Iterator[tuple[tuple, int, int, tuple]]:
         """Fetch responses to a server's pending fetch, with the common handling's verdict as wanted."""
@@ -418,9 +477,11 @@ class QuorumSteps:
             t[o + HW] = m[6]
             if m[5]:
                 t[o + LOG] = s[o + LOG] + m[5]
+                if self.rc is not None:
+                    self.rc.switched(t, i, s[o + LOG])
             t[o + PENDING_FETCH] = ()
             t[g + MESSAGES] = msg.discard(s[g + MESSAGES], m)
-            entries = ", ".join(f"{VALUES[v]}@{e}" for e, v in m[5])
+            entries = ", ".join(f"{msg.entry_name(v)}@{e}" for e, v in m[5])
             yield QuorumAction("HandleSuccessFetchResponse", i + 1, j + 1, epoch=m[1],
                                detail=f"entries [{entries}], hwm {m[6]}"), tuple(t)
 
@@ -436,6 +497,8 @@ class QuorumSteps:
             keep = highest_common_offset(log, m[8], m[7])
             t = list(s)
             t[o + LOG] = log[:keep]
+            if self.rc is not None:
+                self.rc.switched(t, i, log)
             t[o + PENDING_FETCH] = ()
             t[g + MESSAGES] = msg.discard(s[g + MESSAGES], m)
             yield QuorumAction("HandleDivergingFetchResponse", i + 1, j + 1, epoch=m[1],

@@ -8,23 +8,49 @@ granted, the end offsets by peer) and inside every message (source, destination,
 response names, the fetch request a response answers), then sorts the bag again. Values are not
 permuted (the spec's configuration does not either).
 
+With ``--max-reconfigs`` the servers are not all alike: server 1 leads the initial state and the
+joining servers start outside the voter set. The permutations are then those that keep each group
+(server 1; the other initial voters; the joining servers) in place as a set, which maps the initial
+state onto itself and every step onto a step of the same kind; a voter-set entry's bit mask, in logs
+and in the fetch responses that carry entries, is renamed with the servers.
+
 Abstracted away: nothing; the reduced run visits one state of each orbit, and traces stay concrete.
 """
 
 from __future__ import annotations
 
-from itertools import permutations
+from itertools import permutations, product
 
 from . import messages as msg
-from .fields import BLOCK, END_OFFSET, LEADER_ID, MESSAGES, NIL, PENDING_FETCH, VOTED_FOR, VOTES_GRANTED, Layout
+from .fields import (
+    BLOCK,
+    END_OFFSET,
+    LEADER_ID,
+    LOG,
+    MESSAGES,
+    NIL,
+    PENDING_FETCH,
+    VOTED_FOR,
+    VOTES_GRANTED,
+    Layout,
+)
 
 
 def _who(p: tuple[int, ...], i: int) -> int:
     return i if i == NIL else p[i]
 
 
+def _mask(p: tuple[int, ...], mask: int) -> int:
+    return sum(1 << p[k] for k in range(len(p)) if mask >> k & 1)
+
+
+def relabel_entries(p: tuple[int, ...], entries: tuple) -> tuple:
+    """Log entries with every voter-set entry's servers renamed (client values stay)."""
+    return tuple((e, v) if v >= 0 else (e, msg.config_value(_mask(p, -1 - v))) for e, v in entries)
+
+
 def relabel_message(p: tuple[int, ...], m: tuple) -> tuple:
-    """The message with every server id ``i`` renamed ``p[i]``."""
+    """The message with every server id ``i`` renamed ``p[i]`` (and the voter sets it carries)."""
     kind = m[0]
     if kind == msg.RVQ:
         return m[:4] + (p[m[4]], p[m[5]])
@@ -35,14 +61,25 @@ def relabel_message(p: tuple[int, ...], m: tuple) -> tuple:
     if kind == msg.BQR:
         return m[:3] + (p[m[3]], p[m[4]])
     if kind == msg.FQ:
-        return m[:4] + (p[m[4]], p[m[5]])
-    return (kind, m[1], _who(p, m[2])) + m[3:9] + (p[m[9]], p[m[10]], relabel_message(p, m[11]))
+        return m[:4] + (p[m[4]], p[m[5]]) + m[6:]
+    return ((kind, m[1], _who(p, m[2])) + m[3:5] + (relabel_entries(p, m[5]),) + m[6:9]
+            + (p[m[9]], p[m[10]], relabel_message(p, m[11])))
 
 
 class ServerSymmetry:
-    def __init__(self, layout: Layout) -> None:
+    def __init__(self, layout: Layout, fixed: tuple[tuple[int, ...], ...] | None = None) -> None:
+        """``fixed``: the groups of servers permuted among themselves (default: all of them, one group)."""
         self.layout = layout
-        self.perms = tuple(permutations(range(layout.n)))[1:]  # the identity is the state itself
+        groups = fixed or (tuple(range(layout.n)),)
+        perms = []
+        for choice in product(*(permutations(g) for g in groups)):
+            p = [0] * layout.n
+            for group, image in zip(groups, choice, strict=True):
+                for a, b in zip(group, image, strict=True):
+                    p[a] = b
+            perms.append(tuple(p))
+        self.perms = tuple(q for q in perms if q != tuple(range(layout.n)))  # the identity is the state itself
+        self.relabel_logs = fixed is not None and len(groups) > 1
 
     def relabel(self, s: tuple, p: tuple[int, ...]) -> tuple:
         lay = self.layout
@@ -59,6 +96,8 @@ class ServerSymmetry:
             for k, off in enumerate(block[END_OFFSET]):
                 ends[p[k]] = off
             block[END_OFFSET] = tuple(ends)
+            if self.relabel_logs:
+                block[LOG] = relabel_entries(p, block[LOG])
             out[q:q + BLOCK] = block
         out[lay.g:] = s[lay.g:]
         out[lay.g + MESSAGES] = tuple(sorted((relabel_message(p, m), c) for m, c in s[lay.g + MESSAGES]))

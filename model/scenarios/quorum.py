@@ -5,6 +5,7 @@ with 3 servers, one value and one election (MaxElections 1), with and without on
 (``quorum = "isrcheck.model.scenarios.quorum:scenarios"``); docs/quorum.md tells each trace.
 
 Trace lengths count states, the initial one included (TLC's depth): Q-restart-follower is 7 here as in TLC.
+The Q-reconfig- entries are KIP-853's dynamic voters (KRaftWithReconfig.tla, kafka-tlaplus ``kraft/kip_853``).
 """
 
 from __future__ import annotations
@@ -14,6 +15,9 @@ from isrcheck.explorer.scenarios import Scenario
 # The anchor's constants as the model's options (isrcheck.model.quorum.factory): |Server| = voters,
 # |Value| = values, MaxElections = max_elections, MaxRestarts = max_crashes.
 ANCHOR = {"voters": 3, "values": 1, "max_elections": 1}
+# KIP-853 (isrcheck.model.quorum.reconfig): 2 voters and 1 joining server (KRaftWithReconfig's Hosts of 3,
+# InitClusterSize 2), one reconfiguration, no value and no election: the bounds a complete run affords.
+RECONFIG_JOIN = {"voters": 2, "joining": 1, "values": 0, "max_elections": 0, "max_reconfigs": 1}
 SAFETY = ("NoLogDivergence", "NeverTwoLeadersInSameEpoch", "LeaderHasAllAckedValues", "AckedValueNotLost")
 
 
@@ -123,6 +127,70 @@ def scenarios() -> list[Scenario]:
                 "The anchor without a restart, under weak fairness of Next: every fair behaviour ends with "
                 "the value on all three servers or on none (it is never written, or the election fails), as "
                 "TLC finds over the same 10,468 states."
+            ),
+        ),
+        # KIP-853's dynamic voters (--max-reconfigs; isrcheck.model.quorum.reconfig): the cluster starts
+        # as KRaftWithReconfig's Init, server 1 leading epoch 1.
+        Scenario(
+            id="Q-reconfig-join",
+            title="a server joins as an observer and is added as a voter, one at a time: every invariant holds",
+            model="quorum",
+            options=dict(RECONFIG_JOIN),
+            properties=("NoIllegalState", *SAFETY, "StatesMatchRoles"),
+            expect="holds",
+            story=(
+                "Two voters, server 1 leading, and server 3 fetching as an observer; one reconfiguration "
+                "(AddVoter of 3, or RemoveVoter of 1 or 2, the leader included), no election. Servers use the "
+                "newest voter set in their logs, committed or not; the high watermark counts the leader's "
+                "voter set; a leader that removed itself leads on, not counting itself, until the removal "
+                "commits, then resigns. Every invariant holds over 6,292 states, depth 38."
+            ),
+        ),
+        Scenario(
+            id="Q-reconfig-not-stuck",
+            title="every reconfiguration ends committed on all of the leader's voters or on none",
+            model="quorum",
+            options=dict(RECONFIG_JOIN),
+            properties=("ReconfigurationNotStuck",),
+            expect="holds",
+            story=(
+                "Q-reconfig-join's bounds under weak fairness of Next: every fair behaviour ends with the "
+                "voter-set entry committed on every member of the newest leader's voter set, or on none "
+                "(6,292 states)."
+            ),
+        ),
+        Scenario(
+            id="Q-reconfig-stuck",
+            title="a leader that ignores fetches from voters outside its voter set never commits a removal",
+            model="quorum",
+            options={**RECONFIG_JOIN, "reconfig_rule": "ignore-non-voters"},
+            properties=("ReconfigurationNotStuck",),
+            expect="violated",
+            trace_length=13,
+            story=(
+                "The tweak KRaftWithReconfig warns against: the leader answers no fetch from a voter that is "
+                "not in its own voter set. Leader 1 removes server 2 (voters {1}) and uses that set at once; "
+                "server 2 has not fetched the removal yet, so its fetches go unanswered, and only a voter's "
+                "fetch moves the leader's high watermark (the observer's, server 3's, does not). The removal "
+                "is never committed: a lasso of 13 states that stutters with the voter set {1} uncommitted."
+            ),
+        ),
+        Scenario(
+            id="Q-reconfig-two-at-once",
+            title="two voters changed at once: the old and the new voter sets decide apart",
+            model="quorum",
+            options={**ANCHOR, "max_reconfigs": 1, "reconfig_rule": "two-at-once"},
+            properties=("LeaderHasAllAckedValues",),
+            expect="violated",
+            trace_length=9,
+            story=(
+                "Three voters, server 1 leading epoch 1. Server 2 stands for election in epoch 2 and server 3 "
+                "votes for it: {2,3} is a majority of the old voter set. Leader 1 writes A and, against the "
+                "one-at-a-time rule, removes servers 2 and 3 in one entry: it uses voters {1} at once, of which "
+                "it alone is a majority, so the next fetch commits A and acknowledges it. Server 2 leads "
+                "epoch 2 without A: two majorities with no server in common decided, and the newest leader "
+                "lacks an acknowledged value. The spec's rule (one voter at a time) keeps every invariant at "
+                "these bounds as far as the search was run (docs/quorum.md)."
             ),
         ),
         Scenario(

@@ -1,13 +1,14 @@
 """The steps of the replication model, each written once and named by its TLA+ action.
 
 ``successor_function`` puts together a model's ``Next``: the generation's steps, in the order of
-its module's disjuncts, as one function (``isrcheck.model.steps.next``: every classic step is a section of
-it), then the steps the options add, in a fixed order (the order of successors is deterministic,
-and traces depend on it). An option's step is a closure built once per configuration over the
-model's tables (``isrcheck.model.tables``): ``step(state, out)`` appends every ``(action, next state)`` it
-enables to ``out``. Steps read their generation's rules (``isrcheck.model.generations``) and the options that
-change them (acks on writes and HW advances, stopped brokers, flushed offsets on truncation) when
-they are built, so the hot path pays only for what is switched on.
+its module's disjuncts, as one function (``isrcheck.model.steps.next``, generated from the steps'
+descriptions in ``isrcheck.model.steps.described``), then the steps the options add, in a fixed
+order (the order of successors is deterministic, and traces depend on it). An option's step is a
+closure built once per configuration over the model's tables (``isrcheck.model.tables``):
+``step(state, out)`` appends every ``(action, next state)`` it enables to ``out``. Steps read their
+generation's rules (``isrcheck.model.generations``) and the options that change them (acks on
+writes and HW advances, stopped brokers, flushed offsets on truncation) when they are built, so
+the hot path pays only for what is switched on.
 
 What each step models:
 
@@ -30,7 +31,7 @@ from . import consumers, failures
 from .controller import Step
 from .next import Successors, next_successors
 
-# The steps the options add (the generation's steps are sections of ``isrcheck.model.steps.next``).
+# The steps the options add (the generation's steps are described in ``isrcheck.model.steps.described``).
 BUILDERS: dict[str, Callable[[Any], Step]] = {
     "BrokerStop": failures.broker_stops,
     "BrokerRestart": failures.broker_restart,
@@ -64,8 +65,8 @@ def option_steps(t: Any) -> list[str]:
 
 def successor_function(t: Any) -> Successors:
     """The model's ``successors(state)``: the generation's ``Next`` as one function, then the
-    options' steps. Without options, the C function of ``isrcheck.model.native`` when it was built (the same
-    successors in the same order; ``ISRCHECK_PURE_PYTHON=1`` keeps next.py's)."""
+    options' steps. Without options, the C function of ``isrcheck.model.native`` where a compiler is found
+    (the same successors in the same order; ``ISRCHECK_PURE_PYTHON=1`` keeps the generated Python)."""
     extra = tuple(BUILDERS[name](t) for name in option_steps(t))
     native = native_successors(t, extra)
     return native if native is not None else next_successors(t, extra)

@@ -1,6 +1,7 @@
 """Steps every generation shares: the controller, LeaderAndIsr requests naming a leader, producers.
 
-Their code is a section each of the generation's one successor function (``isrcheck.model.steps.next``);
+Their code is their description in ``isrcheck.model.steps.described`` (from which the successor
+functions and the z3 relation are derived);
 this module says what they model and holds what the steps share (``Step``, ``NamedRequests``).
 
 Modelled (``KafkaReplication.tla``):

@@ -1,6 +1,7 @@
 """The true leader's steps on its ISR and its high watermark, once for every generation.
 
-Their code is a section each of the generation's one successor function (``isrcheck.model.steps.next``);
+Their code is their description in ``isrcheck.model.steps.described`` (from which the successor
+functions and the z3 relation are derived);
 this module says what they model. Each step reads its generation's rule (``isrcheck.model.generations``,
 ``isrcheck.model.steps.rules``):
 

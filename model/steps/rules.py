@@ -4,7 +4,7 @@
 Each rule is written once, against the expression operations of
 ``isrcheck.explorer.symbolic.concrete`` (``o.and_``, ``o.sel``...) over two logs seen as arrays
 (``Log``: end offset, record ids, record epochs), and read two ways (issue 26): the z3 relation of
-``isrcheck.model.symbolic.steps`` calls it on symbolic logs; the explicit steps
+``isrcheck.model.symbolic.derived`` calls it on symbolic logs; the explicit steps
 (``isrcheck.model.steps.next`` and the C kernel, ``isrcheck.model.native.kernel``) read a table
 filled by evaluating it on concrete logs (``ConcreteOps``), ``table[leader_log * size + follower_log]``:
 a bit mask with bit ``end`` set when the follower's log counts as holding the leader's first

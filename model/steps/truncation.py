@@ -3,7 +3,7 @@
 Each rule is written once, against the expression operations of
 ``isrcheck.explorer.symbolic.concrete`` over the two logs (``isrcheck.model.steps.rules.Log``) and the
 follower's high watermark, and read two ways (issue 26): the z3 relation
-(``isrcheck.model.symbolic.steps``) calls it on symbolic logs; the explicit steps read a table filled by
+(``isrcheck.model.symbolic.derived``) calls it on symbolic logs; the explicit steps read a table filled by
 evaluating it on concrete logs, ``table[leader_log * size + follower_log]``: the offset
 ``BecomeFollowerAndTruncateTo`` truncates to, or ``FOLLOWER_HW`` where the rule falls back to the
 follower's own high watermark (the only part of the state a rule reads besides the two logs: the
@@ -66,7 +66,8 @@ TruncateTo = Callable[[Any, Log, Log, Any, "int | None", Sequence[Any]], Any]
 TRUNCATE_TO: dict[str, TruncateTo] = {"high-watermark": high_watermark, "kip101": kip101, "kip279": kip279}
 
 
-def _table(t: Any, rule: TruncateTo) -> PairTable:
+def offset_table(t: Any, rule: TruncateTo) -> PairTable:
+    """``rule`` as ``table[leader_log * t.logs.size + follower_log]`` (``FOLLOWER_HW``: the follower's HW)."""
     logs = concrete_logs(t)
 
     def offset(leader: int, follower: int) -> int:
@@ -78,9 +79,9 @@ def _table(t: Any, rule: TruncateTo) -> PairTable:
 
 def truncation_table(t: Any) -> PairTable:
     """The generation's rule as ``table[leader_log * t.logs.size + follower_log]``."""
-    return _table(t, TRUNCATE_TO[t.generation.truncate_to])
+    return offset_table(t, TRUNCATE_TO[t.generation.truncate_to])
 
 
 def first_mismatch_table(t: Any) -> PairTable:
     """KIP-279's offset (``FollowerTruncate``'s) as ``table[leader_log * t.logs.size + follower_log]``."""
-    return _table(t, kip279)
+    return offset_table(t, kip279)

@@ -8,7 +8,7 @@ arrays, for a fixed number of replicas (proofs).
 
 The durability options of ``isrcheck.model.symbolic.durability`` (acks, crash and lossy stops, flushes,
 unclean election, K6's early ISR expansion) and truncation on fetch (``--truncation``: a generation
-derived by ``Generation.on_fetch``, whose steps ``isrcheck.model.symbolic.steps`` derives like any
+derived by ``Generation.on_fetch``, whose steps ``isrcheck.model.symbolic.derived`` derives like any
 other) are encoded for bounded model checking; the consumer-read and rack options are not, and
 proofs encode the classic model only. The KRaft family has its own symbolic form
 (``isrcheck.model.kraft.symbolic``), which ``make_symbolic`` returns for its generations.

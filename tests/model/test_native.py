@@ -1,11 +1,14 @@
-"""The compiled hot path (``model/native/_classic.c``) is the same function as the Python one.
+"""The compiled hot path is the same function as the Python one.
 
-The C successor function and pack/unpack must give exactly what ``isrcheck.model.steps.next`` and
-``isrcheck.model.encoding.packed`` give: the same successors in the same order (the same action objects,
-equal next states) on every reachable state of every classic generation at 2/2/2/2, and on a
-sample of 3-replica states. The extension is optional at install time (no compiler: the Python
-code runs, slower), so ``test_extension_was_built`` is what makes a broken build visible: it fails
-in any environment where the module was not compiled. Bad input must raise, never crash.
+The C successor function (generated from the step descriptions, ``model/native/cwriter.py``, and
+compiled at run time, ``model/native/compiled.py``) and pack/unpack (``model/native/_classic.c``)
+must give exactly what ``isrcheck.model.steps.next`` and ``isrcheck.model.encoding.packed`` give: the
+same successors in the same order (the same action objects, equal next states) on every reachable
+state of every classic generation at 2/2/2/2, and on a sample of 3-replica states. Both are
+optional (no compiler: the Python code runs, slower), so ``test_extension_was_built`` and
+``test_kernel_compiles`` are what make a broken build visible: they fail in any environment where
+nothing was compiled. Without a compiler the model falls back, saying why. Bad input must raise,
+never crash.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import sys
 import pytest
 from isrcheck.model.encoding.packed import packing
 from isrcheck.model.factory import make_model
-from isrcheck.model.native import extension
+from isrcheck.model.native import compiled, extension
 from isrcheck.model.native.kernel import native_successors, qualifies
 from isrcheck.model.native.packing import native_packing
 from isrcheck.model.steps.next import next_successors
@@ -34,8 +37,39 @@ def test_extension_was_built() -> None:
     assert extension() is not None, REBUILD
 
 
+def test_kernel_compiles() -> None:
+    """Fails where no C compiler is found, so CI cannot go silently slow."""
+    assert compiled.compiler() is not None, "no C compiler found (set CC, or install gcc)"
+    assert native_successors(classic().tables) is not None, compiled.unavailable()
+
+
+def test_without_a_compiler_the_generated_python_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CC", "/nonexistent/cc")
+    model = make_model(generation="kip279")
+    assert type(model.successors).__name__ == "function"
+    assert "no C compiler" in compiled.unavailable()
+    assert model.successors(model.init_states()[0]) == next_successors(model.tables)(model.init_states()[0])
+
+
+def test_a_failing_compiler_falls_back_saying_why(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    monkeypatch.setenv("CC", "false")  # runs, fails: as a broken toolchain would
+    monkeypatch.setenv("ISRCHECK_KERNEL_CACHE", str(tmp_path))
+    model = make_model(generation="kip320")  # the compiler command is part of the cache key: a new module
+    assert type(model.successors).__name__ == "function"
+    assert "the C compiler failed" in compiled.unavailable() and not list(tmp_path.iterdir())
+
+
+def test_one_source_serves_every_bound_and_replica_count() -> None:
+    """The bounds and the replica count are the kernel's fields, not constants of the source, and
+    the three eager generations differ only in tables: one compiled module for all of these."""
+    a = classic(generation="kip101")
+    b = make_model(generation="kip101", max_leader_epoch=3, max_records=3)
+    c = classic(generation="kip279", replicas=3)
+    d = classic(generation="kip320")
+    assert type(a.successors) is type(b.successors) is type(c.successors) is not type(d.successors)
+
+
 def _native(model):
-    assert extension() is not None, REBUILD
     fn = native_successors(model.tables)
     assert fn is not None, "this configuration should qualify for the C successor function"
     return fn
@@ -93,7 +127,7 @@ def test_sample_of_3_replica_states(generation: str) -> None:
 def test_model_uses_the_kernel_only_without_options() -> None:
     assert extension() is not None, REBUILD
     plain = make_model()
-    assert type(plain.successors).__module__ == "isrcheck.model.native._classic"
+    assert type(plain.successors).__module__.startswith("_isrcheck_kernel_"), compiled.unavailable()
     stops = make_model(max_crashes=1)
     assert not qualifies(stops.tables) and native_successors(stops.tables) is None
     assert type(stops.successors).__name__ == "function" and stops.pack is None
@@ -165,7 +199,6 @@ def test_out_of_range_states_are_checked(case: int) -> None:
     ValueError; as wired into the model it hands the state to next.py, so the answer (a list or an
     exception) is exactly Python's."""
     model = classic(generation="kip279")
-    assert extension() is not None, REBUILD
     strict = native_successors(model.tables, fallback=False)
     state = OUT_OF_RANGE[case](model.init_states()[0])
     with pytest.raises(ValueError, match="native successors"):
@@ -188,3 +221,14 @@ def test_an_unreachable_state_gets_pythons_answer() -> None:
     odd = state[:2] + (3,) + state[3:]
     want = next_successors(model.tables)(odd)
     assert want and model.successors(odd) == want
+
+
+def test_a_damaged_cached_kernel_falls_back_saying_why(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    """A cache file that is not a loadable module (a disk error, a half-copied cache) is reported,
+    and the model runs on Python."""
+    monkeypatch.setenv("ISRCHECK_KERNEL_CACHE", str(tmp_path))
+    monkeypatch.setattr(compiled, "_loaded", {})
+    monkeypatch.setattr(compiled, "_compile", lambda command, source, path: path.write_bytes(b"not a module") or True)
+    model = make_model(generation="kip320")
+    assert type(model.successors).__name__ == "function"
+    assert "could not be loaded" in compiled.unavailable() and "delete it to rebuild" in compiled.unavailable()

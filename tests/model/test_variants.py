@@ -12,7 +12,8 @@ from isrcheck.explorer.registry import build_model
 from isrcheck.explorer.symbolic.bmc import bmc
 from isrcheck.explorer.symbolic.ops import ConcreteOps
 from isrcheck.explorer.symbolic.relation import concrete_successors
-from isrcheck.model.native import extension, pure_python
+from isrcheck.model.native import pure_python
+from isrcheck.model.native.compiled import compiler
 from isrcheck.model.variants import caught_up_rule, variant, variant_model
 
 from tests.fixtures.classic import classic
@@ -63,12 +64,11 @@ def test_the_k6_rule_as_a_variant_is_the_option():
     assert assert_same(k6, sym, sample, lambda s: concrete_successors(sym, s, ConcreteOps())) == len(sample)
 
 
-def test_compiled_successors_where_the_extension_was_built():
+def test_compiled_successors_where_a_compiler_is_found():
     """The rule fills the tables the C kernel reads: a variant runs at compiled speed."""
     model = lag_one_model()
-    ext = extension()
-    compiled = ext is not None and isinstance(model.successors, ext.Successors)
-    assert compiled == (ext is not None and not pure_python())
+    on_c = type(model.successors).__module__.startswith("_isrcheck_kernel_")
+    assert on_c == (compiler() is not None and not pure_python())
 
 
 def test_workers_and_pickling_keep_the_variant():
@@ -105,3 +105,78 @@ def test_cli_check_and_bmc_and_prove(capsys):
     assert "BMC: StrongIsr violated in a trace of 8 states" in capsys.readouterr().out
     assert main(["prove", EXAMPLE]) == 2
     assert "not the variant 'kip320-lag-one'; use bmc" in capsys.readouterr().err
+
+
+# -- a step of one's own: a variant that changes a step's guard (docs/examples/eager_expand.py) ----------
+
+EAGER = str(ROOT / "docs" / "examples" / "eager_expand.py")
+
+
+def test_a_step_form_changes_a_guard_and_check_and_bmc_find_the_hole():
+    """The form widens LeaderExpandIsr's guard under min.insync.replicas; the same options with the
+    built-in step keep StrongIsr, so the form is what changed."""
+    model = build_model(EAGER, {})
+    assert model.generation.forms == ("expand-under-min-isr",)
+    r = check(model, properties=["StrongIsr"])
+    assert not r.ok and len(r.violations[0].trace) == 8
+    assert r.violations[0].trace.steps[-1].action.__class__.__name__ == "LeaderExpandIsr"
+    b = bmc(model.symbolic(), depth=8, properties=["StrongIsr"])
+    assert b.verdict == "violation" and len(b.violations[0].trace) == 8
+    assert check(classic(acks="all", min_insync_replicas=2, max_records=1), properties=["StrongIsr"]).ok
+
+
+def test_a_step_forms_derived_relation_is_its_explicit_model():
+    model = build_model(EAGER, {})
+    sym = model.symbolic()
+    states = reachable(model)
+    assert assert_same(model, sym, states, lambda s: concrete_successors(sym, s, ConcreteOps())) == len(states) > 300
+
+
+def test_a_copy_of_the_builtin_step_as_a_form_is_the_builtin_step():
+    """A form replaces the step it names, and only it, in the generated Python and the generated C."""
+    from isrcheck.model.steps import described
+    from isrcheck.model.steps.next import next_successors
+    from isrcheck.model.variants import step_form
+
+    step_form("write-as-built-in", of="LeaderWrite")(described.leader_write)
+    copy = variant_model(variant("kip320", name="kip320-copy", forms=("write-as-built-in",)))
+    kip320 = classic(generation="kip320")
+    python = next_successors(copy.tables)
+    states = sorted(reachable(kip320))
+    assert all(copy.successors(s) == python(s) == kip320.successors(s) for s in states) and len(states) == 5973
+
+
+@pytest.mark.parametrize("forms,words", [
+    (("nope",), "step form 'nope' is unknown: choose one of"),
+    (("expand-under-min-isr", "expand-under-min-isr"), "two forms replace LeaderExpandIsr"),
+])
+def test_bad_step_forms_are_refused(forms, words):
+    build_model(EAGER, {})  # registers its form
+    with pytest.raises(ValueError, match="variant 'v'") as e:
+        variant("kip320", name="v", forms=forms)
+    assert words in str(e.value)
+
+
+def test_a_form_of_a_step_outside_next_or_of_no_step_is_refused():
+    from isrcheck.model.variants import step_form
+
+    step_form("truncate-twice", of="FollowerTruncate")(lambda x: None)
+    with pytest.raises(ValueError, match="replaces FollowerTruncate, which is not in its Next"):
+        variant("kip320", name="v", forms="truncate-twice")
+    with pytest.raises(ValueError, match="'Nope' is no step: choose one of ControllerElectLeader"):
+        step_form("x", of="Nope")
+
+
+def test_a_form_that_branches_in_python_on_the_state_is_refused_with_the_reason():
+    """A description may branch in Python only on build-time values; a state value there would be
+    decided once, at build time, so generating the function refuses it and says what to use."""
+    from isrcheck.model.variants import step_form
+
+    def branchy(x):
+        for lead in x.replicas("lead"):
+            if x.hw(lead) > 0:  # wrong: a state value in Python control flow
+                x.emit(lead, 1)
+
+    step_form("branchy-hw", of="LeaderIncHighWatermark")(branchy)
+    with pytest.raises(TypeError, match="in Python control flow: use x.require"):
+        variant_model(variant("kip320", name="v-branchy", forms=("branchy-hw",)))

@@ -1,0 +1,199 @@
+"""The classic steps as symbolic relations, derived from their one description
+(``isrcheck.model.steps.described``): each step function is run on the state variables of an
+``Ops`` backend (z3 terms, bounded or unbounded, or concrete values), once per choice of the
+replicas it names (``Described.who``), giving that ``SymStep``'s ``(guard, next variables)``.
+
+How the description's operations read here: a loop over replicas takes the instance's replica;
+a replica read from the state (``replica_named``: the quorum leader, a follower's leader) is the
+instance's replica under the guard that the state names it; a loop over LeaderAndIsr requests is
+an existential choice of an epoch (``ops.choose`` over the epochs sent so far, so epochs stay
+unbounded) whose request names the instance's leader; rules over two logs are the functions of
+``isrcheck.model.steps.rules`` and ``truncation`` on symbolic logs; a replica set is a list of
+Booleans. A variable a step does not update stays the very term it was (``relation.same_term``).
+
+Abstracted away: as in the explicit steps.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from itertools import product
+from typing import Any
+
+from isrcheck.explorer.symbolic.contract import SymStep
+from isrcheck.model.steps.described import Described, StepOptions
+from isrcheck.model.steps.rules import CAUGHT_UP, Log
+from isrcheck.model.steps.truncation import TRUNCATE_TO
+
+from .durability import popcount_at_least
+from .vars import KafkaVars
+
+# The one step whose action (what traces print) is not spelled as its TLA+ action.
+LABEL = {"BecomeFollowerAndTruncateTo": "BecomeFollowerAndTruncate"}
+
+
+class _Off(Exception):
+    """A guard of this instance is plainly false: the step is not enabled."""
+
+
+class Reader:
+    """The operations of ``isrcheck.model.steps.described`` on symbolic variables ``v`` for one
+    step instance (``pinned``: its replicas by name)."""
+
+    def __init__(self, o: Any, v: KafkaVars, pinned: dict[str, int], n: int, gen: Any, opt: StepOptions,
+                 bounds: Any, epochs: int | None) -> None:
+        self.o, self.v, self.pinned, self.n, self.gen, self.opt = o, v, pinned, n, gen, opt
+        self.log_size, self.max_records, self.max_leader_epoch = bounds.log_size, bounds.max_records, \
+            bounds.max_leader_epoch
+        self.epochs = epochs
+        self.ql, self.qisr, self.nrid, self.nreq = v.ql, v.qisr, v.nrid, v.nreq
+        self.w = v.copy()
+        self.guards: list[Any] = []
+        self.result: tuple[Any, Any] | None = None
+
+    # -- control -------------------------------------------------------------------------------
+
+    def replicas(self, name: str) -> Iterator[int]:
+        yield self.pinned[name]
+
+    def requests(self, name: str) -> Iterator[tuple[Any, int, list]]:
+        o, v = self.o, self.v
+        e = o.choose(0, v.nreq, "epoch", self.epochs)
+        lead = self.pinned[name]
+        self.require(o.sel(v.req_ld, e) == lead)
+        yield e, lead, [o.sel(v.req_isr[j], e) for j in range(self.n)]
+
+    def require(self, *conds: Any) -> None:
+        for c in conds:
+            if c is True:
+                continue
+            if c is False or self.o.is_false(c):
+                raise _Off
+            self.guards.append(c)
+
+    def let(self, v: Any) -> Any:
+        return v
+
+    def replica_named(self, name: str, v: Any) -> Iterator[int]:
+        r = self.pinned[name]
+        self.require(v == r)
+        yield r
+
+    # -- logic -----------------------------------------------------------------------------------
+
+    def and_(self, *xs: Any) -> Any: return self.o.and_(*xs)  # noqa: E704
+    def or_(self, *xs: Any) -> Any: return self.o.or_(*xs)  # noqa: E704
+    def not_(self, x: Any) -> Any: return self.o.not_(x)  # noqa: E704
+    def ite(self, c: Any, a: Any, b: Any) -> Any: return self.o.ite(c, a, b)  # noqa: E704
+
+    def min(self, a: Any, b: Any) -> Any:
+        return self.o.ite(a < b, a, b)
+
+    def every(self, fn: Callable[[int], Any]) -> Any:
+        return self.o.and_(*(fn(r) for r in range(self.n)))
+
+    # -- the state -------------------------------------------------------------------------------
+
+    def hw(self, r: int) -> Any: return self.v.hw[r]  # noqa: E704
+    def ep(self, r: int) -> Any: return self.v.ep[r]  # noqa: E704
+    def ld(self, r: int) -> Any: return self.v.ld[r]  # noqa: E704
+    def isr(self, r: int) -> list: return self.v.isr[r]  # noqa: E704
+    def log_end(self, r: int) -> Any: return self.v.length[r]  # noqa: E704
+    def rec_epoch(self, r: int, k: Any) -> Any: return self.o.sel(self.v.rep[r], k)  # noqa: E704
+    def rec_id(self, r: int, k: Any) -> Any: return self.o.sel(self.v.rid[r], k)  # noqa: E704
+
+    def running(self, r: int) -> Any:
+        return self.o.not_(self.v.dead[r]) if self.v.dead else True
+
+    def _log(self, r: int) -> Log:
+        return Log(self.v.length[r], self.v.rid[r], self.v.rep[r])
+
+    def caught_up(self, rule: str, lead: int, f: int, end: Any) -> Any:
+        return CAUGHT_UP[rule](self.o, self._log(lead), self._log(f), end, self.log_size)
+
+    def truncation_offset(self, rule: str, lead: int, r: int) -> Any:
+        v = self.v
+        return TRUNCATE_TO[rule](self.o, self._log(lead), self._log(r), v.hw[r], self.log_size, tuple(v.hw))
+
+    # -- replica sets ------------------------------------------------------------------------------
+
+    def has(self, s: list, r: int) -> Any: return s[r]  # noqa: E704
+    def with_(self, s: list, r: int) -> list: return [True if j == r else x for j, x in enumerate(s)]  # noqa: E704
+    def without(self, s: list, r: int) -> list: return [False if j == r else x for j, x in enumerate(s)]  # noqa: E704
+
+    def only(self, s: list, r: int) -> Any:
+        return self.o.and_(s[r], *(self.o.not_(x) for j, x in enumerate(s) if j != r))
+
+    def empty(self, s: list) -> Any:
+        return self.o.and_(*(self.o.not_(x) for x in s))
+
+    def at_least(self, s: list, m: int) -> Any:
+        return popcount_at_least(self.o, s, m)
+
+    def set_ite(self, c: Any, a: list, b: list) -> list:
+        return [x if x is y else self.o.ite(c, x, y) for x, y in zip(a, b, strict=True)]
+
+    # -- the next state ----------------------------------------------------------------------------
+
+    def put(self, field: str, r: int | None, value: Any) -> None:
+        w = self.w
+        if field == "isr":
+            w.isr[r] = list(value)
+        elif field == "qisr":
+            w.qisr = list(value)
+        elif r is None:
+            setattr(w, field, value)
+        else:
+            getattr(w, field)[r] = value
+
+    def send_request(self, lead: Any, isr: list) -> None:
+        o, v, w = self.o, self.v, self.w
+        w.req_ld = o.store(v.req_ld, v.nreq, lead)
+        w.req_isr = [o.store(v.req_isr[j], v.nreq, isr[j]) for j in range(self.n)]
+        w.nreq = v.nreq + 1
+
+    def append(self, r: int, rid: Any, epoch: Any) -> None:
+        o, v, w = self.o, self.v, self.w
+        k = v.length[r]
+        w.rid[r] = o.store(v.rid[r], k, rid)
+        w.rep[r] = o.store(v.rep[r], k, epoch)
+        w.length[r] = k + 1
+
+    def copy_next(self, f: int, lead: int) -> None:
+        v = self.v
+        k = v.length[f]
+        self.append(f, self.o.sel(v.rid[lead], k), self.o.sel(v.rep[lead], k))
+
+    def truncate(self, r: int, off: Any) -> None:
+        o, v, w = self.o, self.v, self.w
+        w.length[r] = off
+        w.hw[r] = o.ite(off < v.hw[r], off, v.hw[r])
+        if v.flushed:  # the recovery point never exceeds the log end
+            w.flushed[r] = o.ite(off < v.flushed[r], off, v.flushed[r])
+
+    def ack(self, rid: Any, when: Any = True) -> None:
+        o = self.o
+        self.w.acked = [o.or_(a, o.and_(when, rid == x)) for x, a in enumerate(self.v.acked)]
+
+    def emit(self, *idx: Any) -> None:
+        self.result = (self.o.and_(*self.guards), self.w)
+
+
+def derived_steps(d: Described, n: int, gen: Any, opt: StepOptions, bounds: Any,
+                  epochs: int | None) -> list[SymStep]:
+    """One ``SymStep`` per choice of the replicas ``d.who`` (in ``product`` order)."""
+
+    def run(o: Any, v: KafkaVars, pinned: dict[str, int]) -> tuple[Any, Any]:
+        x = Reader(o, v, pinned, n, gen, opt, bounds, epochs)
+        try:
+            d.fn(x)
+        except _Off:
+            return False, None
+        return x.result if x.result is not None else (False, None)
+
+    def instance(pinned: dict[str, int]) -> Callable[[Any, KafkaVars], tuple[Any, Any]]:
+        return lambda o, v: run(o, v, pinned)
+
+    label = LABEL.get(d.name, d.name)
+    return [SymStep(label, instance(dict(zip(d.who, combo, strict=True))), combo)
+            for combo in product(range(n), repeat=len(d.who))]
