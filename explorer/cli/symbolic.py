@@ -168,7 +168,8 @@ def cmd_prove(argv: list[str]) -> int:
     lemmas = {}
     for name in args.lemma_names or []:
         if name not in builtin:
-            raise UserError(f"the model has no built-in lemma {name!r}; its lemmas are {', '.join(builtin)}")
+            known = f"its lemmas are {', '.join(builtin)}" if builtin else "it has none (yours: --lemmas FILE.py)"
+            raise UserError(f"the model has no built-in lemma {name!r}; {known}")
         lemmas[name] = builtin[name]
     if args.lemmas:
         lemmas.update(_user_lemmas(args.lemmas))

@@ -83,6 +83,12 @@ class ConcreteOps(Ops):
             return arr[:i] + (v,) + arr[i + 1:]
         return arr + (0,) * (i - len(arr)) + (v,)
 
+    def copy_range(self, dst: tuple, src: Sequence, lo: int, hi: int, size: int | None = None) -> tuple:
+        """``dst`` with ``src``'s values at offsets ``lo..hi-1`` (a slice of a log appended elsewhere)."""
+        for o in range(lo, hi):
+            dst = self.store(dst, o, self.sel(src, o))
+        return dst
+
     def forall(self, lo: int, hi: int, body: Callable[[int], Any], size: int | None = None) -> bool:
         return all(body(o) for o in range(lo, hi))
 

@@ -149,8 +149,12 @@ class Prover:
         steps = [Step(None, decoded[0])]
         for i, target in enumerate(decoded[1:]):
             label = self.labels[i][value(self.acts[i])]
-            match = next(((a, t) for a, t in explicit.successors(steps[-1].state)
-                          if t == target and type(a).__name__ == label), None)
+            try:
+                offered = explicit.successors(steps[-1].state)
+            except Exception as exc:  # a state no run reaches may break the explicit model's own assumptions
+                raise EncodingError(f"the explicit model cannot step from the counterexample to induction's state "
+                                    f"({type(exc).__name__}: {exc}); the model's type_ok should exclude it") from None
+            match = next(((a, t) for a, t in offered if t == target and type(a).__name__ == label), None)
             if match is None:
                 raise EncodingError(f"the counterexample to induction's step {label} is not a step of the explicit "
                                     "model; the unbounded encoding disagrees with it")

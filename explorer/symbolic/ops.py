@@ -1,7 +1,8 @@
 """Expression backends: one transition relation, written once, read three ways.
 
 A symbolic model writes its steps against an ``Ops`` object instead of against z3 directly
-(``ops.and_(...)``, ``ops.ite(...)``, ``ops.sel(array, index)``, ``ops.forall(lo, hi, body)``),
+(``ops.and_(...)``, ``ops.ite(...)``, ``ops.sel(array, index)``, ``ops.forall(lo, hi, body)``,
+``ops.copy_range(dst, src, lo, hi)``: a slice of one array copied into another),
 so the *same code* is
 
 - ``ConcreteOps`` (``isrcheck.explorer.symbolic.concrete``, free of z3): evaluated on plain
@@ -174,6 +175,15 @@ class BoundedZ3Ops(Z3Ops):
             return [v if o == i else a for o, a in enumerate(arr)]
         return [z3.If(i == o, v, a) for o, a in enumerate(arr)]
 
+    def ite(self, c: Any, a: Any, b: Any) -> Any:
+        if type(a) is int and type(b) is int:  # two constants: of the bit-vector sort, not z3's Int
+            return z3.If(_b(c), self._int(a), self._int(b))
+        return super().ite(c, a, b)
+
+    def copy_range(self, dst: list, src: list, lo: Any, hi: Any, size: int | None = None) -> list:
+        """``dst`` with ``src``'s values at offsets ``lo..hi-1``."""
+        return [z3.If(z3.And(lo <= o, o < hi), s, d) for o, (d, s) in enumerate(zip(dst, src, strict=True))]
+
     def forall(self, lo: Any, hi: Any, body: Callable[[int], Any], size: int | None = None) -> Any:
         assert size is not None
         return self.and_(*(z3.Implies(z3.And(lo <= o, o < hi), _b(body(o))) for o in range(size)))
@@ -212,6 +222,11 @@ class UnboundedZ3Ops(Z3Ops):
 
     def store(self, arr: Any, i: Any, v: Any) -> Any:
         return z3.Store(arr, i, v)
+
+    def copy_range(self, dst: Any, src: Any, lo: Any, hi: Any, size: int | None = None) -> Any:
+        """``dst`` with ``src``'s values at offsets ``lo..hi-1`` (an array lambda)."""
+        o = z3.Int(self.fresh("o"))
+        return z3.Lambda([o], z3.If(z3.And(lo <= o, o < hi), z3.Select(src, o), z3.Select(dst, o)))
 
     def forall(self, lo: Any, hi: Any, body: Callable[[Any], Any], size: int | None = None) -> Any:
         o = z3.Int(self.fresh("o"))

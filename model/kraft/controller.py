@@ -34,6 +34,7 @@ from .fields import (
     R_REPLICAS,
     Layout,
 )
+from .rules import MaskRules
 
 # (state list, elected): the broker index elected, "none" for NoLeader, None when the leader is unchanged.
 Choice = tuple[list, object]
@@ -44,9 +45,12 @@ class Controller:
         self.lay = lay
         self.min_isr = config.min_isr
         self.elr = config.gen.elr
-        self.floor_one = config.gen.isr_floor_one
         self.log_i = lay.g + METADATA_LOG
         self._records: dict[tuple, tuple] = {}
+        # The rules where the generations differ, written once (isrcheck.model.kraft.rules) and read
+        # here through memoised tables, and by the symbolic steps on z3 terms.
+        self.rules = MaskRules(config.gen, config.min_isr, lay.n)
+        self.may_stay = self.rules.leader_may_stay()
 
     def record(self, leader: int, leader_epoch: int, partition_epoch: int, isr: int, elr: int, lkelr: int,
                replicas: int, adding: int = 0, removing: int = 0) -> tuple:
@@ -65,10 +69,7 @@ class Controller:
         log = s[self.log_i]
         cur = log[-1]
         replicas, adding, removing = reassignment or cur[R_REPLICAS:]
-        if not self.elr or self.lay.size[isr] >= self.min_isr:
-            lkelr = 0
-        else:
-            lkelr = cur[R_LAST_KNOWN_ELR] | (replicas & cur[R_ELR] & ~elr)
+        lkelr = self.rules.last_known_elr(cur[R_LAST_KNOWN_ELR], cur[R_ELR], isr, elr, replicas)
         s[self.log_i] = log + (self.record(leader, leader_epoch, cur[2] + 1, isr, elr, lkelr, replicas, adding,
                                            removing),)
 
@@ -76,11 +77,9 @@ class Controller:
         """KIP-966 ``UpdateElr``: empty once the ISR reaches MinISR, else the ELR gains the members the
         ISR loses (safe: the HW does not advance while the ISR is below MinISR); only members of
         ``replicas`` (default: the current replica set) stay in or join it."""
-        if self.lay.size[proposed_isr] >= self.min_isr:
-            return 0
         if replicas is None:
             replicas = cur[R_REPLICAS]
-        return (cur[R_ELR] & replicas) | (cur[R_ISR] & replicas & ~proposed_isr)
+        return self.rules.update_elr(cur[R_ISR], cur[R_ELR], proposed_isr, replicas)
 
     def new_leaders(self, cur: tuple, isr: int) -> tuple[int, ...]:
         """The leader after a reassignment step (``\\E new_leader \\in new_md.isr``): the current one if it
@@ -126,14 +125,9 @@ class Controller:
         """``MaybeUpdatePartitionOnBrokerChange``."""
         cur = s[self.log_i][-1]
         leader, le = cur[R_LEADER], cur[R_LEADER_EPOCH]
-        members = self.lay.members
-        if not self.elr:
-            candidates = [c for c in members[new_isr] if unfenced >> c & 1]
-            stays = (leader == NIL and not candidates) or (
-                leader != NIL and new_isr >> leader & 1 and unfenced >> leader & 1)
-        else:
-            candidates = list(members[new_isr]) or [c for c in members[new_elr] if unfenced >> c & 1]
-            stays = (leader == NIL and not candidates) or (leader != NIL and new_isr >> leader & 1)
+        candidates = self.rules.candidates(new_isr, new_elr, unfenced)
+        stays = (leader == NIL and not candidates) or (
+            leader != NIL and self.may_stay[(new_isr >> leader & 1) << 1 | unfenced >> leader & 1])
         if stays:
             if new_isr != cur[R_ISR] or new_elr != cur[R_ELR]:
                 self.apply_change(s, leader, new_isr, new_elr, le)
@@ -157,11 +151,7 @@ class Controller:
         cur = s[self.log_i][-1]
         unfenced = self.unfenced(s) & ~self.lay.bit[b]
         s[self.lay.base[b] + C_UNFENCED] = 0
-        isr = cur[R_ISR]
-        if self.floor_one and self.lay.size[isr] == 1:
-            new_isr = isr  # "the ISR cannot drop below 1": the last replica standing
-        else:
-            new_isr = isr & ~self.lay.bit[b]
+        new_isr = self.rules.isr_after_fencing(cur[R_ISR], b)
         new_elr = self.update_elr(cur, new_isr) if self.elr else 0
         return self.on_broker_change(s, new_isr, new_elr, unfenced)
 

@@ -33,6 +33,7 @@ from .fields import (
     WRITE_FLOOR,
     Layout,
 )
+from .rules import MaskRules
 
 
 class Replica:
@@ -41,8 +42,8 @@ class Replica:
         self.g = lay.g
         self.nv = config.values
         self.min_isr = config.min_isr
-        self.needs_min_isr = config.gen.hw_needs_min_isr
         self.maximal = config.hw_over_maximal_isr
+        self.hw_isr_ok = MaskRules(config.gen, config.min_isr, lay.n).hw_isr_ok()  # by ISR mask (rules.py)
 
     def hw_members(self, isr: int, maximal_isr: int) -> int:
         """Whom the leader counts for its HW: the maximal ISR (KIP-497), or only the ISR (bug K7)."""
@@ -62,7 +63,7 @@ class Replica:
 
     def can_advance(self, isr: int, old: int, new: int) -> bool:
         """``CanAdvanceHwm``."""
-        return new > old and (not self.needs_min_isr or self.lay.size[isr] >= self.min_isr)
+        return new > old and self.hw_isr_ok[isr]
 
     def send_acks(self, s: list, b: int, lower: int, upper: int, positive: bool) -> None:
         """``SendAcksFor``: acknowledge the unacknowledged values at offsets lower..upper-1 of b's log

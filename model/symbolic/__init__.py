@@ -10,7 +10,8 @@ The durability options of ``isrcheck.model.symbolic.durability`` (acks, crash an
 unclean election, K6's early ISR expansion) and truncation on fetch (``--truncation``: a generation
 derived by ``Generation.on_fetch``, whose steps ``isrcheck.model.symbolic.derived`` derives like any
 other) are encoded for bounded model checking; the consumer-read and rack options are not, and
-proofs encode the classic model only.
+proofs encode the classic model only. The KRaft family has its own symbolic form
+(``isrcheck.model.kraft.symbolic``), which ``make_symbolic`` returns for its generations.
 """
 
 from __future__ import annotations
@@ -32,13 +33,9 @@ class KafkaSymbolic:
 
     def __init__(self, explicit: Any, unbounded: bool = False) -> None:
         kraft = adapter.kraft_generation(explicit)
-        if kraft is not None:
-            # The KRaft family's state (registrations, the metadata log, fetchers) is not the
-            # classic layout these steps read; it gets its symbolic form once its steps are
-            # described the same way (issue 26).
-            raise ValueError(
-                f"the KRaft family (--generation {kraft}) has no symbolic form yet; bmc and prove cover the "
-                f"ZooKeeper-era generations {', '.join(GENERATIONS)} (use isrcheck check or simulate for KRaft)")
+        if kraft is not None:  # make_symbolic hands the KRaft family to its own form
+            raise ValueError(f"the KRaft family (--generation {kraft}) has its own symbolic form: "
+                             "isrcheck.model.kraft.symbolic.KraftSymbolic")
         if not adapter.is_replication(explicit):
             raise ValueError(
                 "the consumer and rack options are not encoded symbolically; switch them off "
@@ -118,6 +115,12 @@ class KafkaSymbolic:
         return adapter.classic_model(config, self.explicit.invariants)
 
 
-def make_symbolic(explicit: Any, *, unbounded: bool = False) -> KafkaSymbolic:
-    """Entry point of the ``isrcheck.symbolic`` group for the ``classic`` model."""
+def make_symbolic(explicit: Any, *, unbounded: bool = False) -> Any:
+    """Entry point of the ``isrcheck.symbolic`` group for the ``classic`` model: the ZooKeeper-era
+    generations here, the KRaft family (``--generation kraft-3.5``, ``kraft-kip966``) in
+    ``isrcheck.model.kraft.symbolic``."""
+    if adapter.kraft_generation(explicit) is not None:
+        from isrcheck.model.kraft.symbolic import KraftSymbolic
+
+        return KraftSymbolic(explicit, unbounded)
     return KafkaSymbolic(explicit, unbounded)

@@ -1,0 +1,528 @@
+"""The KRaft steps as symbolic relations (``isrcheck.explorer.symbolic.contract``), one builder per
+TLA+ action of ``Next``, mirroring ``isrcheck.model.kraft.steps`` section by section and reading the
+same generation data (``isrcheck.model.kraft.generations``: ``isr_floor_one``, ``elr``,
+``hw_needs_min_isr``, ``broker_epoch_on_disk``) and the same constants (``KraftConfig``).
+
+Each builder returns ``SymStep`` values, one per broker (a fetch: per follower and leader), and one
+per branch where the explicit step has branches with different effects (a metadata record's
+sub-actions, an AlterPartition accepted or rejected, a diverging or a successful fetch): each
+branch's guard says when it is the one taken, so a step's successors are the union of its
+branches', one for one. The controller's election (``MaybeUpdatePartitionOnBrokerChange``) is an
+existential choice of the elected broker (``ops.choose``; -1 where no one is elected); a record a
+broker jumps to in the metadata log (``ReceiveMetadataUpdate``) and the brokers a leader times out
+(``--max-leader-shrinks``) are choices too.
+
+Bounds (``Sizes``) appear only as guards where a step appends (a record to a log, a record to the
+metadata log), at sizes no reachable state reaches (``metadata_bound`` says why), so with bounds
+the relation is the explicit model's; the differential test (tests/model/kraft/test_kraft_symbolic.py)
+checks it on every reachable state at small bounds.
+
+Abstracted away: as in the explicit steps (atomic fetches; see ``isrcheck.model.kraft``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from isrcheck.explorer.symbolic.contract import SymStep
+from isrcheck.model.kraft.config import KraftConfig
+from isrcheck.model.kraft.fields import (
+    AP_ACCEPTED,
+    AP_REJECTED,
+    AP_REQUEST,
+    FOLLOWER,
+    LEADER,
+    NIL,
+    NO_ROLE,
+    OFFLINE_CLEAN,
+    OFFLINE_DIRTY,
+    RUNNING,
+    STARTING,
+    STARTING_REGISTERED,
+)
+
+from .. import rules
+from ..rules import at_least
+from .vars import KraftVars, Sizes
+
+
+def metadata_bound(c: KraftConfig) -> int:
+    """At least the longest metadata log a reachable state holds. Every record is one partition
+    change: a fencing and its UnfenceBroker (2 per ``fencings``), a shutdown and its registration
+    (2 per shutdown), an accepted AlterPartition that shrinks (at most ``leader_shrinks``) or only
+    adds members; additions are at most the members that ever left the ISR (the initial
+    non-members, one per fencing, shutdown or unclean registration, ``n - 1`` per leader shrink)."""
+    shutdowns = c.lossy_shutdowns + c.clean_shutdowns
+    additions = (c.brokers - c.init_isr_size) + c.fencings + 2 * shutdowns + c.leader_shrinks * (c.brokers - 1)
+    return 1 + 2 * c.fencings + 2 * shutdowns + c.leader_shrinks + additions
+
+
+def exactly(o: Any, bits: Sequence[Any], m: int) -> Any:
+    return o.and_(at_least(o, bits, m), o.not_(at_least(o, bits, m + 1)))
+
+
+class Cur:
+    """The controller's partition state: the metadata log's last record."""
+
+    def __init__(self, o: Any, v: KraftVars) -> None:
+        i = v.mlen - 1
+        self.leader, self.le, self.pe = o.sel(v.m_leader, i), o.sel(v.m_le, i), o.sel(v.m_pe, i)
+        self.isr = [o.sel(x, i) for x in v.m_isr]
+        self.elr = [o.sel(x, i) for x in v.m_elr]
+        self.lk = [o.sel(x, i) for x in v.m_lk]
+
+
+class KraftSteps:
+    """Builders of the symbolic steps of one KRaft configuration (see the module docstring)."""
+
+    def __init__(self, config: KraftConfig, z: Sizes) -> None:
+        self.c = config
+        self.gen = config.gen
+        self.z = z
+        self.n = config.brokers
+        self.R = range(self.n)
+        self.nv = config.values
+        self.min_isr = config.min_isr
+        self.replicas = [True] * self.n  # every broker a replica (reassignment is refused)
+
+    # -- the controller (isrcheck.model.kraft.controller) ------------------------------------------
+
+    def append(self, o: Any, v: KraftVars, w: KraftVars, cur: Cur, cond: Any, leader: Any, le: Any,
+               isr: list, elr: list) -> Any:
+        """``ApplyPartitionChange`` where ``cond`` holds: the next record (partition epoch + 1, the
+        last known ELR kept by KIP-966); the guard that the bounded metadata log has room."""
+        i = v.mlen
+        lk = rules.last_known_elr(o, self.gen, self.min_isr, cur.lk, cur.elr, isr, elr, self.replicas)
+        w.m_leader = o.store(w.m_leader, i, leader)
+        w.m_le = o.store(w.m_le, i, le)
+        w.m_pe = o.store(w.m_pe, i, cur.pe + 1)
+        for j in self.R:
+            w.m_isr[j] = o.store(w.m_isr[j], i, isr[j])
+            w.m_elr[j] = o.store(w.m_elr[j], i, elr[j])
+            w.m_lk[j] = o.store(w.m_lk[j], i, lk[j])
+        w.mlen = o.ite(cond, v.mlen + 1, v.mlen)
+        return o.true if self.z.records is None else o.implies(cond, v.mlen < self.z.records)
+
+    def update_elr(self, o: Any, cur: Cur, proposed: list) -> list:
+        """KIP-966 ``UpdateElr`` (every broker a replica); 3.5 has no ELR."""
+        return rules.update_elr(o, self.gen, self.min_isr, cur.isr, cur.elr, proposed, self.replicas)
+
+    def on_broker_change(self, o: Any, v: KraftVars, w: KraftVars, new_isr: list, new_elr: list, unfenced: list,
+                         active: Any = True) -> Any:
+        """``MaybeUpdatePartitionOnBrokerChange`` where ``active`` holds (else nothing changes): the
+        leader stays, or the chosen candidate is elected (KIP-966: from the unfenced ELR, then
+        moved into the ISR), or NoLeader. The guard ties the choice to the outcome."""
+        cur = Cur(o, v)
+        c = o.choose(-1, self.n, "elected")
+        leader, R = cur.leader, self.R
+        cand = rules.candidates(o, self.gen, new_isr, new_elr, unfenced)
+        may_stay = [rules.leader_may_stay(o, self.gen, new_isr[j], unfenced[j]) for j in R]
+        leader_ok = o.or_(*(o.and_(leader == j, may_stay[j]) for j in R))
+        any_cand = o.or_(*cand)
+        stays = o.or_(o.not_(active), o.and_(leader == NIL, o.not_(any_cand)), leader_ok)
+        elect = o.and_(o.not_(stays), any_cand)
+        guard = o.ite(elect, o.or_(*(o.and_(c == j, cand[j]) for j in R)), c == -1)
+        changed = o.and_(active, o.or_(*(o.not_(new_isr[j] == cur.isr[j]) for j in R),
+                                       *(o.not_(new_elr[j] == cur.elr[j]) for j in R)))
+        chosen = [o.and_(elect, c == j) for j in R]
+        isr = [o.or_(new_isr[j], chosen[j]) for j in R]
+        elr = [o.and_(new_elr[j], o.not_(chosen[j])) for j in R]
+        rec_leader = o.ite(stays, leader, o.ite(elect, c, NIL))
+        rec_le = o.ite(stays, cur.le, cur.le + 1)
+        room = self.append(o, v, w, cur, o.or_(o.not_(stays), changed), rec_leader, rec_le, isr, elr)
+        return o.and_(guard, room)
+
+    def broker_fenced(self, o: Any, v: KraftVars, w: KraftVars, b: int) -> Any:
+        """``HandleBrokerFenced`` (``v``: the state with the step's other changes made)."""
+        cur = Cur(o, v)
+        unf = [o.false if j == b else v.b[j].unf for j in self.R]
+        w.b[b].unf = o.false
+        new_isr = rules.isr_after_fencing(o, self.gen, cur.isr, b)
+        return self.on_broker_change(o, v, w, new_isr, self.update_elr(o, cur, new_isr), unf)
+
+    def broker_unfenced(self, o: Any, v: KraftVars, w: KraftVars, b: int) -> Any:
+        cur = Cur(o, v)
+        unf = [o.true if j == b else v.b[j].unf for j in self.R]
+        w.b[b].unf = o.true
+        return self.on_broker_change(o, v, w, cur.isr, cur.elr, unf, active=cur.leader == NIL)
+
+    def unclean_broker(self, o: Any, v: KraftVars, w: KraftVars, b: int) -> Any:
+        cur = Cur(o, v)
+        unf = [o.true if j == b else v.b[j].unf for j in self.R]
+        w.b[b].unf = o.true
+        drop = [o.false if j == b else cur.isr[j] for j in self.R]
+        drop_elr = [o.false if j == b else cur.elr[j] for j in self.R]
+        return self.on_broker_change(o, v, w, drop, drop_elr, unf)
+
+    # -- a replica (isrcheck.model.kraft.replica) ----------------------------------------------------
+
+    def hw_members(self, isr: list, misr: list) -> list:
+        return misr if self.c.hw_over_maximal_isr else isr
+
+    def commit_offset(self, o: Any, b: int, members: list, leo: Any, fleo: list) -> Any:
+        """``GetCommitOffset`` + 1: the least LEO of ``members`` as leader ``b`` saw them (0: one unseen)."""
+        unseen = o.or_(*(o.and_(members[f], fleo[f] == NIL) for f in self.R if f != b))
+        low = leo
+        for f in self.R:
+            if f != b:
+                low = o.ite(o.and_(members[f], fleo[f] < low), fleo[f], low)
+        return o.ite(unseen, 0, low)
+
+    def can_advance(self, o: Any, isr: list, old: Any, new: Any) -> Any:
+        return o.and_(new > old, rules.hw_isr_ok(o, self.gen, self.min_isr, isr))
+
+    def send_acks(self, o: Any, v: KraftVars, w: KraftVars, b: int, lower: Any, upper: Any, positive: Any,
+                  when: Any = True) -> None:
+        """``SendAcksFor`` where ``when`` holds: values at offsets max(lower, floor)..min(upper, LEO)-1
+        of b's log (as ``w`` has it), sent and not yet answered, are acknowledged (``positive``) or
+        failed. ``v``'s ghost sets are the ones read, as the explicit step reads its copy."""
+        x = w.b[b]
+        lo = o.ite(lower > x.wfloor, lower, x.wfloor)
+        hi = o.ite(upper < x.llen, upper, x.llen)
+        for val in range(self.nv):
+            hit = o.exists(lo, hi, lambda off, val=val: o.sel(x.lval, off) == val, self.z.log)
+            new = o.and_(when, hit, v.sent[val], o.not_(v.acked[val]), o.not_(v.nacked[val]))
+            w.acked[val] = o.or_(w.acked[val], o.and_(positive, new))
+            w.nacked[val] = o.or_(w.nacked[val], o.and_(o.not_(positive), new))
+
+    def advance_hw(self, o: Any, v: KraftVars, w: KraftVars, b: int, old: Any, new: Any, positive: Any,
+                   when: Any) -> None:
+        """``MaybeAdvanceHighWatermark`` where ``when`` (``can_advance``) holds, with its ghost updates."""
+        x = w.b[b]
+        x.hw = o.ite(when, new, x.hw)
+        self.send_acks(o, v, w, b, old, o.ite(positive, new, x.llen), positive, when)
+        grow = o.and_(when, new > v.true_hw)
+        w.cep = o.copy_range(w.cep, x.lep, v.true_hw, o.ite(grow, new, v.true_hw), self.z.log)
+        w.cval = o.copy_range(w.cval, x.lval, v.true_hw, o.ite(grow, new, v.true_hw), self.z.log)
+        w.true_hw = o.ite(grow, new, v.true_hw)
+
+    def hw_on_partition_change(self, o: Any, v: KraftVars, w: KraftVars, b: int, isr: list, misr: list,
+                               fleo: list) -> None:
+        """``MaybeUpdateHwmAndAckOnPartitionChange``."""
+        x = w.b[b]
+        old = x.hw
+        new = self.commit_offset(o, b, self.hw_members(isr, misr), x.llen, fleo)
+        self.advance_hw(o, v, w, b, old, new, at_least(o, misr, self.min_isr), self.can_advance(o, isr, old, new))
+
+    def renounce(self, o: Any, v: KraftVars, w: KraftVars, b: int, new_isr: list, new_leader: Any) -> None:
+        """``EnsureLeadershipRenounced``."""
+        x = w.b[b]
+        fail = o.and_(x.hw < x.llen, o.or_(o.not_(at_least(o, new_isr, self.min_isr)), new_leader != b))
+        self.send_acks(o, v, w, b, x.hw, x.llen, o.false, fail)
+        self.blank(o, x)
+
+    def blank(self, o: Any, x: Any) -> None:
+        x.fleo, x.fep = [NIL] * self.n, [0] * self.n
+        x.ap_phase, x.ap_isr, x.ap_ep = 0, [o.false] * self.n, [0] * self.n
+        x.wfloor = self.z.nof
+
+    def last_offset_for_epoch(self, o: Any, x: Any, epoch: Any, is_leader: bool) -> tuple[Any, Any]:
+        """``LastOffsetForEpoch``: (the largest epoch <= ``epoch`` in the log, else ``epoch``; where
+        the first larger epoch starts, else the LEO). A log's epochs never decrease."""
+        L = self.z.log
+        last = o.sel(x.lep, x.llen - 1)
+        quick = o.or_(x.llen == 0, epoch == last, x.md_le == epoch if is_leader else o.false)
+        first = o.first_such(0, x.llen, lambda off: o.sel(x.lep, off) > epoch, L)
+        end = o.ite(first == -1, x.llen, first)
+        upto = o.last_such(x.llen, lambda off: o.sel(x.lep, off) <= epoch, L)
+        floor = o.ite(upto == 0, epoch, o.sel(x.lep, upto - 1))
+        return o.ite(quick, epoch, floor), o.ite(quick, x.llen, end)
+
+    # -- the steps -----------------------------------------------------------------------------------
+
+    def all(self) -> list[SymStep]:
+        out: list[SymStep] = []
+        for b in self.R:
+            out += self.broker_start(b) + self.receive_broker_reg_response(b) + self.receive_metadata_update(b)
+            out += self.send_alter_partition_request(b) + self.receive_alter_partition_response(b)
+            out += [s for leader in self.R if leader != b for s in self.fetch(b, leader)]
+            out += self.write_record_to_leader(b) + self.lossy_shutdown(b) + self.clean_shutdown(b)
+            out += self.receive_broker_reg_request(b) + self.receive_alter_partition_request(b)
+            out += self.fence_broker(b) + self.unfence_broker(b)
+        return out
+
+    @staticmethod
+    def step(label: str, fn: Callable, *params: int) -> SymStep:
+        return SymStep(label, fn, tuple(params))
+
+    def broker_start(self, b: int) -> list[SymStep]:
+        def fn(o: Any, v: KraftVars):
+            w = v.copy()
+            x = w.b[b]
+            x.status = STARTING
+            if not self.gen.broker_epoch_on_disk:
+                x.bepoch = 0
+            x.role = NO_ROLE
+            return o.or_(v.b[b].status == OFFLINE_CLEAN, v.b[b].status == OFFLINE_DIRTY), w
+        return [self.step("BrokerStart", fn, b)]
+
+    def receive_broker_reg_response(self, b: int) -> list[SymStep]:
+        def fn(o: Any, v: KraftVars):
+            w = v.copy()
+            x, y = w.b[b], v.b[b]
+            x.status, x.bepoch, x.reg_resp, x.has_md = RUNNING, y.reg_resp, 0, o.false
+            x.isr, x.misr = [o.false] * self.n, [o.false] * self.n
+            x.md_leader, x.md_le, x.md_pe = NIL, 0, 0
+            return y.status == STARTING_REGISTERED, w
+        return [self.step("ReceiveBrokerRegResponse", fn, b)]
+
+    def receive_broker_reg_request(self, b: int) -> list[SymStep]:
+        """The current incarnation's request (stale ones cannot exist within the accepted bounds)."""
+        def make(unclean: bool | None):
+            def fn(o: Any, v: KraftVars):
+                y = v.b[b]
+                guard = o.and_(o.not_(y.unf), y.status == STARTING)
+                if unclean is not None:
+                    guard = o.and_(guard, (y.bepoch == 0) if unclean else (y.bepoch != 0))
+                w = v.copy()
+                x = w.b[b]
+                epoch = v.last_be + 1
+                w.last_be, x.cbe, x.status, x.reg_resp, x.md_off = epoch, epoch, STARTING_REGISTERED, epoch, v.mlen - 1
+                elect = self.unclean_broker(o, w.copy(), w, b) if unclean else self.broker_unfenced(o, w.copy(), w, b)
+                return o.and_(guard, elect), w
+            return fn
+        kinds = (True, False) if self.gen.broker_epoch_on_disk else (None,)
+        return [self.step("ReceiveBrokerRegRequest", make(k), b) for k in kinds]
+
+    def unfence_broker(self, b: int) -> list[SymStep]:
+        def fn(o: Any, v: KraftVars):
+            w = v.copy()
+            elect = self.broker_unfenced(o, v, w, b)
+            return o.and_(o.not_(v.b[b].unf), v.b[b].status == RUNNING, elect), w
+        return [self.step("UnfenceBroker", fn, b)]
+
+    def fence_broker(self, b: int) -> list[SymStep]:
+        def fn(o: Any, v: KraftVars):
+            if not self.c.fencings:
+                return o.false, None
+            w = v.copy()
+            w.fencings = v.fencings + 1
+            elect = self.broker_fenced(o, v, w, b)
+            return o.and_(v.fencings < self.c.fencings, v.b[b].unf, elect), w
+        return [self.step("FenceBroker", fn, b)]
+
+    def stopped(self, o: Any, v: KraftVars, w: KraftVars, b: int, lossy: bool, keep_epoch: bool) -> None:
+        """The broker-side effects of both shutdowns."""
+        x, y = w.b[b], v.b[b]
+        x.reg_resp = 0
+        x.status = OFFLINE_DIRTY if lossy else OFFLINE_CLEAN
+        if not keep_epoch:
+            x.bepoch = 0
+        x.fetch_from = NIL
+        self.send_acks(o, v, w, b, y.hw, y.llen, o.false, o.and_(y.role == LEADER, y.hw < y.llen))
+        x.role = NO_ROLE
+        if lossy:
+            x.llen, x.hw, x.eps = 0, 0, NIL
+        self.blank(o, x)
+
+    def shutdown(self, b: int, lossy: bool, keep_epoch: bool) -> SymStep:
+        limit = self.c.lossy_shutdowns if lossy else self.c.clean_shutdowns
+
+        def fn(o: Any, v: KraftVars):
+            if not limit:
+                return o.false, None
+            y = v.b[b]
+            count = v.unclean if lossy else v.clean
+            guard = o.and_(count < limit, y.status != OFFLINE_CLEAN, y.status != OFFLINE_DIRTY)
+            if lossy and self.c.avoid_last_replica_standing:
+                cur = Cur(o, v)
+                guard = o.and_(guard, o.not_(o.and_(*(cur.isr[j] if j == b else o.not_(cur.isr[j]) for j in self.R))))
+            w = v.copy()
+            self.stopped(o, v, w, b, lossy, keep_epoch)
+            if lossy:
+                w.unclean = v.unclean + 1
+            else:
+                w.clean = v.clean + 1
+            mid = w.copy()
+            return o.and_(guard, self.broker_fenced(o, mid, w, b)), w
+        return self.step("Shutdown", fn, b)
+
+    def lossy_shutdown(self, b: int) -> list[SymStep]:
+        return [self.shutdown(b, True, False)]
+
+    def clean_shutdown(self, b: int) -> list[SymStep]:
+        kinds = (True, False) if self.gen.broker_epoch_on_disk else (True,)
+        return [self.shutdown(b, False, clean and self.gen.broker_epoch_on_disk) for clean in kinds]
+
+    # -- metadata propagation ------------------------------------------------------------------------
+
+    def receive_metadata_update(self, b: int) -> list[SymStep]:
+        """``ReceiveMetadataUpdate``: one step per outcome (no-op, then the record's sub-actions)."""
+        def make(case: str):
+            def fn(o: Any, v: KraftVars):
+                y = v.b[b]
+                off = o.choose(y.md_off, v.mlen, "md_offset")
+                leader, le, pe = o.sel(v.m_leader, off), o.sel(v.m_le, off), o.sel(v.m_pe, off)
+                isr = [o.sel(m, off) for m in v.m_isr]
+                is_leader = y.role == LEADER
+                concerns = o.or_(is_leader, o.not_(y.has_md), le > y.md_le)
+                guard = o.and_(y.status == RUNNING, concerns)
+                w = v.copy()
+                x = w.b[b]
+                x.md_off = off + 1
+                newer = pe > y.md_pe
+                if case == "noop":
+                    return o.and_(guard, o.not_(newer)), w
+                x.has_md, x.isr, x.misr = o.true, list(isr), list(isr)
+                x.md_leader, x.md_le, x.md_pe = leader, le, pe
+                remain = o.and_(y.md_leader == b, leader == b, y.md_le == le)
+                if case == "remain_leader":
+                    self.hw_on_partition_change(o, v, w, b, isr, isr, y.fleo)
+                    x.ap_phase, x.ap_isr, x.ap_ep = 0, [o.false] * self.n, [0] * self.n
+                    return o.and_(guard, newer, remain), w
+                guard = o.and_(guard, newer, o.not_(remain))
+                if case == "become_leader":
+                    x.role = LEADER
+                    self.hw_on_partition_change(o, v, w, b, isr, isr, y.fleo)
+                    x.eps = y.llen
+                    was = y.role == LEADER
+                    x.fleo = [o.ite(o.and_(was, isr[f]), y.fleo[f], NIL) for f in self.R]
+                    x.fep = [o.ite(o.and_(was, isr[f]), y.fep[f], 0) for f in self.R]
+                    x.ap_phase, x.ap_isr, x.ap_ep = 0, [o.false] * self.n, [0] * self.n
+                    x.fetch_from = NIL
+                    return o.and_(guard, leader == b), w
+                guard = o.and_(guard, leader != b)
+                if case == "remain_follower":
+                    return o.and_(guard, leader != NIL, le == y.md_le, y.md_leader != b), w
+                if case == "become_follower":
+                    guard = o.and_(guard, leader != NIL, o.not_(o.and_(le == y.md_le, y.md_leader != b)))
+                    x.role, x.fetch_from = FOLLOWER, leader
+                else:  # wait for a leader
+                    guard = o.and_(guard, leader == NIL)
+                    x.role, x.fetch_from = NO_ROLE, NIL
+                x.eps = NIL
+                self.renounce(o, v, w, b, isr, leader)
+                return guard, w
+            return fn
+        return [self.step("ReceiveMetadataUpdate", make(case), b)
+                for case in ("noop", "remain_leader", "become_leader", "remain_follower", "become_follower", "wait")]
+
+    # -- AlterPartition ------------------------------------------------------------------------------
+
+    def send_alter_partition_request(self, b: int) -> list[SymStep]:
+        def fn(o: Any, v: KraftVars):
+            y = v.b[b]
+            guard = [y.status == RUNNING, y.ap_phase == 0, y.role == LEADER]
+            R = self.R
+            if self.c.leader_shrinks:
+                timed = [o.false if f == b else o.choose(0, 2, "timed_out") == 1 for f in R]
+                guard += [o.implies(timed[f], y.isr[f]) for f in R]
+                guard.append(o.implies(v.shrinks >= self.c.leader_shrinks, o.not_(o.or_(*timed))))
+                if self.gen.isr_floor_one:
+                    guard.append(o.implies(v.shrinks < self.c.leader_shrinks, o.or_(*timed)))
+            else:
+                timed = [o.false] * self.n
+            catch_up = y.hw
+            if self.c.expand_at_leo_under_min_isr:
+                catch_up = o.ite(o.and_(o.not_(at_least(o, y.isr, self.min_isr)), y.llen > y.hw), y.llen, y.hw)
+            proposed = [o.true if f == b else o.and_(y.has_md, o.ite(
+                y.isr[f], o.not_(timed[f]),
+                o.and_(y.fleo[f] != NIL, y.fleo[f] >= catch_up, y.fleo[f] >= y.eps))) for f in R]
+            guard.append(o.or_(*(o.not_(proposed[f] == y.isr[f]) for f in R)))
+            w = v.copy()
+            x = w.b[b]
+            x.ap_phase, x.ap_isr = AP_REQUEST, proposed
+            x.ap_ep = [y.bepoch if f == b else o.ite(proposed[f], o.ite(y.isr[f], 0, y.fep[f]), 0) for f in R]
+            x.misr = [o.or_(proposed[f], y.isr[f]) for f in R]
+            shrink = o.or_(*(o.and_(y.isr[f], o.not_(proposed[f])) for f in R))
+            w.shrinks = o.ite(shrink, v.shrinks + 1, v.shrinks)
+            return o.and_(*guard), w
+        return [self.step("SendAlterPartitionRequest", fn, b)]
+
+    def receive_alter_partition_request(self, b: int) -> list[SymStep]:
+        def make(accepted: bool):
+            def fn(o: Any, v: KraftVars):
+                y = v.b[b]
+                cur = Cur(o, v)
+                current = o.and_(cur.leader == b, y.bepoch == y.cbe, y.md_pe == cur.pe)
+                eligible = o.and_(current, *(o.implies(y.ap_isr[f], o.and_(
+                    v.b[f].unf, o.or_(y.ap_ep[f] == 0, y.ap_ep[f] == v.b[f].cbe))) for f in self.R))
+                guard = o.and_(y.ap_phase == AP_REQUEST, eligible if accepted else o.not_(eligible))
+                w = v.copy()
+                x = w.b[b]
+                if not accepted:
+                    x.ap_phase = AP_REJECTED
+                    return guard, w
+                x.ap_phase = AP_ACCEPTED
+                room = self.append(o, v, w, cur, o.true, b, cur.le, list(y.ap_isr), self.update_elr(o, cur, y.ap_isr))
+                return o.and_(guard, room), w
+            return fn
+        return [self.step("ReceiveAlterPartitionRequest", make(a), b) for a in (True, False)]
+
+    def receive_alter_partition_response(self, b: int) -> list[SymStep]:
+        def make(accepted: bool):
+            def fn(o: Any, v: KraftVars):
+                y = v.b[b]
+                guard = o.and_(y.ap_phase == (AP_ACCEPTED if accepted else AP_REJECTED), y.status == RUNNING,
+                               y.role == LEADER)
+                w = v.copy()
+                x = w.b[b]
+                x.ap_phase, x.ap_isr, x.ap_ep = 0, [o.false] * self.n, [0] * self.n
+                if accepted:
+                    x.isr, x.misr, x.has_md, x.md_pe = list(y.ap_isr), list(y.ap_isr), o.true, y.md_pe + 1
+                else:
+                    x.misr = list(y.isr)
+                self.hw_on_partition_change(o, v, w, b, x.isr, x.misr, y.fleo)
+                return guard, w
+            return fn
+        return [self.step("ReceiveAlterPartitionResponse", make(a), b) for a in (True, False)]
+
+    # -- replication ---------------------------------------------------------------------------------
+
+    def fetch(self, f: int, ld: int) -> list[SymStep]:
+        """Follower ``f`` fetches from leader ``ld`` (its ``fetch_from``): a diverging epoch, or ok."""
+        def make(diverging: bool):
+            def fn(o: Any, v: KraftVars):
+                y, lv = v.b[f], v.b[ld]
+                guard = [y.fetch_from == ld, y.status == RUNNING, lv.status == RUNNING, lv.role == LEADER,
+                         lv.md_le == y.md_le]
+                lfe = o.ite(y.llen > 0, o.sel(y.lep, y.llen - 1), 0)
+                d_epoch, d_end = self.last_offset_for_epoch(o, lv, lfe, True)
+                diverges = o.or_(d_epoch < lfe, d_end < y.llen)
+                w = v.copy()
+                x, lx = w.b[f], w.b[ld]
+                if diverging:
+                    l_epoch, l_end = self.last_offset_for_epoch(o, y, d_epoch, False)
+                    x.llen = o.ite(o.or_(l_epoch != d_epoch, l_end < d_end), l_end, d_end)
+                    return o.and_(*guard, diverges), w
+                guard.append(o.not_(diverges))
+                lx.fleo = [y.llen if p == f else lv.fleo[p] for p in self.R]
+                lx.fep = [y.bepoch if p == f else lv.fep[p] for p in self.R]
+                old = lv.hw
+                new = self.commit_offset(o, ld, self.hw_members(lv.isr, lv.misr), lv.llen, lx.fleo)
+                adv = self.can_advance(o, lv.isr, old, new)
+                self.advance_hw(o, v, w, ld, old, new, o.true, adv)
+                response_hw = o.ite(adv, new, old)
+                more = y.llen < lv.llen
+                x.lep = o.store(y.lep, y.llen, o.ite(more, o.sel(lv.lep, y.llen), o.sel(y.lep, y.llen)))
+                x.lval = o.store(y.lval, y.llen, o.ite(more, o.sel(lv.lval, y.llen), o.sel(y.lval, y.llen)))
+                x.llen = o.ite(more, y.llen + 1, y.llen)
+                x.hw = o.ite(response_hw <= x.llen, response_hw, y.hw)
+                if self.z.log is not None:
+                    guard.append(o.implies(more, y.llen < self.z.log))
+                return o.and_(*guard), w
+            return fn
+        return [self.step("Fetch", make(d), f, ld) for d in (True, False)]
+
+    def write_record_to_leader(self, b: int) -> list[SymStep]:
+        def make(val: int):
+            def fn(o: Any, v: KraftVars):
+                y = v.b[b]
+                guard = [y.status == RUNNING, y.role == LEADER, at_least(o, y.misr, self.min_isr),
+                         o.not_(v.sent[val])]
+                if self.z.log is not None:
+                    guard.append(y.llen < self.z.log)
+                w = v.copy()
+                x = w.b[b]
+                x.lep = o.store(y.lep, y.llen, y.md_le)
+                x.lval = o.store(y.lval, y.llen, val)
+                x.llen = y.llen + 1
+                old = y.hw
+                new = self.commit_offset(o, b, self.hw_members(y.isr, y.misr), y.llen + 1, y.fleo)
+                self.advance_hw(o, v, w, b, old, new, o.true, self.can_advance(o, y.isr, old, new))
+                w.sent = [o.true if i == val else s for i, s in enumerate(v.sent)]
+                x.wfloor = o.ite(y.wfloor == self.z.nof, y.llen, y.wfloor)
+                return o.and_(*guard), w
+            return fn
+        return [self.step("WriteRecordToLeader", make(val), b) for val in range(self.nv)]
