@@ -19,6 +19,11 @@
  *   key_of(key); its partition the fingerprint's low 64 bits (big endian) modulo `partitions`, as
  *   spark/steps.py `split` computes it; slots in their order within a partition.
  *
+ * first(packed, unpack, predicates, wanted) -> [position or -1 for each predicate]
+ *   Every predicate on every state unpack(packed[i]), in order (spark/steps.py `check_new`): for
+ *   each, the first position where its truth differs from `wanted` (a list of bools: True for an
+ *   invariant, which fails where it is false; False for a `sometimes`, reached where it is true).
+ *
  * digest(data) -> bytes: that BLAKE2b-128 of any bytes (for the tests against hashlib).
  */
 #define PY_SSIZE_T_CLEAN
@@ -412,6 +417,83 @@ done:
     return result;
 }
 
+/* -- first ------------------------------------------------------------------------------------- */
+
+static PyObject *
+first(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "first takes 4 arguments");
+        return NULL;
+    }
+    PyObject *packed = args[0], *unpack = args[1], *predicates = args[2], *wanted = args[3];
+    if (!PyList_Check(packed) || !PyList_Check(predicates) || !PyList_Check(wanted)
+        || PyList_GET_SIZE(predicates) != PyList_GET_SIZE(wanted)) {
+        PyErr_SetString(PyExc_TypeError, "first: bad arguments");
+        return NULL;
+    }
+    Py_ssize_t k = PyList_GET_SIZE(predicates), n = PyList_GET_SIZE(packed);
+    Py_ssize_t *found = PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)(k ? k : 1));
+    int *want = PyMem_Malloc(sizeof(int) * (size_t)(k ? k : 1));
+    PyObject *result = NULL;
+    if (found == NULL || want == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t p = 0; p < k; p++) {
+        found[p] = -1;
+        want[p] = PyObject_IsTrue(PyList_GET_ITEM(wanted, p));
+        if (want[p] < 0)
+            goto done;
+    }
+    /* The lists are the caller's, and predicates may run Python code: hold them. */
+    Py_INCREF(packed);
+    Py_INCREF(predicates);
+    int failed = 0;
+    for (Py_ssize_t i = 0; i < n && !failed; i++) {
+        PyObject *item = PyList_GET_ITEM(packed, i);
+        Py_INCREF(item);
+        PyObject *state = PyObject_CallOneArg(unpack, item);
+        Py_DECREF(item);
+        if (state == NULL) {
+            failed = 1;
+            break;
+        }
+        for (Py_ssize_t p = 0; p < k; p++) {
+            PyObject *fn = PyList_GET_ITEM(predicates, p);
+            Py_INCREF(fn);
+            PyObject *got = PyObject_CallOneArg(fn, state);
+            Py_DECREF(fn);
+            int truth = got == NULL ? -1 : PyObject_IsTrue(got);
+            Py_XDECREF(got);
+            if (truth < 0) {
+                failed = 1;
+                break;
+            }
+            if (found[p] < 0 && truth != want[p])
+                found[p] = i;
+        }
+        Py_DECREF(state);
+    }
+    Py_DECREF(packed);
+    Py_DECREF(predicates);
+    if (failed)
+        goto done;
+    result = PyList_New(k);
+    for (Py_ssize_t p = 0; result != NULL && p < k; p++) {
+        PyObject *at = PyLong_FromSsize_t(found[p]);
+        if (at == NULL) {
+            Py_CLEAR(result);
+            break;
+        }
+        PyList_SET_ITEM(result, p, at);
+    }
+done:
+    PyMem_Free(found);
+    PyMem_Free(want);
+    return result;
+}
+
 static PyObject *
 digest(PyObject *self, PyObject *arg)
 {
@@ -429,6 +511,8 @@ static PyMethodDef methods[] = {
      "A frontier block's successors, deduplicated (explorer/search/spark/fast.py)."},
     {"split", (PyCFunction)(void (*)(void))split, METH_FASTCALL,
      "Candidates fingerprinted and split by destination partition (explorer/search/spark/fast.py)."},
+    {"first", (PyCFunction)(void (*)(void))first, METH_FASTCALL,
+     "Where each property first differs from what it should be (explorer/search/spark/fast.py)."},
     {"digest", digest, METH_O, "BLAKE2b-128 with the packed states' personalization."},
     {NULL, NULL, 0, NULL},
 };

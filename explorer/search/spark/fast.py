@@ -9,7 +9,10 @@ loop in C, as the parallel engine's workers do theirs (``search/parallel/_route.
 model's functions and computing the same BLAKE2b-128 fingerprints byte for byte, so runs,
 checkpoints and traces are the same with or without it.
 
-It applies where ``steps.expand`` has nothing to do per successor but pack and compare: the model
+``first`` evaluates a level's ``always`` and ``sometimes`` properties on its new states in one C
+loop too (``steps.check_new``, wherever the extension is built, for any model).
+
+The map side applies where ``steps.expand`` has nothing to do per successor but pack and compare: the model
 packs (``Context.packs``), no symmetry (the identity is the packed state), no ``within_bounds``
 and no transition property left to check. Anything else, a build without the extension, and
 ``ISRCHECK_PURE_PYTHON=1`` take ``steps.expand`` and ``steps.split``.
@@ -76,3 +79,10 @@ def split(ctx: Context, cands: Candidates, partitions: int) -> dict[int, tuple[b
     destination partition."""
     out = _MODULE.split(cands.keys, cands.parents, cands.actions, partitions, ctx.key_of_ident)
     return {j: (fps, parents, actions, encode_states(keys)) for j, (fps, parents, actions, keys) in out.items()}
+
+
+def first(ctx: Context, packed: list[Any], inv: list[Any], wit: list[Any]) -> list[int]:
+    """For each property of ``inv`` (``always``) then ``wit`` (``sometimes``), the first position
+    in ``packed`` where the invariant fails or the witness holds, or -1: every predicate is
+    evaluated on every state, as ``steps.check_new`` does in Python."""
+    return _MODULE.first(packed, ctx.unpack, [p.predicate for p in inv + wit], [True] * len(inv) + [False] * len(wit))

@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from isrcheck.explorer.search.audit import audit_successors
+from isrcheck.explorer.search.spark import fast
 from isrcheck.explorer.search.spark.blocks import FP, NO_PARENT, decode_states, encode_states
 from isrcheck.explorer.search.spark.level import Context, new_report
 
@@ -134,6 +135,16 @@ def check_new(ctx: Context, fps: bytes, packed: list[Any], always: frozenset[str
     if not (inv or wit):
         return
     bad, hit, unpack = rep["always"], rep["sometimes"], ctx.unpack
+    if fast.COMPILED and len(packed) > 1 and _ascending(fps):
+        # every predicate on every state in C; in fingerprint order the first is the smallest
+        at = fast.first(ctx, packed, inv, wit)
+        for prop, i in zip(inv + wit, at, strict=True):
+            if i >= 0:
+                found = bad if prop in inv else hit
+                fp = int.from_bytes(fps[i * FP:(i + 1) * FP], "big")
+                if prop.name not in found or fp < found[prop.name]:
+                    found[prop.name] = fp
+        return
     for i, p in enumerate(packed):
         state = unpack(p)
         fp = None
@@ -147,6 +158,15 @@ def check_new(ctx: Context, fps: bytes, packed: list[Any], always: frozenset[str
                 fp = int.from_bytes(fps[i * FP:(i + 1) * FP], "big")
                 if prop.name not in hit or fp < hit[prop.name]:
                     hit[prop.name] = fp
+
+
+def _ascending(fps: bytes) -> bool:
+    """Whether concatenated fingerprints are in strictly ascending order (checked on the high
+    halves: equal ones answer no, and the caller takes the path that needs no order)."""
+    import numpy as np
+
+    hi = high(fps)
+    return bool(np.all(hi[1:] > hi[:-1]))
 
 
 def dedup(ctx: Context, seen: Any, cands: dict[Any, tuple], always: frozenset[str],

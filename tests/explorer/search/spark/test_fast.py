@@ -130,3 +130,30 @@ def test_int_fingerprints_are_packed_keys() -> None:
     out = fast._MODULE.split(keys, bytearray(FP * len(keys)), bytearray(4 * len(keys)), 4, packed_key)
     got = {k: fps[i * FP:(i + 1) * FP] for fps, _, _, ks in out.values() for i, k in enumerate(ks)}
     assert got == {k: packed_key(k) for k in keys}
+
+
+def test_check_new_in_c_as_in_python(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``steps.check_new`` through ``fast.first`` reports what its Python loop reports: per
+    property the smallest fingerprint that violates it (``always``) or reaches it (``sometimes``)."""
+    assert fast.COMPILED, REBUILD
+    from isrcheck.explorer.contract import Kind, Property
+    from isrcheck.explorer.selection import Selected
+
+    model = _Tiny()
+    props = Selected(always=(Property("small", Kind.ALWAYS, lambda s: s[0] + s[1] < 9),
+                             Property("holds", Kind.ALWAYS, lambda s: True)),
+                     sometimes=(Property("diag", Kind.SOMETIMES, lambda s: s[0] == s[1] > 1),
+                                Property("never", Kind.SOMETIMES, lambda s: False)),
+                     transition=())
+    ctx = Context(model, props, False, False)
+    packed = sorted((model.pack((a, b)) for a in range(7) for b in range(7)), key=ctx.key_of_ident)
+    fps = b"".join(map(ctx.key_of_ident, packed))
+    names = (frozenset({"small", "holds"}), frozenset({"diag", "never"}))
+    reports = []
+    for compiled in (True, False):
+        monkeypatch.setattr(fast, "COMPILED", compiled)
+        rep = steps.new_report()
+        steps.check_new(ctx, fps, packed, *names, rep)
+        reports.append(rep)
+    assert reports[0] == reports[1]
+    assert set(reports[0]["always"]) == {"small"} and set(reports[0]["sometimes"]) == {"diag"}
