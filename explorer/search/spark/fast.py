@@ -9,13 +9,15 @@ loop in C, as the parallel engine's workers do theirs (``search/parallel/_route.
 model's functions and computing the same BLAKE2b-128 fingerprints byte for byte, so runs,
 checkpoints and traces are the same with or without it.
 
-``first`` evaluates a level's ``always`` and ``sometimes`` properties on its new states in one C
-loop too (``steps.check_new``, wherever the extension is built, for any model).
+``order`` is the merge's sort of the candidates' fingerprints (a radix sort of their high
+halves; ``steps.best_first``), and ``first`` evaluates a level's ``always`` and ``sometimes``
+properties on its new states in one C loop too (``steps.check_new``, wherever the extension is
+built, for any model).
 
-The map side applies where ``steps.expand`` has nothing to do per successor but pack and compare: the model
-packs (``Context.packs``), no symmetry (the identity is the packed state), no ``within_bounds``
-and no transition property left to check. Anything else, a build without the extension, and
-``ISRCHECK_PURE_PYTHON=1`` take ``steps.expand`` and ``steps.split``.
+The map side applies where ``steps.expand`` has nothing to do per successor but pack and
+compare: the model packs (``Context.packs``), no symmetry (the identity is the packed state), no
+``within_bounds`` and no transition property left to check. Anything else, a build without the
+extension, and ``ISRCHECK_PURE_PYTHON=1`` take ``steps.expand`` and ``steps.split``.
 """
 
 from __future__ import annotations
@@ -86,3 +88,10 @@ def first(ctx: Context, packed: list[Any], inv: list[Any], wit: list[Any]) -> li
     in ``packed`` where the invariant fails or the witness holds, or -1: every predicate is
     evaluated on every state, as ``steps.check_new`` does in Python."""
     return _MODULE.first(packed, ctx.unpack, [p.predicate for p in inv + wit], [True] * len(inv) + [False] * len(wit))
+
+
+def order(keys: Any) -> Any:
+    """``numpy.argsort(keys, kind="stable")`` of a ``uint64`` array, by a radix sort in C."""
+    import numpy as np
+
+    return np.frombuffer(_MODULE.order(np.ascontiguousarray(keys, dtype=np.uint64)), dtype=np.int64).copy()

@@ -203,7 +203,7 @@ def best_first(fps: Any, parents: Any, actions: Any) -> tuple[Any, Any]:
     import numpy as np
 
     hi = high(fps)
-    order = np.argsort(hi)
+    order = fast.order(hi) if fast.COMPILED else np.argsort(hi, kind="stable")
     ordered_hi = hi[order]
     same = ordered_hi[1:] == ordered_hi[:-1]
     if same.any():
