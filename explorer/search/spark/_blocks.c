@@ -30,6 +30,13 @@
  *   skipped where every key has the same byte), about a quarter of NumPy's comparison sort on
  *   the merge's random fingerprints (spark/steps.py `best_first`).
  *
+ * best(fps, parents, actions) -> bytes
+ *   The merge's order of candidates (spark/steps.py `best_first`): the int64 positions of the
+ *   candidates sorted by (fingerprint, parent, action index, position), as the bytes of an int64
+ *   array. A radix sort of the fingerprints' high 8 bytes, then each run of equal high halves (a
+ *   fingerprint that came from several expansion tasks: a few candidates) in the full order by
+ *   insertion; NumPy's version sorts every repeated fingerprint on three string keys.
+ *
  * digest(data) -> bytes: that BLAKE2b-128 of any bytes (for the tests against hashlib).
  */
 #define PY_SSIZE_T_CLEAN
@@ -500,37 +507,18 @@ done:
     return result;
 }
 
-/* -- order ------------------------------------------------------------------------------------- */
+/* -- order and best ---------------------------------------------------------------------------- */
 
-static PyObject *
-order(PyObject *self, PyObject *arg)
+/* A stable LSD radix sort of k[0..n) carrying the positions i[0..n) (k1 and i1: scratch of the
+ * same size); returns where the sorted positions are (i or i1). */
+static int64_t *
+radix(uint64_t *k, int64_t *i, uint64_t *k1, int64_t *i1, Py_ssize_t n, Py_ssize_t (*counts)[256])
 {
-    Py_buffer view;
-    if (PyObject_GetBuffer(arg, &view, PyBUF_C_CONTIGUOUS) < 0)
-        return NULL;
-    if (view.len % 8 != 0) {
-        PyBuffer_Release(&view);
-        PyErr_SetString(PyExc_ValueError, "order: keys must be uint64");
-        return NULL;
-    }
-    Py_ssize_t n = view.len / 8;
-    size_t size = (size_t)(n ? n : 1);
-    uint64_t *k0 = PyMem_Malloc(size * 8), *k1 = PyMem_Malloc(size * 8);
-    int64_t *i0 = PyMem_Malloc(size * 8), *i1 = PyMem_Malloc(size * 8);
-    Py_ssize_t(*counts)[256] = PyMem_Calloc(8, sizeof *counts);
-    PyObject *result = NULL;
-    if (!k0 || !k1 || !i0 || !i1 || !counts) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    memcpy(k0, view.buf, (size_t)view.len);
-    for (Py_ssize_t j = 0; j < n; j++) {
-        i0[j] = j;
+    for (Py_ssize_t j = 0; j < n; j++)
         for (int p = 0; p < 8; p++)
-            counts[p][(k0[j] >> (8 * p)) & 0xff]++;
-    }
+            counts[p][(k[j] >> (8 * p)) & 0xff]++;
     for (int p = 0; p < 8; p++) {
-        if (n == 0 || counts[p][(k0[0] >> (8 * p)) & 0xff] == n)
+        if (n == 0 || counts[p][(k[0] >> (8 * p)) & 0xff] == n)
             continue; /* every key has this byte: the pass would not move anything */
         Py_ssize_t at = 0;
         for (int b = 0; b < 256; b++) {
@@ -539,25 +527,167 @@ order(PyObject *self, PyObject *arg)
             at += c;
         }
         for (Py_ssize_t j = 0; j < n; j++) {
-            Py_ssize_t to = counts[p][(k0[j] >> (8 * p)) & 0xff]++;
-            k1[to] = k0[j];
-            i1[to] = i0[j];
+            Py_ssize_t to = counts[p][(k[j] >> (8 * p)) & 0xff]++;
+            k1[to] = k[j];
+            i1[to] = i[j];
         }
-        uint64_t *kt = k0;
-        k0 = k1;
+        uint64_t *kt = k;
+        k = k1;
         k1 = kt;
-        int64_t *it = i0;
-        i0 = i1;
+        int64_t *it = i;
+        i = i1;
         i1 = it;
     }
-    result = PyBytes_FromStringAndSize((const char *)i0, n * 8);
-done:
+    return i;
+}
+
+/* The buffers and scratch of a sort of n keys; 0, or -1 with MemoryError. */
+typedef struct {
+    uint64_t *k0, *k1;
+    int64_t *i0, *i1;
+    Py_ssize_t (*counts)[256];
+} Scratch;
+
+static int
+scratch_new(Scratch *s, Py_ssize_t n)
+{
+    size_t size = (size_t)(n ? n : 1);
+    s->k0 = PyMem_Malloc(size * 8);
+    s->k1 = PyMem_Malloc(size * 8);
+    s->i0 = PyMem_Malloc(size * 8);
+    s->i1 = PyMem_Malloc(size * 8);
+    s->counts = PyMem_Calloc(8, sizeof *s->counts);
+    if (!s->k0 || !s->k1 || !s->i0 || !s->i1 || !s->counts) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t j = 0; j < n; j++)
+        s->i0[j] = j;
+    return 0;
+}
+
+static void
+scratch_free(Scratch *s)
+{
+    PyMem_Free(s->k0);
+    PyMem_Free(s->k1);
+    PyMem_Free(s->i0);
+    PyMem_Free(s->i1);
+    PyMem_Free(s->counts);
+}
+
+static PyObject *
+order(PyObject *self, PyObject *arg)
+{
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_C_CONTIGUOUS) < 0)
+        return NULL;
+    PyObject *result = NULL;
+    Scratch s;
+    Py_ssize_t n = view.len / 8;
+    if (view.len % 8 != 0) {
+        PyErr_SetString(PyExc_ValueError, "order: keys must be uint64");
+        PyBuffer_Release(&view);
+        return NULL;
+    }
+    if (scratch_new(&s, n) == 0) {
+        memcpy(s.k0, view.buf, (size_t)view.len);
+        int64_t *sorted = radix(s.k0, s.i0, s.k1, s.i1, n, s.counts);
+        result = PyBytes_FromStringAndSize((const char *)sorted, n * 8);
+    }
+    scratch_free(&s);
     PyBuffer_Release(&view);
-    PyMem_Free(k0);
-    PyMem_Free(k1);
-    PyMem_Free(i0);
-    PyMem_Free(i1);
-    PyMem_Free(counts);
+    return result;
+}
+
+/* Candidate a before candidate b: by fingerprint, parent, action index, then position. */
+static int
+before(const unsigned char *fps, const unsigned char *parents, const unsigned char *actions, int64_t a, int64_t b)
+{
+    int c = memcmp(fps + a * FP, fps + b * FP, FP);
+    if (c == 0)
+        c = memcmp(parents + a * FP, parents + b * FP, FP);
+    if (c == 0) {
+        const unsigned char *x = actions + a * 4, *y = actions + b * 4;
+        uint32_t u = (uint32_t)x[0] | (uint32_t)x[1] << 8 | (uint32_t)x[2] << 16 | (uint32_t)x[3] << 24;
+        uint32_t v = (uint32_t)y[0] | (uint32_t)y[1] << 8 | (uint32_t)y[2] << 16 | (uint32_t)y[3] << 24;
+        c = (u > v) - (u < v);
+    }
+    return c < 0 || (c == 0 && a < b);
+}
+
+/* qsort's view of `before` for a long run (fingerprints sharing their high halves, which random
+ * 128-bit fingerprints do with probability 2**-64 a pair): the GIL is held throughout, so the
+ * buffers can be in statics. */
+static const unsigned char *q_fps, *q_parents, *q_actions;
+
+static int
+by_candidate(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return before(q_fps, q_parents, q_actions, x, y) ? -1 : (x == y ? 0 : 1);
+}
+
+static PyObject *
+best(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "best takes 3 arguments");
+        return NULL;
+    }
+    Py_buffer v[3];
+    int got = 0;
+    PyObject *result = NULL;
+    Scratch s = {0};
+    for (; got < 3; got++)
+        if (PyObject_GetBuffer(args[got], &v[got], PyBUF_C_CONTIGUOUS) < 0)
+            goto done;
+    Py_ssize_t n = v[0].len / FP;
+    if (v[0].len != n * FP || v[1].len != n * FP || v[2].len != n * 4) {
+        PyErr_SetString(PyExc_ValueError, "best: 16-byte fingerprints and parents, 4-byte actions, as many");
+        goto done;
+    }
+    const unsigned char *fps = v[0].buf, *parents = v[1].buf, *actions = v[2].buf;
+    if (scratch_new(&s, n) < 0)
+        goto done;
+    for (Py_ssize_t j = 0; j < n; j++) {
+        uint64_t hi = 0;
+        for (int b = 0; b < 8; b++)
+            hi = (hi << 8) | fps[j * FP + b];
+        s.k0[j] = hi;
+    }
+    int64_t *sorted = radix(s.k0, s.i0, s.k1, s.i1, n, s.counts);
+    uint64_t *keys = sorted == s.i0 ? s.k0 : s.k1; /* the keys sorted alongside */
+    /* Runs of equal high halves (a fingerprint from several tasks, each task's own distinct):
+       a few candidates each, put in the full order by insertion. */
+    for (Py_ssize_t start = 0; start < n;) {
+        Py_ssize_t end = start + 1;
+        while (end < n && keys[end] == keys[start])
+            end++;
+        if (end - start > 32) {
+            q_fps = fps;
+            q_parents = parents;
+            q_actions = actions;
+            qsort(sorted + start, (size_t)(end - start), sizeof(int64_t), by_candidate);
+            start = end;
+            continue;
+        }
+        for (Py_ssize_t j = start + 1; j < end; j++) {
+            int64_t x = sorted[j];
+            Py_ssize_t m = j;
+            while (m > start && before(fps, parents, actions, x, sorted[m - 1])) {
+                sorted[m] = sorted[m - 1];
+                m--;
+            }
+            sorted[m] = x;
+        }
+        start = end;
+    }
+    result = PyBytes_FromStringAndSize((const char *)sorted, n * 8);
+done:
+    scratch_free(&s);
+    for (int j = 0; j < got; j++)
+        PyBuffer_Release(&v[j]);
     return result;
 }
 
@@ -581,6 +711,8 @@ static PyMethodDef methods[] = {
     {"first", (PyCFunction)(void (*)(void))first, METH_FASTCALL,
      "Where each property first differs from what it should be (explorer/search/spark/fast.py)."},
     {"order", order, METH_O, "A stable argsort of uint64 keys (explorer/search/spark/fast.py)."},
+    {"best", (PyCFunction)(void (*)(void))best, METH_FASTCALL,
+     "Candidates in (fingerprint, parent, action, position) order (explorer/search/spark/fast.py)."},
     {"digest", digest, METH_O, "BLAKE2b-128 with the packed states' personalization."},
     {NULL, NULL, 0, NULL},
 };

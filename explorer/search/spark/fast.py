@@ -9,10 +9,10 @@ loop in C, as the parallel engine's workers do theirs (``search/parallel/_route.
 model's functions and computing the same BLAKE2b-128 fingerprints byte for byte, so runs,
 checkpoints and traces are the same with or without it.
 
-``order`` is the merge's sort of the candidates' fingerprints (a radix sort of their high
-halves; ``steps.best_first``), and ``first`` evaluates a level's ``always`` and ``sometimes``
-properties on its new states in one C loop too (``steps.check_new``, wherever the extension is
-built, for any model).
+``best`` is the merge's order of the candidates (``steps.best_first``: a radix sort of their
+fingerprints' high halves, then the few candidates of each repeated fingerprint in place), and
+``first`` evaluates a level's ``always`` and ``sometimes`` properties on its new states in one C
+loop (``steps.check_new``); both wherever the extension is built, for any model.
 
 The map side applies where ``steps.expand`` has nothing to do per successor but pack and
 compare: the model packs (``Context.packs``), no symmetry (the identity is the packed state), no
@@ -95,3 +95,12 @@ def order(keys: Any) -> Any:
     import numpy as np
 
     return np.frombuffer(_MODULE.order(np.ascontiguousarray(keys, dtype=np.uint64)), dtype=np.int64).copy()
+
+
+def best(fps: Any, parents: Any, actions: Any) -> Any:
+    """``steps.best_first``'s order of candidates (``S16`` fingerprints and parents, ``uint32``
+    actions): by fingerprint, parent, action index, then position; an ``int64`` array."""
+    import numpy as np
+
+    return np.frombuffer(_MODULE.best(np.ascontiguousarray(fps), np.ascontiguousarray(parents),
+                                      np.ascontiguousarray(actions, dtype="<u4")), dtype=np.int64).copy()

@@ -202,8 +202,11 @@ def best_first(fps: Any, parents: Any, actions: Any) -> tuple[Any, Any]:
     and on their position last, so equal keys keep their order as a stable sort would."""
     import numpy as np
 
+    if fast.COMPILED:  # the same order, with the repeated fingerprints put in place in C
+        order = fast.best(fps, parents, actions)
+        return order, fps[order]
     hi = high(fps)
-    order = fast.order(hi) if fast.COMPILED else np.argsort(hi, kind="stable")
+    order = np.argsort(hi, kind="stable")
     ordered_hi = hi[order]
     same = ordered_hi[1:] == ordered_hi[:-1]
     if same.any():

@@ -167,3 +167,20 @@ def test_order_is_a_stable_argsort() -> None:
     for n, spread in ((0, 2), (1, 2), (7, 3), (5000, 5), (5000, 2**64 - 1), (20000, 1 << 40)):
         keys = rng.integers(0, spread, n, dtype=np.uint64, endpoint=True)
         assert fast.order(keys).tolist() == np.argsort(keys, kind="stable").tolist()
+
+
+def test_best_is_the_full_order() -> None:
+    """``fast.best`` orders candidates by (fingerprint, parent, action, position), as a four-key
+    ``lexsort`` does, where high halves are random and where many share them (runs sorted by
+    insertion, and a run longer than 32 by ``qsort``)."""
+    assert fast.COMPILED, REBUILD
+    np = pytest.importorskip("numpy")
+    rng = np.random.default_rng(9)
+    for n in (0, 1, 2, 40, 3000):
+        for spread in (1, 3, 2**40):
+            halves = np.stack([rng.integers(0, spread, n).astype(">u8"), rng.integers(0, 3, n).astype(">u8")], 1)
+            fps = np.frombuffer(halves.tobytes(), dtype="S16")
+            parents = np.frombuffer(rng.integers(0, 2, n * 16, dtype=np.uint8).tobytes(), dtype="S16")
+            actions = rng.integers(0, 3, n).astype("<u4")
+            want = np.lexsort((np.arange(n), actions, parents, fps))
+            assert fast.best(fps, parents, actions).tolist() == want.tolist()
