@@ -24,12 +24,6 @@
  *   each, the first position where its truth differs from `wanted` (a list of bools: True for an
  *   invariant, which fails where it is false; False for a `sometimes`, reached where it is true).
  *
- * order(keys) -> bytes
- *   A stable argsort of native uint64 `keys` (any buffer), as the bytes of int64 positions: what
- *   numpy.argsort(keys, kind="stable") gives, by an LSD radix sort (8 passes of 8 bits, a pass
- *   skipped where every key has the same byte), about a quarter of NumPy's comparison sort on
- *   the merge's random fingerprints (spark/steps.py `best_first`).
- *
  * best(fps, parents, actions) -> bytes
  *   The merge's order of candidates (spark/steps.py `best_first`): the int64 positions of the
  *   candidates sorted by (fingerprint, parent, action index, position), as the bytes of an int64
@@ -507,7 +501,7 @@ done:
     return result;
 }
 
-/* -- order and best ---------------------------------------------------------------------------- */
+/* -- best ------------------------------------------------------------------------------------- */
 
 /* A stable LSD radix sort of k[0..n) carrying the positions i[0..n) (k1 and i1: scratch of the
  * same size); returns where the sorted positions are (i or i1). */
@@ -574,30 +568,6 @@ scratch_free(Scratch *s)
     PyMem_Free(s->i0);
     PyMem_Free(s->i1);
     PyMem_Free(s->counts);
-}
-
-static PyObject *
-order(PyObject *self, PyObject *arg)
-{
-    Py_buffer view;
-    if (PyObject_GetBuffer(arg, &view, PyBUF_C_CONTIGUOUS) < 0)
-        return NULL;
-    PyObject *result = NULL;
-    Scratch s;
-    Py_ssize_t n = view.len / 8;
-    if (view.len % 8 != 0) {
-        PyErr_SetString(PyExc_ValueError, "order: keys must be uint64");
-        PyBuffer_Release(&view);
-        return NULL;
-    }
-    if (scratch_new(&s, n) == 0) {
-        memcpy(s.k0, view.buf, (size_t)view.len);
-        int64_t *sorted = radix(s.k0, s.i0, s.k1, s.i1, n, s.counts);
-        result = PyBytes_FromStringAndSize((const char *)sorted, n * 8);
-    }
-    scratch_free(&s);
-    PyBuffer_Release(&view);
-    return result;
 }
 
 /* Candidate a before candidate b: by fingerprint, parent, action index, then position. */
@@ -710,7 +680,6 @@ static PyMethodDef methods[] = {
      "Candidates fingerprinted and split by destination partition (explorer/search/spark/fast.py)."},
     {"first", (PyCFunction)(void (*)(void))first, METH_FASTCALL,
      "Where each property first differs from what it should be (explorer/search/spark/fast.py)."},
-    {"order", order, METH_O, "A stable argsort of uint64 keys (explorer/search/spark/fast.py)."},
     {"best", (PyCFunction)(void (*)(void))best, METH_FASTCALL,
      "Candidates in (fingerprint, parent, action, position) order (explorer/search/spark/fast.py)."},
     {"digest", digest, METH_O, "BLAKE2b-128 with the packed states' personalization."},

@@ -90,13 +90,6 @@ def first(ctx: Context, packed: list[Any], inv: list[Any], wit: list[Any]) -> li
     return _MODULE.first(packed, ctx.unpack, [p.predicate for p in inv + wit], [True] * len(inv) + [False] * len(wit))
 
 
-def order(keys: Any) -> Any:
-    """``numpy.argsort(keys, kind="stable")`` of a ``uint64`` array, by a radix sort in C."""
-    import numpy as np
-
-    return np.frombuffer(_MODULE.order(np.ascontiguousarray(keys, dtype=np.uint64)), dtype=np.int64).copy()
-
-
 def best(fps: Any, parents: Any, actions: Any) -> Any:
     """``steps.best_first``'s order of candidates (``S16`` fingerprints and parents, ``uint32``
     actions): by fingerprint, parent, action index, then position; an ``int64`` array."""

@@ -159,16 +159,6 @@ def test_check_new_in_c_as_in_python(monkeypatch: pytest.MonkeyPatch) -> None:
     assert set(reports[0]["always"]) == {"small"} and set(reports[0]["sometimes"]) == {"diag"}
 
 
-def test_order_is_a_stable_argsort() -> None:
-    """``fast.order`` (a radix sort in C) is NumPy's stable argsort, ties and all."""
-    assert fast.COMPILED, REBUILD
-    np = pytest.importorskip("numpy")
-    rng = np.random.default_rng(4)
-    for n, spread in ((0, 2), (1, 2), (7, 3), (5000, 5), (5000, 2**64 - 1), (20000, 1 << 40)):
-        keys = rng.integers(0, spread, n, dtype=np.uint64, endpoint=True)
-        assert fast.order(keys).tolist() == np.argsort(keys, kind="stable").tolist()
-
-
 def test_best_is_the_full_order() -> None:
     """``fast.best`` orders candidates by (fingerprint, parent, action, position), as a four-key
     ``lexsort`` does, where high halves are random and where many share them (runs sorted by
