@@ -193,10 +193,11 @@ static int
 add_successor(PyObject *item, const unsigned char *fp, uint32_t index, PyObject *pack, PyObject *table,
               PyObject *keys, PyObject *parents, PyObject *actions)
 {
-    PyObject *state;
-    PyObject *pair = NULL;
+    /* The pair is held while pack runs: it may run Python code, and `item` is borrowed. */
+    PyObject *pair;
     if (PyTuple_CheckExact(item) && PyTuple_GET_SIZE(item) == 2) {
-        state = PyTuple_GET_ITEM(item, 1);
+        pair = item;
+        Py_INCREF(pair);
     } else {
         pair = PySequence_Tuple(item);
         if (pair == NULL)
@@ -206,10 +207,9 @@ add_successor(PyObject *item, const unsigned char *fp, uint32_t index, PyObject 
             PyErr_SetString(PyExc_ValueError, "successors must give (action, state) pairs");
             return -1;
         }
-        state = PyTuple_GET_ITEM(pair, 1);
     }
-    PyObject *key = PyObject_CallOneArg(pack, state);
-    Py_XDECREF(pair);
+    PyObject *key = PyObject_CallOneArg(pack, PyTuple_GET_ITEM(pair, 1));
+    Py_DECREF(pair);
     if (key == NULL)
         return -1;
     PyObject *slot = PyDict_GetItemWithError(table, key);
