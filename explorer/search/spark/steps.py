@@ -138,9 +138,8 @@ def check_new(ctx: Context, fps: bytes, packed: list[Any], always: frozenset[str
     if fast.COMPILED and len(packed) > 1 and _ascending(fps):
         # every predicate on every state in C; in fingerprint order the first is the smallest
         at = fast.first(ctx, packed, inv, wit)
-        for prop, i in zip(inv + wit, at, strict=True):
+        for prop, i, found in zip(inv + wit, at, [bad] * len(inv) + [hit] * len(wit), strict=True):
             if i >= 0:
-                found = bad if prop in inv else hit
                 fp = int.from_bytes(fps[i * FP:(i + 1) * FP], "big")
                 if prop.name not in found or fp < found[prop.name]:
                     found[prop.name] = fp
