@@ -35,5 +35,6 @@ setup(
         Extension(f"{NAMESPACE}.model.native._isr", ["model/native/_isr.c"], optional=True),
         Extension(f"{NAMESPACE}.explorer.search.parallel._route", ["explorer/search/parallel/_route.c"],
                   optional=True),
+        Extension(f"{NAMESPACE}.explorer.search.spark._blocks", ["explorer/search/spark/_blocks.c"], optional=True),
     ],
 )

@@ -15,6 +15,12 @@ per packed state), fingerprint (BLAKE2b-128 of each distinct candidate), split (
 the shuffle, both ways), merge (sort, membership, the new array; properties apart), properties
 (``check_new``: unpack each new state, evaluate the invariants and pending ``sometimes``), encode
 (the new states' block).
+
+    python bench/bench_spark_parts.py --compiled                   # the tasks' C map side (spark/fast.py)
+
+With ``--compiled`` the map side is ``spark/fast.py``'s, as the tasks run it where it applies:
+"expand (C)" is unpack, successors, pack and dedup in one C loop, "fingerprint + split (C)" the
+rest; the other parts are the same code as without it.
 """
 
 from __future__ import annotations
@@ -29,8 +35,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-PARTS = ("decode", "unpack", "successors", "pack + dedup", "fingerprint", "split", "pickle", "merge",
-         "properties", "encode")
+PYTHON_PARTS = ("decode", "unpack", "successors", "pack + dedup", "fingerprint", "split", "pickle", "merge",
+                "properties", "encode")
+C_PARTS = ("decode", "expand (C)", "fingerprint + split (C)", "pickle", "merge", "properties", "encode")
 
 
 def main() -> None:
@@ -38,9 +45,10 @@ def main() -> None:
     p.add_argument("--spec", default="kip320:3:2:2:2", help="generation:replicas:log_size:max_records:max_leader_epoch")
     p.add_argument("--partitions", type=int, default=2)
     p.add_argument("--levels", type=int, default=1000, help="stop after this many levels")
+    p.add_argument("--compiled", action="store_true", help="the map side in C (spark/fast.py)")
     args = p.parse_args()
 
-    from isrcheck.explorer.search.spark import steps
+    from isrcheck.explorer.search.spark import fast, steps
     from isrcheck.explorer.search.spark.blocks import decode_states, encode_states
     from isrcheck.explorer.search.spark.level import Context
     from isrcheck.explorer.search.spark.tasks import split_fps
@@ -51,6 +59,9 @@ def main() -> None:
     model = make_model(generation=g, replicas=int(r), log_size=int(ls), max_records=int(mr), max_leader_epoch=int(me))
     props = select_properties(model, None)
     ctx = Context(model, props, False, False)
+    if args.compiled and not fast.applies(ctx, frozenset()):
+        raise SystemExit("--compiled: the C map side does not apply here (no extension, or the model does not pack)")
+    names = C_PARTS if args.compiled else PYTHON_PARTS
     parts = args.partitions
     clock = time.process_time
     always = frozenset(p.name for p in props.always)
@@ -78,6 +89,23 @@ def main() -> None:
             c0 = clock()
             packed = decode_states(blob)
             c1 = clock()
+            if args.compiled:
+                cands = fast.Candidates()
+                rep = fast.expand(ctx, fps, packed, cands)
+                c2 = clock()
+                blocks = fast.split(ctx, cands, parts)
+                c3 = clock()
+                pickle.loads(pickle.dumps(list(blocks.items()), protocol=5))
+                c4 = clock()
+                t["decode"] += c1 - c0
+                t["expand (C)"] += c2 - c1
+                t["fingerprint + split (C)"] += c3 - c2
+                t["pickle"] += c4 - c3
+                generated += rep["generated"]
+                size += len(packed)
+                for k, blk in blocks.items():
+                    moving[k].append(blk)
+                continue
             found, rep = steps.expand(ctx, split_fps(fps), packed, frozenset())
             c2 = clock()
             states = [ctx.unpack(q) for q in packed]  # the parts of expand, timed apart
@@ -132,16 +160,19 @@ def main() -> None:
     print(f"{args.spec}: {distinct:,} states, {depth} levels, {parts} partitions; CPU seconds per part "
           f"(us per new state in brackets)")
     top = max(new for _, _, new, _ in rows)
-    print("level  frontier       new  " + "  ".join(f"{k:>12}" for k in PARTS))
+    print("level  frontier       new  " + "  ".join(f"{k:>12}" for k in names))
     for level, size, new, t in rows:
         if new >= top / 2:  # the widest levels
-            print(f"{level:>5} {size:>9,} {new:>9,}  " + "  ".join(f"{t.get(k, 0):>12.3f}" for k in PARTS))
+            print(f"{level:>5} {size:>9,} {new:>9,}  " + "  ".join(f"{t.get(k, 0):>12.3f}" for k in names))
     whole = sum(total.values())
     print("whole run: " + ", ".join(f"{k} {total[k]:.2f} s ({total[k] / distinct * 1e6:.2f} us, "
-                                     f"{total[k] / whole:.0%})" for k in PARTS))
-    print(f"all parts {whole:.2f} s = {whole / distinct * 1e6:.2f} us a state; the model's own share "
-          f"(unpack, successors, pack + dedup, properties) "
-          f"{sum(total[k] for k in ('unpack', 'successors', 'pack + dedup', 'properties')) / whole:.0%}")
+                                     f"{total[k] / whole:.0%})" for k in names))
+    print(f"all parts {whole:.2f} s = {whole / distinct * 1e6:.2f} us a state", end="")
+    if args.compiled:
+        print()
+    else:
+        print(f"; the model's own share (unpack, successors, pack + dedup, properties) "
+              f"{sum(total[k] for k in ('unpack', 'successors', 'pack + dedup', 'properties')) / whole:.0%}")
 
 
 if __name__ == "__main__":

@@ -22,9 +22,10 @@ def _fake_checkout(tmp_path: Path) -> tuple[Path, Path]:
     shutil.copy(ROOT / "dev", repo / "dev")
     # The install stamp covers pyproject.toml and the C hot path's build inputs (dev's setup()).
     stamped = ("pyproject.toml", "setup.py", "model/native/_classic.c", "model/native/_isr.c",
-               "explorer/search/parallel/_route.c")
+               "explorer/search/parallel/_route.c", "explorer/search/spark/_blocks.c")
     (repo / "model" / "native").mkdir(parents=True)
     (repo / "explorer" / "search" / "parallel").mkdir(parents=True)
+    (repo / "explorer" / "search" / "spark").mkdir(parents=True)
     for name in stamped:
         shutil.copy(ROOT / name, repo / name)
     digest = hashlib.sha256(b"".join((repo / name).read_bytes() for name in stamped)).hexdigest()[:16]

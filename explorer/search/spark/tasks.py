@@ -31,6 +31,7 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
+from isrcheck.explorer.search.spark import fast
 from isrcheck.explorer.search.spark.blocks import (
     FP,
     NotPlain,
@@ -74,17 +75,22 @@ def expand_partition(payload: tuple, transition: frozenset[str], partitions: int
 
     def run(index: int, items: Iterator[tuple[int, tuple]]) -> Iterator[tuple[int, tuple]]:
         ctx = load_context(payload)
-        cands: dict[bytes, tuple] = {}
+        compiled = fast.applies(ctx, transition)  # the whole loop in C (``fast``), same results
+        cands: Any = fast.Candidates() if compiled else {}
         found = []
         audit = PARTITION_AUDIT  # a couple of states of every partition are audited on executors
         for _, value in items:
             if value[0] != STATE:
                 continue
-            _, rep = expand(ctx, split_fps(value[1]), decode_states(value[2]), transition, cands, audit)
+            if compiled:
+                rep = fast.expand(ctx, value[1], decode_states(value[2]), cands, audit)
+            else:
+                _, rep = expand(ctx, split_fps(value[1]), decode_states(value[2]), transition, cands, audit)
             audit = 0
             found.append(rep)
         reports.add({("expand", index): merge_reports(found)})
-        for j, blk in sorted(split(ctx, cands, partitions).items()):
+        blocks = fast.split(ctx, cands, partitions) if compiled else split(ctx, cands, partitions)
+        for j, blk in sorted(blocks.items()):
             yield j, (CANDS, *blk)
 
     return run
