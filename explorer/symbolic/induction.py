@@ -138,10 +138,30 @@ class Prover:
         answer = solver.check()
         return answer, (solver.model() if answer == z3.sat else None)
 
+    def _small_again(self) -> Any:
+        """A model of the last query with every int of every state at most ``SMALL``, or None."""
+        solver = self.solver
+        solver.set("rlimit", 0)  # 0: no resource limit
+        if solver.check(*[_small(v) for v in self.states]) == z3.sat:
+            return solver.model()
+        return None
+
     def cti(self, model: Any, name: str, names: Sequence[str]) -> Violation:
         """The CTI in ``model`` as an explicit two-or-more-state trace, replayed."""
         value = z3_value(model)
-        explicit = self.sym.explicit_for(self.ops, value, self.states)
+        try:
+            explicit = self.sym.explicit_for(self.ops, value, self.states)
+        except ValueError as exc:
+            # Past its budget the small-values query can answer unknown and the unconstrained one a
+            # CTI too large for the explicit model to tabulate (which one depends on the solver's
+            # history in the process, so a Spark worker and the driver may differ): ask the same
+            # query again for small values in every state, without the budget.
+            model = self._small_again()
+            if model is None:
+                raise EncodingError(f"the counterexample to induction is too large to replay ({exc}), and the "
+                                    "solver finds none with small values") from None
+            value = z3_value(model)
+            explicit = self.sym.explicit_for(self.ops, value, self.states)
         try:
             decoded = [self.sym.decode(self.ops, value, v, explicit) for v in self.states]
         except ValueError as exc:
