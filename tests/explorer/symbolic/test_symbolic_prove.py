@@ -275,3 +275,23 @@ def test_cli_prove_time_limit_is_exit_5(capsys):
                    "--timeout", "0.001", "--quiet"])
     assert status == 5
     assert capsys.readouterr().out.startswith("Unknown: ")
+
+
+def test_a_cti_too_large_to_tabulate_is_asked_again_with_small_values(monkeypatch):
+    """Which CTI z3 returns depends on the process's history; one the explicit model cannot
+    tabulate (explicit_for raises, as with log_size=7 on a Spark worker) is asked for again with
+    small values in every state, and replayed, instead of ending the run with a traceback."""
+    sym = make_symbolic(classic(generation="kip320", replicas=2), unbounded=True)
+    real, calls = sym.explicit_for, []
+
+    def too_large_once(*args):
+        calls.append(args)
+        if len(calls) == 1:
+            raise ValueError("log_size=7 with max_records=4 ... more than the model tabulates")
+        return real(*args)
+
+    monkeypatch.setattr(sym, "explicit_for", too_large_once)
+    result = prove(sym, properties=["LeaderInIsr"])
+    assert len(calls) == 2
+    assert result.verdict == "counterexample to induction"
+    assert result.cti.property == "LeaderInIsr" and len(result.cti.trace) == 2
