@@ -115,21 +115,8 @@ class CWriter(Writer):
 
     # -- logic -------------------------------------------------------------------------------------
 
-    def and_(self, *xs: Any) -> Any:
-        if any(const(x) and not x for x in xs):
-            return False
-        rest = [x for x in xs if not const(x)]
-        if not rest:
-            return True
-        return rest[0] if len(rest) == 1 else Staged("(" + " && ".join(c(x) for x in rest) + ")")
-
-    def or_(self, *xs: Any) -> Any:
-        if any(const(x) and x for x in xs):
-            return True
-        rest = [x for x in xs if not const(x)]
-        if not rest:
-            return False
-        return rest[0] if len(rest) == 1 else Staged("(" + " || ".join(c(x) for x in rest) + ")")
+    AND, OR = " && ", " || "  # Writer.and_/or_ fold constants and join the rest in C's spelling
+    _text = staticmethod(c)
 
     def not_(self, x: Any) -> Any:
         return (not x) if const(x) else Staged(f"(!{c(x)})")

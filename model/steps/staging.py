@@ -213,13 +213,18 @@ class Writer:
 
     # -- logic -----------------------------------------------------------------------------
 
+    # The target language's spelling of a conjunction and a disjunction, and of a value in source
+    # (CWriter: C's), so that the constant folding below is written once for both languages.
+    AND, OR = " and ", " or "
+    _text = staticmethod(src)
+
     def and_(self, *xs: Any) -> Any:
         if any(const(x) and not x for x in xs):
             return False
         rest = [x for x in xs if not const(x)]
         if not rest:
             return True
-        return rest[0] if len(rest) == 1 else Staged("(" + " and ".join(src(x) for x in rest) + ")")
+        return rest[0] if len(rest) == 1 else Staged("(" + self.AND.join(self._text(x) for x in rest) + ")")
 
     def or_(self, *xs: Any) -> Any:
         if any(const(x) and x for x in xs):
@@ -227,7 +232,7 @@ class Writer:
         rest = [x for x in xs if not const(x)]
         if not rest:
             return False
-        return rest[0] if len(rest) == 1 else Staged("(" + " or ".join(src(x) for x in rest) + ")")
+        return rest[0] if len(rest) == 1 else Staged("(" + self.OR.join(self._text(x) for x in rest) + ")")
 
     def not_(self, x: Any) -> Any:
         return (not x) if const(x) else Staged(f"(not {src(x)})")
