@@ -458,26 +458,24 @@ def shape(t: Any) -> tuple:
             c.log_size, c.max_records, c.max_leader_epoch, t.logs.epochs, t.logs.size)
 
 
-_SOURCES: dict[tuple, tuple[str, list]] = {}  # shape and extra step count -> (source, recipe)
+_SOURCES: dict[tuple, tuple[str, list]] = {}  # shape -> (source, recipe)
 _CODE: dict[str, Any] = {}  # source -> its code object
 
 
-def successors_source(t: Any, extra_steps: tuple = ()) -> tuple[str, dict[str, Any]]:
+def successors_source(t: Any) -> tuple[str, dict[str, Any]]:
     """The generated source of the generation's ``Next`` for tables ``t`` and its namespace."""
-    key = (shape(t), len(extra_steps))
+    key = shape(t)
     if key not in _SOURCES:
         w = Writer(t)
-        _SOURCES[key] = _write(w, t, len(extra_steps)), w.recipe
+        _SOURCES[key] = _write(w, t), w.recipe
     source, recipe = _SOURCES[key]
     namespace = Writer.base_namespace(t)
     for entry in recipe:
         namespace.update(bind(t, *entry))
-    for i, step in enumerate(extra_steps):
-        namespace[f"extra{i}"] = step
     return source, namespace
 
 
-def _write(w: Writer, t: Any, extra: int) -> str:
+def _write(w: Writer, t: Any) -> str:
     for name in t.generation.next:
         d = described(t.generation, name)
         w.section(name, d.acts, d.fn)
@@ -491,13 +489,12 @@ def _write(w: Writer, t: Any, extra: int) -> str:
         epochs = ", ".join(f"s[{FIELDS_PER_REPLICA * r + EPOCH}]" for r in range(n))
         head += [f"    lowest = min({epochs})" if n > 1 else f"    lowest = {epochs}",
                  "    requests = named[reqs] if lowest < next_epoch - 1 else ()"]
-    tail = [f"    extra{i}(s, out)" for i in range(extra)]
-    return "\n".join([*head, *body, *tail, "    return out", ""])
+    return "\n".join([*head, *body, "    return out", ""])
 
 
-def generated_successors(t: Any, extra_steps: tuple = ()) -> Callable[[tuple], list]:
-    """The generation's ``Next`` (then ``extra_steps``) as one compiled function."""
-    source, namespace = successors_source(t, extra_steps)
+def generated_successors(t: Any) -> Callable[[tuple], list]:
+    """The generation's ``Next``, then the options' steps, as one compiled function."""
+    source, namespace = successors_source(t)
     code = _CODE.get(source)
     if code is None:
         code = _CODE[source] = compile(source, f"<isrcheck generated Next of {t.generation.name}>", "exec")
