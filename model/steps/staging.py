@@ -449,12 +449,14 @@ def rule_table(t: Any, kind: str, rule: str) -> Any:
 
 def shape(t: Any) -> tuple:
     """Everything a generated source depends on (two models of one shape share it): the generation
-    (its rules, its Next, its forms and their functions), the layout and the option fields, the
-    options the steps read, the bounds and the log encoding."""
+    (its rules, its Next, its forms and their functions), the option steps' functions, the layout
+    and the option fields, the options the steps read, the bounds and the log encoding."""
     lay, f, c, gen = t.layout, t.fields, t.config, t.generation
+    opt = step_options(t.options, t.consumers, t.az_of)
     forms = tuple(id(FORMS[name].fn) for name in gen.forms if name in FORMS)
+    forms += tuple(id(OPTION_STEPS[name].fn) for name in option_step_names(opt))
     return (gen, forms, lay.n, lay.requests_i, lay.q_leader, lay.q_isr, lay.next_record_id, f.dead, f.acked,
-            f.flushed, f.crashes, f.served, f.az_failed, step_options(t.options, t.consumers, t.az_of),
+            f.flushed, f.crashes, f.served, f.az_failed, opt,
             c.log_size, c.max_records, c.max_leader_epoch, t.logs.epochs, t.logs.size)
 
 
