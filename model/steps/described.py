@@ -13,11 +13,15 @@ A step is a function of one argument ``x``, the back end's operations (``Ops`` b
 It may branch in Python only on build-time values: the generation's rules (``x.gen``), the
 options (``x.opt``) and bounds (``x.log_size``...; ``None`` when unbounded). Everything read from
 the state is a value of the back end, combined with ``x.and_``, ``x.or_``, ``x.not_``, ``x.ite``
-and Python's comparison and arithmetic operators. Each choice of the replicas named in ``who``
-(and of a request's epoch) emits at most one successor.
+and Python's comparison and arithmetic operators. Each choice of the replicas and cases named in
+``who`` (and of a request's epoch) emits at most one successor.
 
-What each step models is in the docstrings of ``isrcheck.model.steps.controller``, ``leader``
-and ``follower``. A user's variant may replace a step by one of its own (``step_form`` in
+The steps the options add are written the same way, in ``isrcheck.model.steps.failures`` and
+``consumers`` (registered with ``option_step`` in ``OPTION_STEPS``; their order is
+``option_step_names``), and read by the same back ends but the C one (their fields keep C out).
+
+What each classic step models is in the docstrings of ``isrcheck.model.steps.controller``,
+``leader`` and ``follower``. A user's variant may replace a step by one of its own (``step_form`` in
 ``isrcheck.model.variants``), written against the same operations.
 """
 
