@@ -79,6 +79,7 @@ from .fields import (
     Layout,
 )
 from .replica import Replica
+from .staging import generated_steps
 
 
 def _may_enable(step: str, status: int, role: int) -> bool:
@@ -115,17 +116,27 @@ class KraftSteps:
         self.rep = Replica(config, lay)
         self.nv = config.values
         self.min_isr = config.min_isr
-        fetch = ((self.send_fetch_request, self.receive_fetch_request, self.receive_fetch_response)
-                 if config.split_fetch else (self.fetch,))
-        order = (self.broker_start, self.receive_broker_reg_response, self.receive_metadata_update,
-                 self.send_alter_partition_request, self.receive_alter_partition_response, *fetch,
-                 self.write_record_to_leader, self.lossy_shutdown, self.clean_shutdown,
-                 self.receive_broker_reg_request, self.receive_alter_partition_request, self.fence_broker,
-                 self.unfence_broker)
-        # The steps each (status, role) can enable, in the spec's order: each step's own first guard,
-        # applied once per configuration instead of once per state (a hot-path saving, same successors).
-        self.enabled_by = {(st, role): tuple(step for step in order if _may_enable(step.__name__, st, role))
-                           for st in range(5) for role in range(3)}
+        fetch = (("send_fetch_request", "receive_fetch_request", "receive_fetch_response")
+                 if config.split_fetch else ("fetch",))
+        order = ("broker_start", "receive_broker_reg_response", "receive_metadata_update",
+                 "send_alter_partition_request", "receive_alter_partition_response", *fetch,
+                 "write_record_to_leader", "lossy_shutdown", "clean_shutdown", "receive_broker_reg_request",
+                 "receive_alter_partition_request", "fence_broker", "unfence_broker")
+        # The steps written once (described.py) run as functions generated per acting broker; the
+        # others are this class's methods.
+        derived = generated_steps(config, lay)
+
+        def at(name: str, b: int) -> tuple:
+            if name in derived:
+                return () if derived[name][b] is None else (derived[name][b],)
+            return (getattr(self, name),)
+
+        # The steps each broker's (status, role) can enable, in the spec's order: each step's own
+        # first guard, applied once per configuration instead of once per state (a hot-path saving,
+        # same successors).
+        self.enabled_by = tuple({(st, role): tuple(fn for name in order if _may_enable(name, st, role)
+                                                   for fn in at(name, b))
+                                 for st in range(5) for role in range(3)} for b in lay.brokers)
 
     def successors(self, state: tuple) -> list:
         out: list = []
@@ -133,7 +144,7 @@ class KraftSteps:
         enabled_by = self.enabled_by
         for b in self.lay.brokers:
             o = base[b]
-            for step in enabled_by[state[o + STATUS], state[o + ROLE]]:
+            for step in enabled_by[b][state[o + STATUS], state[o + ROLE]]:
                 step(state, b, out)
         if self.config.reassignments:
             self.perform_partition_reassignment(state, out)
@@ -180,18 +191,6 @@ class KraftSteps:
         return len({b % c.racks for b in members}) == min(len(members), c.racks)
 
     # -- broker lifecycle (KIP-903 broker epochs) -------------------------------------------------------
-
-    def broker_start(self, state: tuple, b: int, out: list) -> None:
-        """``BrokerStart``: 3.5 starts with broker epoch 0; KIP-966 with the epoch on disk."""
-        o = self.lay.base[b]
-        if state[o + STATUS] not in (OFFLINE_CLEAN, OFFLINE_DIRTY):
-            return
-        s = list(state)
-        s[o + STATUS] = STARTING
-        if not self.gen.broker_epoch_on_disk:
-            s[o + BROKER_EPOCH] = 0
-        s[o + ROLE] = NO_ROLE
-        out.append((A.BrokerStart(b + 1), tuple(s)))
 
     def receive_broker_reg_request(self, state: tuple, b: int, out: list) -> None:
         """``ReceiveBrokerRegRequest``: a new broker epoch, unfenced (KIP-966: unclean if it sent epoch 0).
@@ -241,23 +240,6 @@ class KraftSteps:
         for t, elected in choices:
             out.append((A.ReceiveBrokerRegRequest(b + 1, epoch, unclean, _elected(elected), rest is not None),
                         tuple(t)))
-
-    def receive_broker_reg_response(self, state: tuple, b: int, out: list) -> None:
-        """``ReceiveBrokerRegResponse``: RUNNING with the epoch the response carries (the controller
-        may have moved on since, by a stale registration); partition metadata blank until the next
-        metadata record re-initialises the replica."""
-        o = self.lay.base[b]
-        if state[o + STATUS] != STARTING_REGISTERED:
-            return
-        s = list(state)
-        s[o + STATUS] = RUNNING
-        s[o + BROKER_EPOCH] = state[o + REG_RESPONSE]
-        s[o + REG_RESPONSE] = 0
-        s[o + MD_REPLICAS] = 0
-        s[o + MD_ISR] = s[o + MD_MAXIMAL_ISR] = 0
-        s[o + MD_LEADER] = NIL
-        s[o + MD_LEADER_EPOCH] = s[o + MD_PARTITION_EPOCH] = 0
-        out.append((A.ReceiveBrokerRegResponse(b + 1, state[o + REG_RESPONSE]), tuple(s)))
 
     def unfence_broker(self, state: tuple, b: int, out: list) -> None:
         """``UnfenceBroker`` (a heartbeat): never limited, as healing actions are not in the spec."""

@@ -44,6 +44,7 @@ from isrcheck.model.kraft.fields import (
 
 from .. import rules
 from ..rules import at_least
+from .derived import derived_steps
 from .vars import KraftVars, Sizes
 
 
@@ -234,7 +235,8 @@ class KraftSteps:
     def all(self) -> list[SymStep]:
         out: list[SymStep] = []
         for b in self.R:
-            out += self.broker_start(b) + self.receive_broker_reg_response(b) + self.receive_metadata_update(b)
+            out += derived_steps(self.c, "BrokerStart", b) + derived_steps(self.c, "ReceiveBrokerRegResponse", b)
+            out += self.receive_metadata_update(b)
             out += self.send_alter_partition_request(b) + self.receive_alter_partition_response(b)
             out += [s for leader in self.R if leader != b for s in self.fetch(b, leader)]
             out += self.write_record_to_leader(b) + self.lossy_shutdown(b) + self.clean_shutdown(b)
@@ -245,27 +247,6 @@ class KraftSteps:
     @staticmethod
     def step(label: str, fn: Callable, *params: int) -> SymStep:
         return SymStep(label, fn, tuple(params))
-
-    def broker_start(self, b: int) -> list[SymStep]:
-        def fn(o: Any, v: KraftVars):
-            w = v.copy()
-            x = w.b[b]
-            x.status = STARTING
-            if not self.gen.broker_epoch_on_disk:
-                x.bepoch = 0
-            x.role = NO_ROLE
-            return o.or_(v.b[b].status == OFFLINE_CLEAN, v.b[b].status == OFFLINE_DIRTY), w
-        return [self.step("BrokerStart", fn, b)]
-
-    def receive_broker_reg_response(self, b: int) -> list[SymStep]:
-        def fn(o: Any, v: KraftVars):
-            w = v.copy()
-            x, y = w.b[b], v.b[b]
-            x.status, x.bepoch, x.reg_resp, x.has_md = RUNNING, y.reg_resp, 0, o.false
-            x.isr, x.misr = [o.false] * self.n, [o.false] * self.n
-            x.md_leader, x.md_le, x.md_pe = NIL, 0, 0
-            return y.status == STARTING_REGISTERED, w
-        return [self.step("ReceiveBrokerRegResponse", fn, b)]
 
     def receive_broker_reg_request(self, b: int) -> list[SymStep]:
         """The current incarnation's request (stale ones cannot exist within the accepted bounds)."""

@@ -1,0 +1,105 @@
+"""The KRaft family's steps written once, named by their TLA+ action, and read both ways: as the
+explicit successor function's Python (``isrcheck.model.kraft.staging`` writes it as straight-line
+source, one function per step and acting broker) and as the z3 relation of ``bmc`` and ``prove``
+(``isrcheck.model.kraft.symbolic.derived`` runs the same function on the state variables, one
+``SymStep`` per acting broker and per build-time case).
+
+A step is a function of one argument ``x``, the back end's operations (``Ops`` names them). It may
+branch in Python only on build-time values: the generation's rules (``x.gen``), the constants
+(``x.config``) and the cases it declares (``x.case``). Everything read from the state is a value
+of the back end, combined with ``x.and_``, ``x.or_``, ``x.not_``, ``x.ite`` and Python's comparison
+and arithmetic operators. Reads (``x.get``, ``x.glob``) see the state before the step, writes
+(``x.put``, ``x.gput``) make the next state, and ``x.emit`` hands the successor over with its
+action; each choice of the acting broker and of the cases emits at most one successor.
+
+Which steps are described here, and which are still written twice (``steps.py`` with
+``controller.py``/``replica.py``, and ``symbolic/steps.py``), is in docs/architecture.md ("One
+description", the KRaft family). What each step models is in its docstring.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from . import actions as A
+from .fields import NIL, NO_ROLE, OFFLINE_CLEAN, OFFLINE_DIRTY, RUNNING, STARTING, STARTING_REGISTERED
+
+
+class Ops(Protocol):
+    """What a step may call (both back ends implement it; see the module docstring).
+
+    Control: ``require(*conds)``, ``case(name)`` (the build-time case of this instance: the writer
+    runs every value of the step's ``cases[name]`` in order, the reader one per ``SymStep``).
+    Logic: ``and_``, ``or_``, ``not_``, ``ite``, ``one_of(v, values)``. The state, by the field
+    names of ``isrcheck.model.kraft.fields``: ``get(b, name)`` (a broker's field), ``glob(name)``
+    (a global field), ``no_brokers()`` (the empty broker set). The next state: ``put(b, name, v)``,
+    ``gput(name, v)``, then ``emit(action_class, *args)``.
+    """
+
+    n: int
+    gen: Any  # isrcheck.model.kraft.generations.KraftGeneration
+    config: Any  # isrcheck.model.kraft.config.KraftConfig
+
+
+@dataclass(frozen=True)
+class Described:
+    """A step: its TLA+ action (the action class it emits is named so), the explicit step it
+    replaces (``steps.KraftSteps`` method name: where it runs in the spec's order), the build-time
+    cases it branches on (name -> the values, from the configuration), and the description."""
+
+    name: str
+    method: str
+    fn: Callable[[Any, int], None]
+    cases: dict[str, Callable[[Any], Iterable[Any]]] = field(default_factory=dict)
+
+
+# The described steps, by TLA+ action.
+STEPS: dict[str, Described] = {}
+
+
+def step(name: str, method: str, cases: dict[str, Callable[[Any], Iterable[Any]]] | None = None
+         ) -> Callable[[Callable[[Any, int], None]], Callable[[Any, int], None]]:
+    def register(fn: Callable[[Any, int], None]) -> Callable[[Any, int], None]:
+        STEPS[name] = Described(name, method, fn, cases or {})
+        return fn
+
+    return register
+
+
+def offline(x: Ops, b: int) -> Any:
+    status = x.get(b, "status")
+    return x.or_(status == OFFLINE_CLEAN, status == OFFLINE_DIRTY)
+
+
+# -- broker lifecycle (KIP-903 broker epochs) -----------------------------------------------------------
+
+@step("BrokerStart", "broker_start")
+def broker_start(x: Ops, b: int) -> None:
+    """``BrokerStart``: a stopped broker starts; 3.5 with broker epoch 0, KIP-966 with the epoch on disk."""
+    x.require(offline(x, b))
+    x.put(b, "status", STARTING)
+    if not x.gen.broker_epoch_on_disk:
+        x.put(b, "broker_epoch", 0)
+    x.put(b, "role", NO_ROLE)
+    x.emit(A.BrokerStart, b + 1)
+
+
+@step("ReceiveBrokerRegResponse", "receive_broker_reg_response")
+def receive_broker_reg_response(x: Ops, b: int) -> None:
+    """``ReceiveBrokerRegResponse``: RUNNING with the epoch the response carries (the controller may
+    have moved on since, by a stale registration); partition metadata blank until the next metadata
+    record re-initialises the replica."""
+    x.require(x.get(b, "status") == STARTING_REGISTERED)
+    epoch = x.get(b, "reg_response")
+    x.put(b, "status", RUNNING)
+    x.put(b, "broker_epoch", epoch)
+    x.put(b, "reg_response", 0)
+    x.put(b, "md_replicas", x.no_brokers())
+    x.put(b, "md_isr", x.no_brokers())
+    x.put(b, "md_maximal_isr", x.no_brokers())
+    x.put(b, "md_leader", NIL)
+    x.put(b, "md_leader_epoch", 0)
+    x.put(b, "md_partition_epoch", 0)
+    x.emit(A.ReceiveBrokerRegResponse, b + 1, epoch)

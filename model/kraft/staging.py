@@ -1,0 +1,175 @@
+"""The explicit KRaft steps generated from their one description (``isrcheck.model.kraft.described``).
+
+Each described step is run once per configuration and acting broker with staged values
+(``isrcheck.model.steps.staging.Staged``: the source of an expression, not its value) and writes
+one function ``(s, b, out)`` of straight-line source: the broker's fields are constant indices of
+the state tuple, the generation's rules and the constants are folded (a constant guard
+disappears, a path that can never emit writes nothing), the cases are unrolled in their order,
+and an action whose arguments are all constant is built once and bound as a constant. The
+functions have the hand-written steps' signature, so ``KraftSteps`` calls them in the spec's
+order exactly where it called those (``successors``).
+
+The constant folding of ``and_``/``or_``/``not_``/``ite`` and the source blocks are the classic
+writer's (``isrcheck.model.steps.staging``), reused as they are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from isrcheck.model.steps.staging import Block, Staged, Writer, const, render_body, src
+
+from .described import STEPS, Described
+from .fields import BROKER_FIELDS, GLOBAL_FIELDS, Layout
+
+BROKER_INDEX = {f.name: i for i, f in enumerate(BROKER_FIELDS)}
+GLOBAL_INDEX = {f.name: i for i, f in enumerate(GLOBAL_FIELDS)}
+
+Step = Callable[[tuple, int, list], None]
+
+
+class KraftWriter:
+    """The operations of ``isrcheck.model.kraft.described`` as Python source (see the module
+    docstring); one per configuration, ``function`` once per step and acting broker."""
+
+    AND, OR = Writer.AND, Writer.OR
+    _text = staticmethod(src)
+    and_ = Writer.and_
+    or_ = Writer.or_
+    not_ = Writer.not_
+    ite = Writer.ite
+
+    def __init__(self, config: Any, lay: Layout) -> None:
+        self.config, self.gen, self.lay, self.n = config, config.gen, lay, lay.n
+        self.namespace: dict[str, Any] = {}
+        self._consts: dict[tuple[type, Any], str] = {}
+        self.lines: list[str] = []
+        self.at: list[Block] = []
+        self.dead = False
+        self.updates: list[str] = []
+        self.described: Described | None = None
+
+    # -- writing source ------------------------------------------------------------------------
+
+    def _bind(self, value: Any) -> str:
+        """A build-time value the source refers to by name (an action, a tuple, a class)."""
+        key = (type(value), value) if not isinstance(value, type) else (type, id(value))
+        name = self._consts.get(key)
+        if name is None:
+            name = self._consts[key] = f"k{len(self._consts)}"
+            self.namespace[name] = value
+        return name
+
+    def lit(self, v: Any) -> str:
+        if isinstance(v, (Staged, bool, int)):
+            return src(v)
+        return self._bind(v)
+
+    def _open(self, text: str) -> None:
+        if not self.dead:
+            block = Block(text, [])
+            self.at[-1].body.append(block)
+            self.at.append(block)
+
+    def _line(self, text: str) -> None:
+        if not self.dead:
+            self.at[-1].body.append(Block(text))
+
+    def function(self, d: Described, b: int) -> str | None:
+        """The source of ``d`` for acting broker ``b`` (None: it can never emit in this configuration)."""
+        name = f"{d.method}_{b}"
+        root = Block(f"def {name}(s, b, out):", [])
+        self.at, self.dead, self.updates, self.described = [root], False, [], d
+        d.fn(self, b)
+        if not root.emits:
+            return None
+        out: list[str] = []
+        render_body([root], 0, out)
+        self.lines += out
+        return name
+
+    # -- control ---------------------------------------------------------------------------------
+
+    def require(self, *conds: Any) -> None:
+        for c in conds:
+            if self.dead or c is True:
+                continue
+            if const(c):
+                if not c:
+                    self.dead = True
+                continue
+            self._open(f"if {src(c)}:")
+
+    def cases(self, name: str) -> Iterator[Any]:
+        at, dead = list(self.at), self.dead
+        for value in self.described.cases[name](self.config):
+            self.at, self.dead, self.updates = list(at), dead, []
+            yield value
+        self.at, self.dead = at, dead
+
+    def one_of(self, v: Any, values: tuple) -> Any:
+        return self.or_(*(v == x for x in values))
+
+    # -- the state ---------------------------------------------------------------------------------
+
+    def _bi(self, b: int, name: str) -> int:
+        return self.lay.base[b] + BROKER_INDEX[name]
+
+    def get(self, b: int, name: str) -> Staged:
+        return Staged(f"s[{self._bi(b, name)}]")
+
+    def glob(self, name: str) -> Staged:
+        return Staged(f"s[{self.lay.g + GLOBAL_INDEX[name]}]")
+
+    @staticmethod
+    def no_brokers() -> int:
+        return 0
+
+    # -- the next state ----------------------------------------------------------------------------
+
+    def put(self, b: int, name: str, v: Any) -> None:
+        self.updates.append(f"nxt[{self._bi(b, name)}] = {self.lit(v)}")
+
+    def gput(self, name: str, v: Any) -> None:
+        self.updates.append(f"nxt[{self.lay.g + GLOBAL_INDEX[name]}] = {self.lit(v)}")
+
+    def emit(self, cls: type, *args: Any) -> None:
+        if self.dead:
+            return
+        if all(const(a) for a in args):
+            action = self._bind(cls(*args))
+        else:
+            action = f"{self._bind(cls)}({', '.join(self.lit(a) for a in args)})"
+        for line in ("nxt = list(s)", *self.updates, f"out.append(({action}, tuple(nxt)))"):
+            self._line(line)
+        for block in self.at:
+            block.emits = True
+        self.at[-1].body[-1].emits = True
+        self.updates = []
+
+
+_CODE: dict[str, Any] = {}  # source -> its code object
+
+
+def generated_steps(config: Any, lay: Layout) -> dict[str, tuple[Step | None, ...]]:
+    """Every described step of the configuration as one function per acting broker, by the method
+    of ``KraftSteps`` it stands for (None where it can never emit for that broker)."""
+    w = KraftWriter(config, lay)
+    names = {d.method: tuple(w.function(d, b) for b in lay.brokers) for d in STEPS.values()}
+    source = "\n".join([*w.lines, ""])
+    code = _CODE.get(source)
+    if code is None:
+        code = _CODE[source] = compile(source, f"<isrcheck generated KRaft steps of {config.gen.name}>", "exec")
+    namespace = dict(w.namespace)
+    exec(code, namespace)  # the source is ours, written from the descriptions: no user data in it
+    return {method: tuple(namespace[f] if f else None for f in fs) for method, fs in names.items()}
+
+
+def source_of(config: Any, lay: Layout) -> str:
+    """The generated source (for reading it: ``python -c`` in docs/architecture.md)."""
+    w = KraftWriter(config, lay)
+    for d in STEPS.values():
+        for b in lay.brokers:
+            w.function(d, b)
+    return "\n".join(w.lines)

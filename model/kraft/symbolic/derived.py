@@ -1,0 +1,122 @@
+"""The KRaft steps written once (``isrcheck.model.kraft.described``) as symbolic relations: each
+description is run on the state variables of an ``Ops`` backend (z3 terms, bounded or unbounded,
+or concrete values), once per acting broker and per choice of its build-time cases, giving that
+``SymStep``'s ``(guard, next variables)``.
+
+How the description's operations read here: a field is its variable in ``KraftVars``
+(``FIELD``/``GLOBAL``: the explicit field's name to the variable's), a broker set is a list of
+Booleans, ``require`` adds to the guard (a plainly false one disables the instance), ``case`` is
+the instance's case, and ``emit`` ends the step. A variable a step does not write stays the very
+term it was.
+
+Abstracted away: as in the explicit steps.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from itertools import product
+from typing import Any
+
+from isrcheck.explorer.symbolic.contract import SymStep
+from isrcheck.model.kraft.described import STEPS, Described
+
+from .vars import KraftVars
+
+# The explicit field's name -> its variable in BrokerVars (md_replicas: see KraftReader.put).
+FIELD = {"status": "status", "broker_epoch": "bepoch", "md_offset": "md_off", "fetch_from": "fetch_from",
+         "role": "role", "md_isr": "isr", "md_maximal_isr": "misr", "md_leader": "md_leader",
+         "md_leader_epoch": "md_le", "md_partition_epoch": "md_pe", "hw": "hw", "epoch_start": "eps",
+         "c_broker_epoch": "cbe", "reg_response": "reg_resp"}
+GLOBAL = {"last_broker_epoch": "last_be", "unclean_shutdowns": "unclean", "clean_shutdowns": "clean",
+          "fencings": "fencings", "leader_shrinks": "shrinks", "true_hw": "true_hw"}
+
+
+class _Off(Exception):
+    """A guard of this instance is plainly false: the step is not enabled."""
+
+
+class KraftReader:
+    """The operations of ``isrcheck.model.kraft.described`` on symbolic variables ``v`` for one step
+    instance (``pinned``: its cases by name)."""
+
+    def __init__(self, o: Any, v: KraftVars, config: Any, pinned: dict[str, Any]) -> None:
+        self.o, self.v, self.config, self.gen, self.n = o, v, config, config.gen, config.brokers
+        self.pinned = pinned
+        self.w = v.copy()
+        self.guards: list[Any] = []
+        self.result: tuple[Any, Any] | None = None
+
+    # -- control and logic ---------------------------------------------------------------------
+
+    def require(self, *conds: Any) -> None:
+        for c in conds:
+            if c is True:
+                continue
+            if c is False or self.o.is_false(c):
+                raise _Off
+            self.guards.append(c)
+
+    def cases(self, name: str) -> Iterator[Any]:
+        yield self.pinned[name]
+
+    def and_(self, *xs: Any) -> Any:
+        return self.o.and_(*xs)
+
+    def or_(self, *xs: Any) -> Any:
+        return self.o.or_(*xs)
+
+    def not_(self, x: Any) -> Any:
+        return self.o.not_(x)
+
+    def ite(self, c: Any, a: Any, b: Any) -> Any:
+        return self.o.ite(c, a, b)
+
+    def one_of(self, v: Any, values: tuple) -> Any:
+        return self.o.or_(*(v == x for x in values))
+
+    # -- the state -------------------------------------------------------------------------------
+
+    def get(self, b: int, name: str) -> Any:
+        return getattr(self.v.b[b], FIELD[name])
+
+    def glob(self, name: str) -> Any:
+        return getattr(self.v, GLOBAL[name])
+
+    def no_brokers(self) -> list:
+        return [self.o.false] * self.n
+
+    def put(self, b: int, name: str, value: Any) -> None:
+        x = self.w.b[b]
+        if name == "md_replicas":  # every broker is a replica, or (right after registering) none
+            x.has_md = self.o.or_(*value)
+        else:
+            setattr(x, FIELD[name], list(value) if isinstance(value, list) else value)
+
+    def gput(self, name: str, value: Any) -> None:
+        setattr(self.w, GLOBAL[name], value)
+
+    def emit(self, cls: type, *args: Any) -> None:
+        if self.result is not None:
+            raise AssertionError(f"{cls.__name__}: a description emits at most once per instance")
+        self.result = (self.o.and_(*self.guards), self.w)
+
+
+def derived_steps(config: Any, name: str, b: int) -> list[SymStep]:
+    """The ``SymStep`` values of described step ``name`` for acting broker ``b``: one per choice of
+    its cases, in their order."""
+    d: Described = STEPS[name]
+    names = tuple(d.cases)
+
+    def instance(pinned: dict[str, Any]) -> Any:
+        def fn(o: Any, v: KraftVars) -> tuple[Any, Any]:
+            x = KraftReader(o, v, config, pinned)
+            try:
+                d.fn(x, b)
+            except _Off:
+                return o.false, None
+            return x.result if x.result is not None else (o.false, None)
+        return fn
+
+    choices = product(*(tuple(d.cases[c](config)) for c in names))
+    return [SymStep(name, instance(dict(zip(names, values, strict=True))), (b, *values)) for values in choices]
