@@ -30,8 +30,12 @@ from .fields import NIL, NO_ROLE, OFFLINE_CLEAN, OFFLINE_DIRTY, RUNNING, STARTIN
 class Ops(Protocol):
     """What a step may call (both back ends implement it; see the module docstring).
 
-    Control: ``require(*conds)``, ``case(name)`` (the build-time case of this instance: the writer
-    runs every value of the step's ``cases[name]`` in order, the reader one per ``SymStep``).
+    Control: ``require(*conds)``, ``cases(name)`` (the build-time case of this instance: the writer
+    runs every value of the step's ``cases[name]`` in order, the reader one per ``SymStep``),
+    ``elections(kind, b)`` (the controller's reaction to broker ``b``'s change, ``kind`` one of
+    ``broker_fenced``, ``broker_unfenced``, ``unclean_broker`` of ``controller.Controller``: each
+    way it may elect a leader, as the action's ``elected``; written after the step's own updates,
+    and read on them).
     Logic: ``and_``, ``or_``, ``not_``, ``ite``, ``one_of(v, values)``. The state, by the field
     names of ``isrcheck.model.kraft.fields``: ``get(b, name)`` (a broker's field), ``glob(name)``
     (a global field), ``no_brokers()`` (the empty broker set). The next state: ``put(b, name, v)``,
@@ -103,3 +107,20 @@ def receive_broker_reg_response(x: Ops, b: int) -> None:
     x.put(b, "md_leader_epoch", 0)
     x.put(b, "md_partition_epoch", 0)
     x.emit(A.ReceiveBrokerRegResponse, b + 1, epoch)
+
+
+@step("UnfenceBroker", "unfence_broker")
+def unfence_broker(x: Ops, b: int) -> None:
+    """``UnfenceBroker`` (a heartbeat): never limited, as healing actions are not in the spec."""
+    x.require(x.not_(x.get(b, "c_unfenced")), x.get(b, "status") == RUNNING)
+    for elected in x.elections("broker_unfenced", b):
+        x.emit(A.UnfenceBroker, b + 1, elected)
+
+
+@step("FenceBroker", "fence_broker")
+def fence_broker(x: Ops, b: int) -> None:
+    """``FenceBroker`` (missed heartbeats), at most ``fencings`` times."""
+    x.require(x.config.fencings > 0, x.glob("fencings") < x.config.fencings, x.get(b, "c_unfenced"))
+    x.gput("fencings", x.glob("fencings") + 1)
+    for elected in x.elections("broker_fenced", b):
+        x.emit(A.FenceBroker, b + 1, elected)

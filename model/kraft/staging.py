@@ -49,6 +49,7 @@ class KraftWriter:
         self.dead = False
         self.updates: list[str] = []
         self.described: Described | None = None
+        self.electing = False  # inside an ``elections`` loop: the next state is its ``t``
 
     # -- writing source ------------------------------------------------------------------------
 
@@ -80,7 +81,7 @@ class KraftWriter:
         """The source of ``d`` for acting broker ``b`` (None: it can never emit in this configuration)."""
         name = f"{d.method}_{b}"
         root = Block(f"def {name}(s, b, out):", [])
-        self.at, self.dead, self.updates, self.described = [root], False, [], d
+        self.at, self.dead, self.updates, self.described, self.electing = [root], False, [], d, False
         d.fn(self, b)
         if not root.emits:
             return None
@@ -107,6 +108,18 @@ class KraftWriter:
             self.at, self.dead, self.updates = list(at), dead, []
             yield value
         self.at, self.dead = at, dead
+
+    def elections(self, kind: str, b: int) -> Iterator[Staged]:
+        """A loop over the controller's choices (``ctl``, ``controller.Controller``), each a list
+        ``t``: the next state is built before it, with the step's updates so far."""
+        at, dead = list(self.at), self.dead
+        for line in ("nxt = list(s)", *self.updates):
+            self._line(line)
+        self.updates = []
+        self._open(f"for t, e in ctl.{kind}(nxt, {b}):")
+        self.electing = True
+        yield Staged("elected(e)")
+        self.at, self.dead, self.electing = at, dead, False
 
     def one_of(self, v: Any, values: tuple) -> Any:
         return self.or_(*(v == x for x in values))
@@ -141,8 +154,13 @@ class KraftWriter:
             action = self._bind(cls(*args))
         else:
             action = f"{self._bind(cls)}({', '.join(self.lit(a) for a in args)})"
-        for line in ("nxt = list(s)", *self.updates, f"out.append(({action}, tuple(nxt)))"):
-            self._line(line)
+        if self.electing:
+            if self.updates:
+                raise AssertionError(f"{self.described.name}: updates after the controller's election")
+            self._line(f"out.append(({action}, tuple(t)))")
+        else:
+            for line in ("nxt = list(s)", *self.updates, f"out.append(({action}, tuple(nxt)))"):
+                self._line(line)
         for block in self.at:
             block.emits = True
         self.at[-1].body[-1].emits = True
@@ -152,16 +170,22 @@ class KraftWriter:
 _CODE: dict[str, Any] = {}  # source -> its code object
 
 
-def generated_steps(config: Any, lay: Layout) -> dict[str, tuple[Step | None, ...]]:
+def elected(choice: object) -> int | str | None:
+    """A controller choice as the action shows it: a broker index as its id (1-based)."""
+    return choice + 1 if isinstance(choice, int) else choice
+
+
+def generated_steps(config: Any, lay: Layout, ctl: Any) -> dict[str, tuple[Step | None, ...]]:
     """Every described step of the configuration as one function per acting broker, by the method
-    of ``KraftSteps`` it stands for (None where it can never emit for that broker)."""
+    of ``KraftSteps`` it stands for (None where it can never emit for that broker); ``ctl`` is the
+    model's ``controller.Controller``."""
     w = KraftWriter(config, lay)
     names = {d.method: tuple(w.function(d, b) for b in lay.brokers) for d in STEPS.values()}
     source = "\n".join([*w.lines, ""])
     code = _CODE.get(source)
     if code is None:
         code = _CODE[source] = compile(source, f"<isrcheck generated KRaft steps of {config.gen.name}>", "exec")
-    namespace = dict(w.namespace)
+    namespace = {**w.namespace, "ctl": ctl, "elected": elected}
     exec(code, namespace)  # the source is ours, written from the descriptions: no user data in it
     return {method: tuple(namespace[f] if f else None for f in fs) for method, fs in names.items()}
 

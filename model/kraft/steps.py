@@ -30,7 +30,6 @@ from .fields import (
     C_UNFENCED,
     CLEAN_SHUTDOWNS,
     EPOCH_START,
-    FENCINGS,
     FETCH_DIVERGING,
     FETCH_ERROR,
     FETCH_FROM,
@@ -124,7 +123,7 @@ class KraftSteps:
                  "receive_alter_partition_request", "fence_broker", "unfence_broker")
         # The steps written once (described.py) run as functions generated per acting broker; the
         # others are this class's methods.
-        derived = generated_steps(config, lay)
+        derived = generated_steps(config, lay, self.ctl)
 
         def at(name: str, b: int) -> tuple:
             if name in derived:
@@ -240,25 +239,6 @@ class KraftSteps:
         for t, elected in choices:
             out.append((A.ReceiveBrokerRegRequest(b + 1, epoch, unclean, _elected(elected), rest is not None),
                         tuple(t)))
-
-    def unfence_broker(self, state: tuple, b: int, out: list) -> None:
-        """``UnfenceBroker`` (a heartbeat): never limited, as healing actions are not in the spec."""
-        o = self.lay.base[b]
-        if state[o + C_UNFENCED] or state[o + STATUS] != RUNNING:
-            return
-        for t, elected in self.ctl.broker_unfenced(list(state), b):
-            out.append((A.UnfenceBroker(b + 1, _elected(elected)), tuple(t)))
-
-    def fence_broker(self, state: tuple, b: int, out: list) -> None:
-        """``FenceBroker`` (missed heartbeats), at most ``fencings`` times."""
-        g = self.g
-        o = self.lay.base[b]
-        if state[g + FENCINGS] >= self.config.fencings or not state[o + C_UNFENCED]:
-            return
-        s = list(state)
-        s[g + FENCINGS] += 1
-        for t, elected in self.ctl.broker_fenced(s, b):
-            out.append((A.FenceBroker(b + 1, _elected(elected)), tuple(t)))
 
     def _stopped(self, state: tuple, b: int, lossy: bool, keep_epoch: bool) -> list:
         """The broker-side effects shared by both shutdowns (``DropFetchSessions`` and the rest)."""

@@ -27,7 +27,7 @@ from .vars import KraftVars
 FIELD = {"status": "status", "broker_epoch": "bepoch", "md_offset": "md_off", "fetch_from": "fetch_from",
          "role": "role", "md_isr": "isr", "md_maximal_isr": "misr", "md_leader": "md_leader",
          "md_leader_epoch": "md_le", "md_partition_epoch": "md_pe", "hw": "hw", "epoch_start": "eps",
-         "c_broker_epoch": "cbe", "reg_response": "reg_resp"}
+         "c_broker_epoch": "cbe", "c_unfenced": "unf", "reg_response": "reg_resp"}
 GLOBAL = {"last_broker_epoch": "last_be", "unclean_shutdowns": "unclean", "clean_shutdowns": "clean",
           "fencings": "fencings", "leader_shrinks": "shrinks", "true_hw": "true_hw"}
 
@@ -40,8 +40,9 @@ class KraftReader:
     """The operations of ``isrcheck.model.kraft.described`` on symbolic variables ``v`` for one step
     instance (``pinned``: its cases by name)."""
 
-    def __init__(self, o: Any, v: KraftVars, config: Any, pinned: dict[str, Any]) -> None:
-        self.o, self.v, self.config, self.gen, self.n = o, v, config, config.gen, config.brokers
+    def __init__(self, o: Any, v: KraftVars, sym: Any, pinned: dict[str, Any]) -> None:
+        config = sym.c
+        self.o, self.v, self.sym, self.config, self.gen, self.n = o, v, sym, config, config.gen, config.brokers
         self.pinned = pinned
         self.w = v.copy()
         self.guards: list[Any] = []
@@ -59,6 +60,12 @@ class KraftReader:
 
     def cases(self, name: str) -> Iterator[Any]:
         yield self.pinned[name]
+
+    def elections(self, kind: str, b: int) -> Iterator[None]:
+        """The symbolic controller (``symbolic.steps.KraftSteps``: its choice of the elected broker is
+        a variable), read on the state with the step's updates so far."""
+        self.require(getattr(self.sym, kind)(self.o, self.w.copy(), self.w, b))
+        yield None
 
     def and_(self, *xs: Any) -> Any:
         return self.o.and_(*xs)
@@ -102,15 +109,17 @@ class KraftReader:
         self.result = (self.o.and_(*self.guards), self.w)
 
 
-def derived_steps(config: Any, name: str, b: int) -> list[SymStep]:
+def derived_steps(sym: Any, name: str, b: int) -> list[SymStep]:
     """The ``SymStep`` values of described step ``name`` for acting broker ``b``: one per choice of
-    its cases, in their order."""
+    its cases, in their order (``sym``: the configuration's ``symbolic.steps.KraftSteps``, whose
+    controller and replica helpers the steps not yet described share)."""
     d: Described = STEPS[name]
+    config = sym.c
     names = tuple(d.cases)
 
     def instance(pinned: dict[str, Any]) -> Any:
         def fn(o: Any, v: KraftVars) -> tuple[Any, Any]:
-            x = KraftReader(o, v, config, pinned)
+            x = KraftReader(o, v, sym, pinned)
             try:
                 d.fn(x, b)
             except _Off:

@@ -235,13 +235,13 @@ class KraftSteps:
     def all(self) -> list[SymStep]:
         out: list[SymStep] = []
         for b in self.R:
-            out += derived_steps(self.c, "BrokerStart", b) + derived_steps(self.c, "ReceiveBrokerRegResponse", b)
+            out += derived_steps(self, "BrokerStart", b) + derived_steps(self, "ReceiveBrokerRegResponse", b)
             out += self.receive_metadata_update(b)
             out += self.send_alter_partition_request(b) + self.receive_alter_partition_response(b)
             out += [s for leader in self.R if leader != b for s in self.fetch(b, leader)]
             out += self.write_record_to_leader(b) + self.lossy_shutdown(b) + self.clean_shutdown(b)
             out += self.receive_broker_reg_request(b) + self.receive_alter_partition_request(b)
-            out += self.fence_broker(b) + self.unfence_broker(b)
+            out += derived_steps(self, "FenceBroker", b) + derived_steps(self, "UnfenceBroker", b)
         return out
 
     @staticmethod
@@ -265,23 +265,6 @@ class KraftSteps:
             return fn
         kinds = (True, False) if self.gen.broker_epoch_on_disk else (None,)
         return [self.step("ReceiveBrokerRegRequest", make(k), b) for k in kinds]
-
-    def unfence_broker(self, b: int) -> list[SymStep]:
-        def fn(o: Any, v: KraftVars):
-            w = v.copy()
-            elect = self.broker_unfenced(o, v, w, b)
-            return o.and_(o.not_(v.b[b].unf), v.b[b].status == RUNNING, elect), w
-        return [self.step("UnfenceBroker", fn, b)]
-
-    def fence_broker(self, b: int) -> list[SymStep]:
-        def fn(o: Any, v: KraftVars):
-            if not self.c.fencings:
-                return o.false, None
-            w = v.copy()
-            w.fencings = v.fencings + 1
-            elect = self.broker_fenced(o, v, w, b)
-            return o.and_(v.fencings < self.c.fencings, v.b[b].unf, elect), w
-        return [self.step("FenceBroker", fn, b)]
 
     def stopped(self, o: Any, v: KraftVars, w: KraftVars, b: int, lossy: bool, keep_epoch: bool) -> None:
         """The broker-side effects of both shutdowns."""
