@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from . import actions as A
-from .fields import NIL, NO_ROLE, OFFLINE_CLEAN, OFFLINE_DIRTY, RUNNING, STARTING, STARTING_REGISTERED
+from .fields import LEADER, NIL, NO_ROLE, OFFLINE_CLEAN, OFFLINE_DIRTY, RUNNING, STARTING, STARTING_REGISTERED, VALUES
 
 
 class Ops(Protocol):
@@ -38,8 +38,12 @@ class Ops(Protocol):
     and read on them).
     Logic: ``and_``, ``or_``, ``not_``, ``ite``, ``one_of(v, values)``. The state, by the field
     names of ``isrcheck.model.kraft.fields``: ``get(b, name)`` (a broker's field), ``glob(name)``
-    (a global field), ``no_brokers()`` (the empty broker set). The next state: ``put(b, name, v)``,
-    ``gput(name, v)``, then ``emit(action_class, *args)``.
+    (a global field), ``no_brokers()`` (the empty broker set), ``at_least(set, m)``, ``log_end(b)``,
+    ``value_sent(v)``, ``no_floor`` (the write floor's "none"), ``let(v)`` (computed once). The next
+    state: ``put(b, name, v)``, ``gput(name, v)``, ``append_record(b, epoch, value)``,
+    ``mark_sent(v)``, ``advance_hw(b, leo)`` (``MaybeAdvanceHighWatermark`` with GetCommitOffset's
+    LEO of b taken as ``leo``, on the updates so far: ``replica.Replica``'s functions explicitly, the
+    symbolic ones in z3), then ``emit(action_class, *args)``.
     """
 
     n: int
@@ -124,3 +128,23 @@ def fence_broker(x: Ops, b: int) -> None:
     x.gput("fencings", x.glob("fencings") + 1)
     for elected in x.elections("broker_fenced", b):
         x.emit(A.FenceBroker, b + 1, elected)
+
+
+# -- replication ---------------------------------------------------------------------------------------
+
+@step("WriteRecordToLeader", "write_record_to_leader", cases={"value": lambda c: range(c.values)})
+def write_record_to_leader(x: Ops, b: int) -> None:
+    """``WriteRecordToLeader``: an acks=all produce of a value not sent yet, accepted while the
+    maximal ISR has MinISR members; the HW may advance at once (only with min ISR 1: the value is
+    not yet sent, so not acknowledged)."""
+    x.require(x.get(b, "status") == RUNNING, x.get(b, "role") == LEADER,
+              x.at_least(x.get(b, "md_maximal_isr"), x.config.min_isr))
+    for v in x.cases("value"):
+        x.require(x.not_(x.value_sent(v)))
+        end = x.let(x.log_end(b))
+        x.append_record(b, x.get(b, "md_leader_epoch"), v)
+        x.advance_hw(b, end + 1)
+        x.mark_sent(v)
+        floor = x.get(b, "write_floor")
+        x.put(b, "write_floor", x.ite(floor == x.no_floor, end, floor))
+        x.emit(A.WriteRecordToLeader, b + 1, VALUES[v], end)

@@ -21,7 +21,7 @@ from typing import Any
 from isrcheck.model.steps.staging import Block, Staged, Writer, const, render_body, src
 
 from .described import STEPS, Described
-from .fields import BROKER_FIELDS, GLOBAL_FIELDS, Layout
+from .fields import BROKER_FIELDS, GLOBAL_FIELDS, NO_FLOOR, SENT, Layout
 
 BROKER_INDEX = {f.name: i for i, f in enumerate(BROKER_FIELDS)}
 GLOBAL_INDEX = {f.name: i for i, f in enumerate(GLOBAL_FIELDS)}
@@ -49,6 +49,7 @@ class KraftWriter:
         self.dead = False
         self.updates: list[str] = []
         self.described: Described | None = None
+        self.count = 0  # names of locals
         self.electing = False  # inside an ``elections`` loop: the next state is its ``t``
 
     # -- writing source ------------------------------------------------------------------------
@@ -139,6 +140,27 @@ class KraftWriter:
     def no_brokers() -> int:
         return 0
 
+    no_floor = NO_FLOOR
+
+    def at_least(self, mask: Any, m: int) -> Any:
+        if m <= 0:
+            return True
+        return Staged(f"({self._bind(self.lay.size)}[{src(mask)}] >= {m})")
+
+    def log_end(self, b: int) -> Staged:
+        return Staged(f"len({src(self.get(b, 'log'))})")
+
+    def value_sent(self, v: int) -> Staged:
+        return Staged(f"(s[{self.lay.g + SENT}] >> {v} & 1)")
+
+    def let(self, v: Any) -> Any:
+        if const(v):
+            return v
+        self.count += 1
+        name = f"v{self.count}"
+        self._line(f"{name} = {src(v)}")
+        return Staged(name)
+
     # -- the next state ----------------------------------------------------------------------------
 
     def put(self, b: int, name: str, v: Any) -> None:
@@ -146,6 +168,23 @@ class KraftWriter:
 
     def gput(self, name: str, v: Any) -> None:
         self.updates.append(f"nxt[{self.lay.g + GLOBAL_INDEX[name]}] = {self.lit(v)}")
+
+    def append_record(self, b: int, epoch: Any, value: int) -> None:
+        log = self._bi(b, "log")
+        self.updates.append(f"nxt[{log}] = s[{log}] + ({src(epoch)} * {self.config.values} + {value},)")
+
+    def mark_sent(self, v: int) -> None:
+        self.updates.append(f"nxt[{self.lay.g + SENT}] |= {1 << v}")
+
+    def advance_hw(self, b: int, leo: Any) -> None:
+        """``MaybeAdvanceHighWatermark`` (``rep``: ``replica.Replica``), who counts folded per configuration."""
+        members = self.get(b, "md_maximal_isr" if self.config.hw_over_maximal_isr else "md_isr")
+        isr, hw, followers = self.get(b, "md_isr"), self.get(b, "hw"), self.get(b, "followers")
+        self.count += 1
+        new = f"new{self.count}"
+        self.updates.append(f"{new} = rep.commit_offset({b}, {src(members)}, {src(leo)}, {src(followers)})")
+        self.updates.append(f"if rep.can_advance({src(isr)}, {src(hw)}, {new}): "
+                            f"rep.advance_hw(nxt, {b}, {src(hw)}, {new}, True)")
 
     def emit(self, cls: type, *args: Any) -> None:
         if self.dead:
@@ -175,17 +214,17 @@ def elected(choice: object) -> int | str | None:
     return choice + 1 if isinstance(choice, int) else choice
 
 
-def generated_steps(config: Any, lay: Layout, ctl: Any) -> dict[str, tuple[Step | None, ...]]:
+def generated_steps(config: Any, lay: Layout, ctl: Any, rep: Any) -> dict[str, tuple[Step | None, ...]]:
     """Every described step of the configuration as one function per acting broker, by the method
-    of ``KraftSteps`` it stands for (None where it can never emit for that broker); ``ctl`` is the
-    model's ``controller.Controller``."""
+    of ``KraftSteps`` it stands for (None where it can never emit for that broker); ``ctl`` and
+    ``rep`` are the model's ``controller.Controller`` and ``replica.Replica``."""
     w = KraftWriter(config, lay)
     names = {d.method: tuple(w.function(d, b) for b in lay.brokers) for d in STEPS.values()}
     source = "\n".join([*w.lines, ""])
     code = _CODE.get(source)
     if code is None:
         code = _CODE[source] = compile(source, f"<isrcheck generated KRaft steps of {config.gen.name}>", "exec")
-    namespace = {**w.namespace, "ctl": ctl, "elected": elected}
+    namespace = {**w.namespace, "ctl": ctl, "rep": rep, "elected": elected}
     exec(code, namespace)  # the source is ours, written from the descriptions: no user data in it
     return {method: tuple(namespace[f] if f else None for f in fs) for method, fs in names.items()}
 

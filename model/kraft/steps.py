@@ -68,12 +68,10 @@ from .fields import (
     REG_RESPONSE,
     ROLE,
     RUNNING,
-    SENT,
     STARTING,
     STARTING_REGISTERED,
     STATUS,
     UNCLEAN_SHUTDOWNS,
-    VALUES,
     WRITE_FLOOR,
     Layout,
 )
@@ -123,7 +121,7 @@ class KraftSteps:
                  "receive_alter_partition_request", "fence_broker", "unfence_broker")
         # The steps written once (described.py) run as functions generated per acting broker; the
         # others are this class's methods.
-        derived = generated_steps(config, lay, self.ctl)
+        derived = generated_steps(config, lay, self.ctl, self.rep)
 
         def at(name: str, b: int) -> tuple:
             if name in derived:
@@ -637,27 +635,3 @@ class KraftSteps:
                 else:
                     result = "error"
             out.append((A.ReceiveFetchResponse(f + 1, leader + 1, fetch_offset, result), tuple(s)))
-
-    def write_record_to_leader(self, state: tuple, b: int, out: list) -> None:
-        """``WriteRecordToLeader``: an acks=all produce, accepted while the maximal ISR has MinISR members."""
-        o = self.lay.base[b]
-        if state[o + STATUS] != RUNNING or state[o + ROLE] != LEADER:
-            return
-        if self.lay.size[state[o + MD_MAXIMAL_ISR]] < self.min_isr:
-            return
-        g = self.g
-        log = state[o + LOG]
-        for v in range(self.nv):
-            if state[g + SENT] >> v & 1:
-                continue
-            s = list(state)
-            s[o + LOG] = log + (state[o + MD_LEADER_EPOCH] * self.nv + v,)
-            old = state[o + HW]
-            members = self.rep.hw_members(state[o + MD_ISR], state[o + MD_MAXIMAL_ISR])
-            new = self.rep.commit_offset(b, members, len(log) + 1, state[o + FOLLOWERS])
-            if self.rep.can_advance(state[o + MD_ISR], old, new):
-                self.rep.advance_hw(s, b, old, new, True)  # only with min ISR 1: v is not yet sent, not acked
-            s[g + SENT] |= 1 << v
-            if state[o + WRITE_FLOOR] == NO_FLOOR:
-                s[o + WRITE_FLOOR] = len(log)
-            out.append((A.WriteRecordToLeader(b + 1, VALUES[v], len(log)), tuple(s)))

@@ -21,13 +21,14 @@ from typing import Any
 from isrcheck.explorer.symbolic.contract import SymStep
 from isrcheck.model.kraft.described import STEPS, Described
 
+from ..rules import at_least
 from .vars import KraftVars
 
 # The explicit field's name -> its variable in BrokerVars (md_replicas: see KraftReader.put).
 FIELD = {"status": "status", "broker_epoch": "bepoch", "md_offset": "md_off", "fetch_from": "fetch_from",
          "role": "role", "md_isr": "isr", "md_maximal_isr": "misr", "md_leader": "md_leader",
          "md_leader_epoch": "md_le", "md_partition_epoch": "md_pe", "hw": "hw", "epoch_start": "eps",
-         "c_broker_epoch": "cbe", "c_unfenced": "unf", "reg_response": "reg_resp"}
+         "c_broker_epoch": "cbe", "c_unfenced": "unf", "reg_response": "reg_resp", "write_floor": "wfloor"}
 GLOBAL = {"last_broker_epoch": "last_be", "unclean_shutdowns": "unclean", "clean_shutdowns": "clean",
           "fencings": "fencings", "leader_shrinks": "shrinks", "true_hw": "true_hw"}
 
@@ -92,6 +93,40 @@ class KraftReader:
 
     def no_brokers(self) -> list:
         return [self.o.false] * self.n
+
+    @property
+    def no_floor(self) -> Any:
+        return self.sym.z.nof
+
+    def at_least(self, bits: list, m: int) -> Any:
+        return at_least(self.o, bits, m)
+
+    def log_end(self, b: int) -> Any:
+        return self.v.b[b].llen
+
+    def value_sent(self, val: int) -> Any:
+        return self.v.sent[val]
+
+    @staticmethod
+    def let(v: Any) -> Any:
+        return v
+
+    def append_record(self, b: int, epoch: Any, val: int) -> None:
+        o, x, y, log = self.o, self.w.b[b], self.v.b[b], self.sym.z.log
+        if log is not None:
+            self.require(y.llen < log)
+        x.lep = o.store(y.lep, y.llen, epoch)
+        x.lval = o.store(y.lval, y.llen, val)
+        x.llen = y.llen + 1
+
+    def mark_sent(self, val: int) -> None:
+        self.w.sent = [self.o.true if i == val else s for i, s in enumerate(self.v.sent)]
+
+    def advance_hw(self, b: int, leo: Any) -> None:
+        o, sym, y = self.o, self.sym, self.v.b[b]
+        old = y.hw
+        new = sym.commit_offset(o, b, sym.hw_members(y.isr, y.misr), leo, y.fleo)
+        sym.advance_hw(o, self.v, self.w, b, old, new, o.true, sym.can_advance(o, y.isr, old, new))
 
     def put(self, b: int, name: str, value: Any) -> None:
         x = self.w.b[b]

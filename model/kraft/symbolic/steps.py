@@ -239,7 +239,7 @@ class KraftSteps:
             out += self.receive_metadata_update(b)
             out += self.send_alter_partition_request(b) + self.receive_alter_partition_response(b)
             out += [s for leader in self.R if leader != b for s in self.fetch(b, leader)]
-            out += self.write_record_to_leader(b) + self.lossy_shutdown(b) + self.clean_shutdown(b)
+            out += derived_steps(self, "WriteRecordToLeader", b) + self.lossy_shutdown(b) + self.clean_shutdown(b)
             out += self.receive_broker_reg_request(b) + self.receive_alter_partition_request(b)
             out += derived_steps(self, "FenceBroker", b) + derived_steps(self, "UnfenceBroker", b)
         return out
@@ -468,25 +468,3 @@ class KraftSteps:
                 return o.and_(*guard), w
             return fn
         return [self.step("Fetch", make(d), f, ld) for d in (True, False)]
-
-    def write_record_to_leader(self, b: int) -> list[SymStep]:
-        def make(val: int):
-            def fn(o: Any, v: KraftVars):
-                y = v.b[b]
-                guard = [y.status == RUNNING, y.role == LEADER, at_least(o, y.misr, self.min_isr),
-                         o.not_(v.sent[val])]
-                if self.z.log is not None:
-                    guard.append(y.llen < self.z.log)
-                w = v.copy()
-                x = w.b[b]
-                x.lep = o.store(y.lep, y.llen, y.md_le)
-                x.lval = o.store(y.lval, y.llen, val)
-                x.llen = y.llen + 1
-                old = y.hw
-                new = self.commit_offset(o, b, self.hw_members(y.isr, y.misr), y.llen + 1, y.fleo)
-                self.advance_hw(o, v, w, b, old, new, o.true, self.can_advance(o, y.isr, old, new))
-                w.sent = [o.true if i == val else s for i, s in enumerate(v.sent)]
-                x.wfloor = o.ite(y.wfloor == self.z.nof, y.llen, y.wfloor)
-                return o.and_(*guard), w
-            return fn
-        return [self.step("WriteRecordToLeader", make(val), b) for val in range(self.nv)]
