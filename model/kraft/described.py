@@ -43,7 +43,12 @@ class Ops(Protocol):
     state: ``put(b, name, v)``, ``gput(name, v)``, ``append_record(b, epoch, value)``,
     ``mark_sent(v)``, ``advance_hw(b, leo)`` (``MaybeAdvanceHighWatermark`` with GetCommitOffset's
     LEO of b taken as ``leo``, on the updates so far: ``replica.Replica``'s functions explicitly, the
-    symbolic ones in z3), then ``emit(action_class, *args)``.
+    symbolic ones in z3), ``fail_pending_writes(b, when)`` (``MaybeFailPendingWrites``),
+    ``clear_log(b)``, ``blank_leadership(b)`` (followers, AlterPartition slot, write floor), then
+    ``emit(action_class, *args)``. Two updates touch only what the symbolic form leaves out (it
+    refuses the configurations where they matter, ``symbolic/vars.py``): ``keep_registration_in_flight(b)``
+    (``reg_requests``) and ``drop_fetch_sessions(b)`` (``fetches``); the z3 reading skips them.
+    ``controller_isr_is(b)``: the controller's ISR is {b}.
     """
 
     n: int
@@ -61,16 +66,17 @@ class Described:
     method: str
     fn: Callable[[Any, int], None]
     cases: dict[str, Callable[[Any], Iterable[Any]]] = field(default_factory=dict)
+    label: str = ""  # the action class, where its name is not the step's (both shutdowns: Shutdown)
 
 
 # The described steps, by TLA+ action.
 STEPS: dict[str, Described] = {}
 
 
-def step(name: str, method: str, cases: dict[str, Callable[[Any], Iterable[Any]]] | None = None
-         ) -> Callable[[Callable[[Any, int], None]], Callable[[Any, int], None]]:
+def step(name: str, method: str, cases: dict[str, Callable[[Any], Iterable[Any]]] | None = None,
+         label: str = "") -> Callable[[Callable[[Any, int], None]], Callable[[Any, int], None]]:
     def register(fn: Callable[[Any, int], None]) -> Callable[[Any, int], None]:
-        STEPS[name] = Described(name, method, fn, cases or {})
+        STEPS[name] = Described(name, method, fn, cases or {}, label or name)
         return fn
 
     return register
@@ -128,6 +134,56 @@ def fence_broker(x: Ops, b: int) -> None:
     x.gput("fencings", x.glob("fencings") + 1)
     for elected in x.elections("broker_fenced", b):
         x.emit(A.FenceBroker, b + 1, elected)
+
+
+def stopped(x: Ops, b: int, lossy: bool, keep_epoch: bool) -> None:
+    """The broker-side effects of both shutdowns (``DropFetchSessions`` and the rest)."""
+    x.keep_registration_in_flight(b)  # a STARTING broker's RegisterBroker stays in flight (the spec's network)
+    x.put(b, "reg_response", 0)  # a response to this incarnation can never be received: dropped
+    x.put(b, "status", OFFLINE_DIRTY if lossy else OFFLINE_CLEAN)
+    if not keep_epoch:
+        x.put(b, "broker_epoch", 0)
+    x.put(b, "fetch_from", NIL)
+    x.fail_pending_writes(b, x.and_(x.get(b, "role") == LEADER, x.get(b, "hw") < x.log_end(b)))
+    x.put(b, "role", NO_ROLE)
+    if lossy:
+        x.clear_log(b)
+        x.put(b, "hw", 0)
+        x.put(b, "epoch_start", NIL)
+    x.blank_leadership(b)
+    if x.config.split_fetch:
+        x.drop_fetch_sessions(b)
+
+
+@step("UncleanShutdown", "lossy_shutdown", label="Shutdown")
+def lossy_shutdown(x: Ops, b: int) -> None:
+    """``UncleanShutdown`` (3.5) / ``DataLossShutdown`` (KIP-966): the whole log is lost; the
+    controller fences the broker at once. AvoidLastReplicaStanding (3.5): not for the last ISR member."""
+    limit = x.config.lossy_shutdowns
+    x.require(limit > 0, x.glob("unclean_shutdowns") < limit, x.not_(offline(x, b)))
+    if x.config.avoid_last_replica_standing:
+        x.require(x.not_(x.controller_isr_is(b)))
+    stopped(x, b, lossy=True, keep_epoch=False)
+    x.gput("unclean_shutdowns", x.glob("unclean_shutdowns") + 1)
+    for elected in x.elections("broker_fenced", b):
+        x.emit(A.Shutdown, x.gen.lossy_shutdown, b + 1, False, elected)
+
+
+def _clean_kinds(c: Any) -> tuple[bool, ...]:
+    return (True, False) if c.gen.broker_epoch_on_disk else (True,)
+
+
+@step("CleanShutdown", "clean_shutdown", cases={"clean": _clean_kinds}, label="Shutdown")
+def clean_shutdown(x: Ops, b: int) -> None:
+    """``CleanShutdown`` (3.5) / ``NoDataLossShutdown`` (KIP-966: clean, saving the broker epoch on
+    disk, or a crash that keeps the log but saves no epoch)."""
+    limit = x.config.clean_shutdowns
+    x.require(limit > 0, x.glob("clean_shutdowns") < limit, x.not_(offline(x, b)))
+    for clean in x.cases("clean"):
+        stopped(x, b, lossy=False, keep_epoch=clean and x.gen.broker_epoch_on_disk)
+        x.gput("clean_shutdowns", x.glob("clean_shutdowns") + 1)
+        for elected in x.elections("broker_fenced", b):
+            x.emit(A.Shutdown, x.gen.clean_shutdown, b + 1, clean, elected)
 
 
 # -- replication ---------------------------------------------------------------------------------------

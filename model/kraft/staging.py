@@ -21,7 +21,7 @@ from typing import Any
 from isrcheck.model.steps.staging import Block, Staged, Writer, const, render_body, src
 
 from .described import STEPS, Described
-from .fields import BROKER_FIELDS, GLOBAL_FIELDS, NO_FLOOR, SENT, Layout
+from .fields import BROKER_FIELDS, GLOBAL_FIELDS, METADATA_LOG, NO_FLOOR, R_ISR, SENT, STARTING, Layout
 
 BROKER_INDEX = {f.name: i for i, f in enumerate(BROKER_FIELDS)}
 GLOBAL_INDEX = {f.name: i for i, f in enumerate(GLOBAL_FIELDS)}
@@ -185,6 +185,34 @@ class KraftWriter:
         self.updates.append(f"{new} = rep.commit_offset({b}, {src(members)}, {src(leo)}, {src(followers)})")
         self.updates.append(f"if rep.can_advance({src(isr)}, {src(hw)}, {new}): "
                             f"rep.advance_hw(nxt, {b}, {src(hw)}, {new}, True)")
+
+    def fail_pending_writes(self, b: int, when: Any) -> None:
+        if not (const(when) and not when):
+            self.updates.append(f"if {src(when)}: rep.fail_pending_writes(nxt, {b})")
+
+    def clear_log(self, b: int) -> None:
+        self.put(b, "log", ())
+
+    def blank_leadership(self, b: int) -> None:
+        self.put(b, "followers", self.lay.blank_followers)
+        self.put(b, "alter_partition", 0)
+        self.put(b, "write_floor", NO_FLOOR)
+
+    def keep_registration_in_flight(self, b: int) -> None:
+        req, epoch = self._bi(b, "reg_requests"), self._bi(b, "broker_epoch")
+        self.updates.append(f"if s[{self._bi(b, 'status')}] == {STARTING}: "
+                            f"nxt[{req}] = tuple(sorted(s[{req}] + (s[{epoch}],)))")
+
+    def drop_fetch_sessions(self, b: int) -> None:
+        """Every fetch from or to b is dropped (the split fetch's ``DropFetchSessions``)."""
+        self.put(b, "fetches", self.lay.no_fetches)
+        for p in self.lay.brokers:
+            if p != b:
+                at = self._bi(p, "fetches")
+                self.updates.append(f"if nxt[{at}][{b}]: nxt[{at}] = nxt[{at}][:{b}] + (0,) + nxt[{at}][{b + 1}:]")
+
+    def controller_isr_is(self, b: int) -> Staged:
+        return Staged(f"(s[{self.lay.g + METADATA_LOG}][-1][{R_ISR}] == {1 << b})")
 
     def emit(self, cls: type, *args: Any) -> None:
         if self.dead:

@@ -28,7 +28,6 @@ from .fields import (
     BROKER_EPOCH,
     C_BROKER_EPOCH,
     C_UNFENCED,
-    CLEAN_SHUTDOWNS,
     EPOCH_START,
     FETCH_DIVERGING,
     FETCH_ERROR,
@@ -52,7 +51,6 @@ from .fields import (
     MD_REPLICAS,
     METADATA_LOG,
     NIL,
-    NO_FLOOR,
     NO_ROLE,
     OFFLINE_CLEAN,
     OFFLINE_DIRTY,
@@ -71,8 +69,6 @@ from .fields import (
     STARTING,
     STARTING_REGISTERED,
     STATUS,
-    UNCLEAN_SHUTDOWNS,
-    WRITE_FLOOR,
     Layout,
 )
 from .replica import Replica
@@ -237,69 +233,6 @@ class KraftSteps:
         for t, elected in choices:
             out.append((A.ReceiveBrokerRegRequest(b + 1, epoch, unclean, _elected(elected), rest is not None),
                         tuple(t)))
-
-    def _stopped(self, state: tuple, b: int, lossy: bool, keep_epoch: bool) -> list:
-        """The broker-side effects shared by both shutdowns (``DropFetchSessions`` and the rest)."""
-        o = self.lay.base[b]
-        s = list(state)
-        if state[o + STATUS] == STARTING:  # its RegisterBroker request stays in flight (the spec's network)
-            s[o + REG_REQUESTS] = tuple(sorted(state[o + REG_REQUESTS] + (state[o + BROKER_EPOCH],)))
-        s[o + REG_RESPONSE] = 0  # a response to this incarnation can never be received: dropped
-        s[o + STATUS] = OFFLINE_DIRTY if lossy else OFFLINE_CLEAN
-        if not keep_epoch:
-            s[o + BROKER_EPOCH] = 0
-        s[o + FETCH_FROM] = NIL
-        if state[o + ROLE] == LEADER and state[o + HW] < len(state[o + LOG]):
-            self.rep.fail_pending_writes(s, b)
-        s[o + ROLE] = NO_ROLE
-        if lossy:
-            s[o + LOG] = ()
-            s[o + HW] = 0
-            s[o + EPOCH_START] = NIL
-        s[o + FOLLOWERS] = self.lay.blank_followers
-        s[o + ALTER_PARTITION] = 0
-        s[o + WRITE_FLOOR] = NO_FLOOR
-        if self.config.split_fetch:  # DropFetchSessions: every fetch from or to b is dropped
-            s[o + FETCHES] = self.lay.no_fetches
-            for x in self.lay.brokers:
-                ox = self.lay.base[x]
-                if x != b and s[ox + FETCHES][b]:
-                    slots = list(s[ox + FETCHES])
-                    slots[b] = 0
-                    s[ox + FETCHES] = tuple(slots)
-        return s
-
-    def lossy_shutdown(self, state: tuple, b: int, out: list) -> None:
-        """``UncleanShutdown`` (3.5) / ``DataLossShutdown`` (KIP-966): the whole log is lost; the
-        controller fences the broker at once. AvoidLastReplicaStanding (3.5): not for the last ISR member."""
-        g = self.g
-        o = self.lay.base[b]
-        if state[g + UNCLEAN_SHUTDOWNS] >= self.config.lossy_shutdowns or state[o + STATUS] in (OFFLINE_CLEAN,
-                                                                                              OFFLINE_DIRTY):
-            return
-        if self.config.avoid_last_replica_standing and state[g + METADATA_LOG][-1][R_ISR] == self.lay.bit[b]:
-            return
-        s = self._stopped(state, b, lossy=True, keep_epoch=False)
-        s[g + UNCLEAN_SHUTDOWNS] += 1
-        for t, elected in self.ctl.broker_fenced(s, b):
-            out.append((A.Shutdown(self.gen.lossy_shutdown, b + 1, False, _elected(elected)), tuple(t)))
-
-    def clean_shutdown(self, state: tuple, b: int, out: list) -> None:
-        """``CleanShutdown`` (3.5) / ``NoDataLossShutdown`` (KIP-966: clean, saving the broker epoch on
-        disk, or a crash that keeps the log but saves no epoch)."""
-        g = self.g
-        o = self.lay.base[b]
-        if state[g + CLEAN_SHUTDOWNS] >= self.config.clean_shutdowns or state[o + STATUS] in (OFFLINE_CLEAN,
-                                                                                            OFFLINE_DIRTY):
-            return
-        kinds = (True, False) if self.gen.broker_epoch_on_disk else (True,)
-        for clean in kinds:
-            s = self._stopped(state, b, lossy=False, keep_epoch=clean and self.gen.broker_epoch_on_disk)
-            s[g + CLEAN_SHUTDOWNS] += 1
-            for t, elected in self.ctl.broker_fenced(s, b):
-                out.append((A.Shutdown(self.gen.clean_shutdown, b + 1, clean, _elected(elected)), tuple(t)))
-
-    # -- metadata propagation ---------------------------------------------------------------------------
 
     def receive_metadata_update(self, state: tuple, b: int, out: list) -> None:
         """``ReceiveMetadataUpdate``: jump to any unreplicated record that concerns this replica

@@ -122,6 +122,27 @@ class KraftReader:
     def mark_sent(self, val: int) -> None:
         self.w.sent = [self.o.true if i == val else s for i, s in enumerate(self.v.sent)]
 
+    def fail_pending_writes(self, b: int, when: Any) -> None:
+        y = self.v.b[b]
+        self.sym.send_acks(self.o, self.v, self.w, b, y.hw, y.llen, self.o.false, when)
+
+    def clear_log(self, b: int) -> None:
+        self.w.b[b].llen = 0
+
+    def blank_leadership(self, b: int) -> None:
+        self.sym.blank(self.o, self.w.b[b])
+
+    def keep_registration_in_flight(self, b: int) -> None:
+        """Not represented: empty in every configuration the symbolic form accepts (``vars.py``)."""
+
+    def drop_fetch_sessions(self, b: int) -> None:
+        """Not represented: the split fetch is refused by the symbolic form."""
+
+    def controller_isr_is(self, b: int) -> Any:
+        o, v = self.o, self.v
+        i = v.mlen - 1
+        return o.and_(*(o.sel(v.m_isr[j], i) if j == b else o.not_(o.sel(v.m_isr[j], i)) for j in range(self.n)))
+
     def advance_hw(self, b: int, leo: Any) -> None:
         o, sym, y = self.o, self.sym, self.v.b[b]
         old = y.hw
@@ -163,4 +184,4 @@ def derived_steps(sym: Any, name: str, b: int) -> list[SymStep]:
         return fn
 
     choices = product(*(tuple(d.cases[c](config)) for c in names))
-    return [SymStep(name, instance(dict(zip(names, values, strict=True))), (b, *values)) for values in choices]
+    return [SymStep(d.label, instance(dict(zip(names, values, strict=True))), (b, *values)) for values in choices]

@@ -35,8 +35,6 @@ from isrcheck.model.kraft.fields import (
     LEADER,
     NIL,
     NO_ROLE,
-    OFFLINE_CLEAN,
-    OFFLINE_DIRTY,
     RUNNING,
     STARTING,
     STARTING_REGISTERED,
@@ -239,7 +237,8 @@ class KraftSteps:
             out += self.receive_metadata_update(b)
             out += self.send_alter_partition_request(b) + self.receive_alter_partition_response(b)
             out += [s for leader in self.R if leader != b for s in self.fetch(b, leader)]
-            out += derived_steps(self, "WriteRecordToLeader", b) + self.lossy_shutdown(b) + self.clean_shutdown(b)
+            out += derived_steps(self, "WriteRecordToLeader", b)
+            out += derived_steps(self, "UncleanShutdown", b) + derived_steps(self, "CleanShutdown", b)
             out += self.receive_broker_reg_request(b) + self.receive_alter_partition_request(b)
             out += derived_steps(self, "FenceBroker", b) + derived_steps(self, "UnfenceBroker", b)
         return out
@@ -265,51 +264,6 @@ class KraftSteps:
             return fn
         kinds = (True, False) if self.gen.broker_epoch_on_disk else (None,)
         return [self.step("ReceiveBrokerRegRequest", make(k), b) for k in kinds]
-
-    def stopped(self, o: Any, v: KraftVars, w: KraftVars, b: int, lossy: bool, keep_epoch: bool) -> None:
-        """The broker-side effects of both shutdowns."""
-        x, y = w.b[b], v.b[b]
-        x.reg_resp = 0
-        x.status = OFFLINE_DIRTY if lossy else OFFLINE_CLEAN
-        if not keep_epoch:
-            x.bepoch = 0
-        x.fetch_from = NIL
-        self.send_acks(o, v, w, b, y.hw, y.llen, o.false, o.and_(y.role == LEADER, y.hw < y.llen))
-        x.role = NO_ROLE
-        if lossy:
-            x.llen, x.hw, x.eps = 0, 0, NIL
-        self.blank(o, x)
-
-    def shutdown(self, b: int, lossy: bool, keep_epoch: bool) -> SymStep:
-        limit = self.c.lossy_shutdowns if lossy else self.c.clean_shutdowns
-
-        def fn(o: Any, v: KraftVars):
-            if not limit:
-                return o.false, None
-            y = v.b[b]
-            count = v.unclean if lossy else v.clean
-            guard = o.and_(count < limit, y.status != OFFLINE_CLEAN, y.status != OFFLINE_DIRTY)
-            if lossy and self.c.avoid_last_replica_standing:
-                cur = Cur(o, v)
-                guard = o.and_(guard, o.not_(o.and_(*(cur.isr[j] if j == b else o.not_(cur.isr[j]) for j in self.R))))
-            w = v.copy()
-            self.stopped(o, v, w, b, lossy, keep_epoch)
-            if lossy:
-                w.unclean = v.unclean + 1
-            else:
-                w.clean = v.clean + 1
-            mid = w.copy()
-            return o.and_(guard, self.broker_fenced(o, mid, w, b)), w
-        return self.step("Shutdown", fn, b)
-
-    def lossy_shutdown(self, b: int) -> list[SymStep]:
-        return [self.shutdown(b, True, False)]
-
-    def clean_shutdown(self, b: int) -> list[SymStep]:
-        kinds = (True, False) if self.gen.broker_epoch_on_disk else (True,)
-        return [self.shutdown(b, False, clean and self.gen.broker_epoch_on_disk) for clean in kinds]
-
-    # -- metadata propagation ------------------------------------------------------------------------
 
     def receive_metadata_update(self, b: int) -> list[SymStep]:
         """``ReceiveMetadataUpdate``: one step per outcome (no-op, then the record's sub-actions)."""
