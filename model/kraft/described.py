@@ -24,7 +24,19 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from . import actions as A
-from .fields import LEADER, NIL, NO_ROLE, OFFLINE_CLEAN, OFFLINE_DIRTY, RUNNING, STARTING, STARTING_REGISTERED, VALUES
+from .fields import (
+    AP_ACCEPTED,
+    AP_REJECTED,
+    LEADER,
+    NIL,
+    NO_ROLE,
+    OFFLINE_CLEAN,
+    OFFLINE_DIRTY,
+    RUNNING,
+    STARTING,
+    STARTING_REGISTERED,
+    VALUES,
+)
 
 
 class Ops(Protocol):
@@ -48,7 +60,10 @@ class Ops(Protocol):
     ``emit(action_class, *args)``. Two updates touch only what the symbolic form leaves out (it
     refuses the configurations where they matter, ``symbolic/vars.py``): ``keep_registration_in_flight(b)``
     (``reg_requests``) and ``drop_fetch_sessions(b)`` (``fetches``); the z3 reading skips them.
-    ``controller_isr_is(b)``: the controller's ISR is {b}.
+    ``controller_isr_is(b)``: the controller's ISR is {b}. The AlterPartition slot: ``ap_phase(b)``
+    (0: empty), ``ap_proposed(b)``, ``ap_replicas(b)`` (the replica set an accepted response
+    carries); ``hw_on_partition_change(b, isr, maximal_isr)`` (``MaybeUpdateHwmAndAckOnPartitionChange``
+    on the updates so far, with the followers b knew before the step).
     """
 
     n: int
@@ -184,6 +199,31 @@ def clean_shutdown(x: Ops, b: int) -> None:
         x.gput("clean_shutdowns", x.glob("clean_shutdowns") + 1)
         for elected in x.elections("broker_fenced", b):
             x.emit(A.Shutdown, x.gen.clean_shutdown, b + 1, clean, elected)
+
+
+# -- AlterPartition (KIP-497 maximal ISR, KIP-903 broker epochs) -------------------------------------------
+
+@step("ReceiveAlterPartitionResponse", "receive_alter_partition_response", cases={"accepted": lambda c: (True, False)})
+def receive_alter_partition_response(x: Ops, b: int) -> None:
+    """``ReceiveAlterPartitionResponse``: commit the accepted ISR (and the replica set the response
+    carries, CompletePartitionChange), or roll the maximal ISR back. (A response the leader would
+    ignore has already left its slot: see ``isrcheck.model.kraft``.)"""
+    x.require(x.get(b, "status") == RUNNING, x.get(b, "role") == LEADER)
+    for accepted in x.cases("accepted"):
+        x.require(x.ap_phase(b) == (AP_ACCEPTED if accepted else AP_REJECTED))
+        x.put(b, "alter_partition", 0)
+        if accepted:
+            isr = maximal = x.ap_proposed(b)
+            x.put(b, "md_isr", isr)
+            x.put(b, "md_maximal_isr", isr)
+            x.put(b, "md_replicas", x.ap_replicas(b))
+            x.put(b, "md_partition_epoch", x.get(b, "md_partition_epoch") + 1)
+        else:
+            isr = x.get(b, "md_isr")
+            maximal = isr
+            x.put(b, "md_maximal_isr", isr)
+        x.hw_on_partition_change(b, isr, maximal)
+        x.emit(A.ReceiveAlterPartitionResponse, b + 1, "accepted" if accepted else "rejected")
 
 
 # -- replication ---------------------------------------------------------------------------------------

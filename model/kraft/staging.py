@@ -214,6 +214,20 @@ class KraftWriter:
     def controller_isr_is(self, b: int) -> Staged:
         return Staged(f"(s[{self.lay.g + METADATA_LOG}][-1][{R_ISR}] == {1 << b})")
 
+    def ap_phase(self, b: int) -> Staged:
+        slot = src(self.get(b, "alter_partition"))
+        return Staged(f"({slot} and {slot}[0])")
+
+    def ap_proposed(self, b: int) -> Staged:
+        return Staged(f"{src(self.get(b, 'alter_partition'))}[1]")
+
+    def ap_replicas(self, b: int) -> Staged:
+        return Staged(f"{src(self.get(b, 'alter_partition'))}[3]")
+
+    def hw_on_partition_change(self, b: int, isr: Any, maximal_isr: Any) -> None:
+        self.updates.append(f"rep.hw_on_partition_change(nxt, {b}, {src(isr)}, {src(maximal_isr)}, "
+                            f"{src(self.get(b, 'followers'))})")
+
     def emit(self, cls: type, *args: Any) -> None:
         if self.dead:
             return

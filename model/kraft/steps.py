@@ -416,28 +416,6 @@ class KraftSteps:
             result = "IneligibleReplica" if current else "FencedLeaderEpoch"
         out.append((A.ReceiveAlterPartitionRequest(b + 1, tuple(lay.ids(proposed)), result), tuple(s)))
 
-    def receive_alter_partition_response(self, state: tuple, b: int, out: list) -> None:
-        """``ReceiveAlterPartitionResponse``: commit the accepted ISR, or roll the maximal ISR back.
-        (A response the leader would ignore has already left its slot: see ``isrcheck.model.kraft``.)"""
-        o = self.lay.base[b]
-        slot = state[o + ALTER_PARTITION]
-        if (not slot or slot[0] in (AP_REQUEST, AP_ACCEPTED_NEW_EPOCH) or state[o + STATUS] != RUNNING
-                or state[o + ROLE] != LEADER):
-            return
-        s = list(state)
-        s[o + ALTER_PARTITION] = 0
-        if slot[0] == AP_ACCEPTED:
-            s[o + MD_ISR] = s[o + MD_MAXIMAL_ISR] = slot[1]
-            s[o + MD_REPLICAS] = slot[3]  # CompletePartitionChange: the response carries the replica set
-            s[o + MD_PARTITION_EPOCH] = state[o + MD_PARTITION_EPOCH] + 1
-        else:
-            s[o + MD_MAXIMAL_ISR] = state[o + MD_ISR]
-        self.rep.hw_on_partition_change(s, b, s[o + MD_ISR], s[o + MD_MAXIMAL_ISR], state[o + FOLLOWERS])
-        result = "accepted" if slot[0] == AP_ACCEPTED else "rejected"
-        out.append((A.ReceiveAlterPartitionResponse(b + 1, result), tuple(s)))
-
-    # -- replication ------------------------------------------------------------------------------------
-
     def fetch(self, state: tuple, f: int, out: list) -> None:
         """A follower's fetch, request and response in one step. An error response (the leader is not
         leader, or at another leader epoch) changes nothing, so it is not a step here."""

@@ -143,6 +143,18 @@ class KraftReader:
         i = v.mlen - 1
         return o.and_(*(o.sel(v.m_isr[j], i) if j == b else o.not_(o.sel(v.m_isr[j], i)) for j in range(self.n)))
 
+    def ap_phase(self, b: int) -> Any:
+        return self.v.b[b].ap_phase
+
+    def ap_proposed(self, b: int) -> list:
+        return list(self.v.b[b].ap_isr)
+
+    def ap_replicas(self, b: int) -> list:
+        return list(self.sym.replicas)
+
+    def hw_on_partition_change(self, b: int, isr: list, maximal_isr: list) -> None:
+        self.sym.hw_on_partition_change(self.o, self.v, self.w, b, isr, maximal_isr, self.v.b[b].fleo)
+
     def advance_hw(self, b: int, leo: Any) -> None:
         o, sym, y = self.o, self.sym, self.v.b[b]
         old = y.hw
@@ -153,6 +165,8 @@ class KraftReader:
         x = self.w.b[b]
         if name == "md_replicas":  # every broker is a replica, or (right after registering) none
             x.has_md = self.o.or_(*value)
+        elif name == "alter_partition":  # only ever emptied by a step described so far
+            x.ap_phase, x.ap_isr, x.ap_ep = 0, [self.o.false] * self.n, [0] * self.n
         else:
             setattr(x, FIELD[name], list(value) if isinstance(value, list) else value)
 

@@ -235,7 +235,7 @@ class KraftSteps:
         for b in self.R:
             out += derived_steps(self, "BrokerStart", b) + derived_steps(self, "ReceiveBrokerRegResponse", b)
             out += self.receive_metadata_update(b)
-            out += self.send_alter_partition_request(b) + self.receive_alter_partition_response(b)
+            out += self.send_alter_partition_request(b) + derived_steps(self, "ReceiveAlterPartitionResponse", b)
             out += [s for leader in self.R if leader != b for s in self.fetch(b, leader)]
             out += derived_steps(self, "WriteRecordToLeader", b)
             out += derived_steps(self, "UncleanShutdown", b) + derived_steps(self, "CleanShutdown", b)
@@ -367,26 +367,6 @@ class KraftSteps:
                 return o.and_(guard, room), w
             return fn
         return [self.step("ReceiveAlterPartitionRequest", make(a), b) for a in (True, False)]
-
-    def receive_alter_partition_response(self, b: int) -> list[SymStep]:
-        def make(accepted: bool):
-            def fn(o: Any, v: KraftVars):
-                y = v.b[b]
-                guard = o.and_(y.ap_phase == (AP_ACCEPTED if accepted else AP_REJECTED), y.status == RUNNING,
-                               y.role == LEADER)
-                w = v.copy()
-                x = w.b[b]
-                x.ap_phase, x.ap_isr, x.ap_ep = 0, [o.false] * self.n, [0] * self.n
-                if accepted:
-                    x.isr, x.misr, x.has_md, x.md_pe = list(y.ap_isr), list(y.ap_isr), o.true, y.md_pe + 1
-                else:
-                    x.misr = list(y.isr)
-                self.hw_on_partition_change(o, v, w, b, x.isr, x.misr, y.fleo)
-                return guard, w
-            return fn
-        return [self.step("ReceiveAlterPartitionResponse", make(a), b) for a in (True, False)]
-
-    # -- replication ---------------------------------------------------------------------------------
 
     def fetch(self, f: int, ld: int) -> list[SymStep]:
         """Follower ``f`` fetches from leader ``ld`` (its ``fetch_from``): a diverging epoch, or ok."""
