@@ -63,7 +63,12 @@ class Ops(Protocol):
     ``controller_isr_is(b)``: the controller's ISR is {b}. The AlterPartition slot: ``ap_phase(b)``
     (0: empty), ``ap_proposed(b)``, ``ap_replicas(b)`` (the replica set an accepted response
     carries); ``hw_on_partition_change(b, isr, maximal_isr)`` (``MaybeUpdateHwmAndAckOnPartitionChange``
-    on the updates so far, with the followers b knew before the step).
+    on the updates so far, with the followers b knew before the step). A fetch:
+    ``last_offset_for_epoch(b, epoch, is_leader)`` and ``truncation_point(f, (epoch, end))`` (a pair
+    each), ``last_fetched_epoch(f)``, ``truncate_log(f, offset)``, ``record_follower(ld, f, leo,
+    broker_epoch)`` (what the leader knows of f; ``advance_hw(ld, leo, known=True)`` then counts
+    it), ``copy_next_record(f, ld, offset)`` and ``next_log_end(f)`` (f's LEO after the updates).
+    ``advance_hw`` gives the HW after it.
     """
 
     n: int
@@ -75,12 +80,13 @@ class Ops(Protocol):
 class Described:
     """A step: its TLA+ action (the action class it emits is named so), the explicit step it
     replaces (``steps.KraftSteps`` method name: where it runs in the spec's order), the build-time
-    cases it branches on (name -> the values, from the configuration), and the description."""
+    cases it branches on (name -> the values, from the configuration and the acting broker), and
+    the description."""
 
     name: str
     method: str
     fn: Callable[[Any, int], None]
-    cases: dict[str, Callable[[Any], Iterable[Any]]] = field(default_factory=dict)
+    cases: dict[str, Callable[[Any, int], Iterable[Any]]] = field(default_factory=dict)
     label: str = ""  # the action class, where its name is not the step's (both shutdowns: Shutdown)
 
 
@@ -88,7 +94,7 @@ class Described:
 STEPS: dict[str, Described] = {}
 
 
-def step(name: str, method: str, cases: dict[str, Callable[[Any], Iterable[Any]]] | None = None,
+def step(name: str, method: str, cases: dict[str, Callable[[Any, int], Iterable[Any]]] | None = None,
          label: str = "") -> Callable[[Callable[[Any, int], None]], Callable[[Any, int], None]]:
     def register(fn: Callable[[Any, int], None]) -> Callable[[Any, int], None]:
         STEPS[name] = Described(name, method, fn, cases or {}, label or name)
@@ -184,7 +190,7 @@ def lossy_shutdown(x: Ops, b: int) -> None:
         x.emit(A.Shutdown, x.gen.lossy_shutdown, b + 1, False, elected)
 
 
-def _clean_kinds(c: Any) -> tuple[bool, ...]:
+def _clean_kinds(c: Any, b: int) -> tuple[bool, ...]:
     return (True, False) if c.gen.broker_epoch_on_disk else (True,)
 
 
@@ -203,7 +209,8 @@ def clean_shutdown(x: Ops, b: int) -> None:
 
 # -- AlterPartition (KIP-497 maximal ISR, KIP-903 broker epochs) -------------------------------------------
 
-@step("ReceiveAlterPartitionResponse", "receive_alter_partition_response", cases={"accepted": lambda c: (True, False)})
+@step("ReceiveAlterPartitionResponse", "receive_alter_partition_response",
+      cases={"accepted": lambda c, b: (True, False)})
 def receive_alter_partition_response(x: Ops, b: int) -> None:
     """``ReceiveAlterPartitionResponse``: commit the accepted ISR (and the replica set the response
     carries, CompletePartitionChange), or roll the maximal ISR back. (A response the leader would
@@ -228,7 +235,40 @@ def receive_alter_partition_response(x: Ops, b: int) -> None:
 
 # -- replication ---------------------------------------------------------------------------------------
 
-@step("WriteRecordToLeader", "write_record_to_leader", cases={"value": lambda c: range(c.values)})
+def _leaders(c: Any, f: int) -> tuple[int, ...]:
+    return tuple(ld for ld in range(c.brokers) if ld != f)
+
+
+@step("Fetch", "fetch", cases={"leader": _leaders, "diverging": lambda c, f: (True, False)})
+def fetch(x: Ops, f: int) -> None:
+    """A follower's fetch, request and response in one step: a diverging epoch (the follower
+    truncates) or the next record (the leader records the follower's offset and broker epoch and
+    may advance its HW; the follower takes the HW it answers). An error response (the leader is
+    not leader, or at another leader epoch) changes nothing, so it is not a step here."""
+    x.require(x.get(f, "status") == RUNNING)
+    for ld in x.cases("leader"):
+        x.require(x.get(f, "fetch_from") == ld, x.get(ld, "status") == RUNNING, x.get(ld, "role") == LEADER,
+                  x.get(ld, "md_leader_epoch") == x.get(f, "md_leader_epoch"))
+        end = x.let(x.log_end(f))
+        epoch = x.let(x.last_fetched_epoch(f))
+        d_epoch, d_end = x.last_offset_for_epoch(ld, epoch, True)
+        diverges = x.let(x.or_(d_epoch < epoch, d_end < end))
+        for diverging in x.cases("diverging"):
+            if diverging:
+                x.require(diverges)
+                cut = x.let(x.truncation_point(f, (d_epoch, d_end)))
+                x.truncate_log(f, cut)
+                x.emit(A.Fetch, f + 1, ld + 1, end, "diverging", cut)
+                continue
+            x.require(x.not_(diverges))
+            x.record_follower(ld, f, end, x.get(f, "broker_epoch"))
+            hw = x.advance_hw(ld, x.log_end(ld), known=True)
+            x.copy_next_record(f, ld, end)
+            x.put(f, "hw", x.ite(hw <= x.next_log_end(f), hw, x.get(f, "hw")))  # a follower's HW is not monotone
+            x.emit(A.Fetch, f + 1, ld + 1, end, "ok")
+
+
+@step("WriteRecordToLeader", "write_record_to_leader", cases={"value": lambda c, b: range(c.values)})
 def write_record_to_leader(x: Ops, b: int) -> None:
     """``WriteRecordToLeader``: an acks=all produce of a value not sent yet, accepted while the
     maximal ISR has MinISR members; the HW may advance at once (only with min ISR 1: the value is

@@ -83,6 +83,7 @@ class KraftWriter:
         name = f"{d.method}_{b}"
         root = Block(f"def {name}(s, b, out):", [])
         self.at, self.dead, self.updates, self.described, self.electing = [root], False, [], d, False
+        self.acting = b
         d.fn(self, b)
         if not root.emits:
             return None
@@ -105,7 +106,7 @@ class KraftWriter:
 
     def cases(self, name: str) -> Iterator[Any]:
         at, dead = list(self.at), self.dead
-        for value in self.described.cases[name](self.config):
+        for value in self.described.cases[name](self.config, self.acting):
             self.at, self.dead, self.updates = list(at), dead, []
             yield value
         self.at, self.dead = at, dead
@@ -176,15 +177,48 @@ class KraftWriter:
     def mark_sent(self, v: int) -> None:
         self.updates.append(f"nxt[{self.lay.g + SENT}] |= {1 << v}")
 
-    def advance_hw(self, b: int, leo: Any) -> None:
-        """``MaybeAdvanceHighWatermark`` (``rep``: ``replica.Replica``), who counts folded per configuration."""
+    def advance_hw(self, b: int, leo: Any, known: bool = False) -> Staged:
+        """``MaybeAdvanceHighWatermark`` (``rep``: ``replica.Replica``), who counts folded per
+        configuration; ``known``: with what b knows of its followers after the updates so far."""
         members = self.get(b, "md_maximal_isr" if self.config.hw_over_maximal_isr else "md_isr")
-        isr, hw, followers = self.get(b, "md_isr"), self.get(b, "hw"), self.get(b, "followers")
+        isr, hw = self.get(b, "md_isr"), self.get(b, "hw")
+        fi = self._bi(b, "followers")
+        followers = f"nxt[{fi}]" if known else f"s[{fi}]"
         self.count += 1
-        new = f"new{self.count}"
-        self.updates.append(f"{new} = rep.commit_offset({b}, {src(members)}, {src(leo)}, {src(followers)})")
-        self.updates.append(f"if rep.can_advance({src(isr)}, {src(hw)}, {new}): "
-                            f"rep.advance_hw(nxt, {b}, {src(hw)}, {new}, True)")
+        new, adv = f"new{self.count}", f"adv{self.count}"
+        self.updates.append(f"{new} = rep.commit_offset({b}, {src(members)}, {src(leo)}, {followers})")
+        self.updates.append(f"{adv} = rep.can_advance({src(isr)}, {src(hw)}, {new})")
+        self.updates.append(f"if {adv}: rep.advance_hw(nxt, {b}, {src(hw)}, {new}, True)")
+        self.updates.append(f"hw{self.count} = {new} if {adv} else {src(hw)}")
+        return Staged(f"hw{self.count}")
+
+    def last_fetched_epoch(self, f: int) -> Staged:
+        log = src(self.get(f, "log"))
+        return Staged(f"({log}[-1] // {self.config.values} if {log} else 0)")
+
+    def last_offset_for_epoch(self, b: int, epoch: Any, is_leader: bool) -> tuple[Staged, Staged]:
+        self.count += 1
+        name = f"d{self.count}"
+        self._line(f"{name} = rep.last_offset_for_epoch(s, {b}, {src(epoch)}, {is_leader})")
+        return Staged(f"{name}[0]"), Staged(f"{name}[1]")
+
+    def truncation_point(self, f: int, diverging: tuple) -> Staged:
+        return Staged(f"rep.truncation_point(s, {f}, ({src(diverging[0])}, {src(diverging[1])}))")
+
+    def truncate_log(self, f: int, offset: Any) -> None:
+        log = self._bi(f, "log")
+        self.updates.append(f"nxt[{log}] = s[{log}][:{src(offset)}]")
+
+    def record_follower(self, ld: int, f: int, leo: Any, broker_epoch: Any) -> None:
+        fi = self._bi(ld, "followers")
+        self.updates.append(f"nxt[{fi}] = s[{fi}][:{f}] + (({src(leo)}, {src(broker_epoch)}),) + s[{fi}][{f + 1}:]")
+
+    def copy_next_record(self, f: int, ld: int, offset: Any) -> None:
+        fl, ll = self._bi(f, "log"), self._bi(ld, "log")
+        self.updates.append(f"if {src(offset)} < len(s[{ll}]): nxt[{fl}] = s[{fl}] + (s[{ll}][{src(offset)}],)")
+
+    def next_log_end(self, f: int) -> Staged:
+        return Staged(f"len(nxt[{self._bi(f, 'log')}])")
 
     def fail_pending_writes(self, b: int, when: Any) -> None:
         if not (const(when) and not when):

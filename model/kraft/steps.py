@@ -416,49 +416,6 @@ class KraftSteps:
             result = "IneligibleReplica" if current else "FencedLeaderEpoch"
         out.append((A.ReceiveAlterPartitionRequest(b + 1, tuple(lay.ids(proposed)), result), tuple(s)))
 
-    def fetch(self, state: tuple, f: int, out: list) -> None:
-        """A follower's fetch, request and response in one step. An error response (the leader is not
-        leader, or at another leader epoch) changes nothing, so it is not a step here."""
-        lay = self.lay
-        fo = lay.base[f]
-        leader = state[fo + FETCH_FROM]
-        if leader == NIL or state[fo + STATUS] != RUNNING:
-            return
-        lo = lay.base[leader]
-        if (state[lo + STATUS] != RUNNING or state[lo + ROLE] != LEADER
-                or state[lo + MD_LEADER_EPOCH] != state[fo + MD_LEADER_EPOCH]):
-            return
-        flog = state[fo + LOG]
-        fetch_offset = len(flog)
-        last_fetched_epoch = flog[-1] // self.nv if flog else 0
-        diverging = self.rep.last_offset_for_epoch(state, leader, last_fetched_epoch, True)
-        s = list(state)
-        if diverging[0] < last_fetched_epoch or diverging[1] < fetch_offset:
-            cut = self.rep.truncation_point(state, f, diverging)
-            s[fo + LOG] = flog[:cut]
-            out.append((A.Fetch(f + 1, leader + 1, fetch_offset, "diverging", cut), tuple(s)))
-            return
-        known = list(state[lo + FOLLOWERS])
-        known[f] = (fetch_offset, state[fo + BROKER_EPOCH])
-        known = tuple(known)
-        s[lo + FOLLOWERS] = known
-        old = state[lo + HW]
-        members = self.rep.hw_members(state[lo + MD_ISR], state[lo + MD_MAXIMAL_ISR])
-        new = self.rep.commit_offset(leader, members, len(state[lo + LOG]), known)
-        response_hw = old
-        if self.rep.can_advance(state[lo + MD_ISR], old, new):
-            self.rep.advance_hw(s, leader, old, new, True)
-            response_hw = new
-        llog = state[lo + LOG]
-        if fetch_offset < len(llog):
-            flog = flog + (llog[fetch_offset],)
-            s[fo + LOG] = flog
-        if response_hw <= len(flog):
-            s[fo + HW] = response_hw  # a follower's HW is not monotone
-        out.append((A.Fetch(f + 1, leader + 1, fetch_offset, "ok"), tuple(s)))
-
-    # -- the fetch as the spec's three message steps (option split_fetch) ---------------------------------
-
     def send_fetch_request(self, state: tuple, f: int, out: list) -> None:
         """``SendFetchRequest``: at most one request per fetcher (peer) in flight."""
         fo = self.lay.base[f]

@@ -155,11 +155,46 @@ class KraftReader:
     def hw_on_partition_change(self, b: int, isr: list, maximal_isr: list) -> None:
         self.sym.hw_on_partition_change(self.o, self.v, self.w, b, isr, maximal_isr, self.v.b[b].fleo)
 
-    def advance_hw(self, b: int, leo: Any) -> None:
+    def advance_hw(self, b: int, leo: Any, known: bool = False) -> Any:
         o, sym, y = self.o, self.sym, self.v.b[b]
         old = y.hw
-        new = sym.commit_offset(o, b, sym.hw_members(y.isr, y.misr), leo, y.fleo)
-        sym.advance_hw(o, self.v, self.w, b, old, new, o.true, sym.can_advance(o, y.isr, old, new))
+        fleo = self.w.b[b].fleo if known else y.fleo
+        new = sym.commit_offset(o, b, sym.hw_members(y.isr, y.misr), leo, fleo)
+        adv = sym.can_advance(o, y.isr, old, new)
+        sym.advance_hw(o, self.v, self.w, b, old, new, o.true, adv)
+        return o.ite(adv, new, old)
+
+    def last_fetched_epoch(self, f: int) -> Any:
+        y = self.v.b[f]
+        return self.o.ite(y.llen > 0, self.o.sel(y.lep, y.llen - 1), 0)
+
+    def last_offset_for_epoch(self, b: int, epoch: Any, is_leader: bool) -> tuple[Any, Any]:
+        return self.sym.last_offset_for_epoch(self.o, self.v.b[b], epoch, is_leader)
+
+    def truncation_point(self, f: int, diverging: tuple) -> Any:
+        d_epoch, d_end = diverging
+        l_epoch, l_end = self.sym.last_offset_for_epoch(self.o, self.v.b[f], d_epoch, False)
+        return self.o.ite(self.o.or_(l_epoch != d_epoch, l_end < d_end), l_end, d_end)
+
+    def truncate_log(self, f: int, offset: Any) -> None:
+        self.w.b[f].llen = offset
+
+    def record_follower(self, ld: int, f: int, leo: Any, broker_epoch: Any) -> None:
+        lx, lv = self.w.b[ld], self.v.b[ld]
+        lx.fleo = [leo if p == f else lv.fleo[p] for p in range(self.n)]
+        lx.fep = [broker_epoch if p == f else lv.fep[p] for p in range(self.n)]
+
+    def copy_next_record(self, f: int, ld: int, offset: Any) -> None:
+        o, x, y, lv, log = self.o, self.w.b[f], self.v.b[f], self.v.b[ld], self.sym.z.log
+        more = offset < lv.llen
+        x.lep = o.store(y.lep, y.llen, o.ite(more, o.sel(lv.lep, y.llen), o.sel(y.lep, y.llen)))
+        x.lval = o.store(y.lval, y.llen, o.ite(more, o.sel(lv.lval, y.llen), o.sel(y.lval, y.llen)))
+        x.llen = o.ite(more, y.llen + 1, y.llen)
+        if log is not None:
+            self.require(o.implies(more, y.llen < log))
+
+    def next_log_end(self, f: int) -> Any:
+        return self.w.b[f].llen
 
     def put(self, b: int, name: str, value: Any) -> None:
         x = self.w.b[b]
@@ -197,5 +232,5 @@ def derived_steps(sym: Any, name: str, b: int) -> list[SymStep]:
             return x.result if x.result is not None else (o.false, None)
         return fn
 
-    choices = product(*(tuple(d.cases[c](config)) for c in names))
+    choices = product(*(tuple(d.cases[c](config, b)) for c in names))
     return [SymStep(d.label, instance(dict(zip(names, values, strict=True))), (b, *values)) for values in choices]

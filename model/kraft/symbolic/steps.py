@@ -236,7 +236,7 @@ class KraftSteps:
             out += derived_steps(self, "BrokerStart", b) + derived_steps(self, "ReceiveBrokerRegResponse", b)
             out += self.receive_metadata_update(b)
             out += self.send_alter_partition_request(b) + derived_steps(self, "ReceiveAlterPartitionResponse", b)
-            out += [s for leader in self.R if leader != b for s in self.fetch(b, leader)]
+            out += derived_steps(self, "Fetch", b)
             out += derived_steps(self, "WriteRecordToLeader", b)
             out += derived_steps(self, "UncleanShutdown", b) + derived_steps(self, "CleanShutdown", b)
             out += self.receive_broker_reg_request(b) + self.receive_alter_partition_request(b)
@@ -367,38 +367,3 @@ class KraftSteps:
                 return o.and_(guard, room), w
             return fn
         return [self.step("ReceiveAlterPartitionRequest", make(a), b) for a in (True, False)]
-
-    def fetch(self, f: int, ld: int) -> list[SymStep]:
-        """Follower ``f`` fetches from leader ``ld`` (its ``fetch_from``): a diverging epoch, or ok."""
-        def make(diverging: bool):
-            def fn(o: Any, v: KraftVars):
-                y, lv = v.b[f], v.b[ld]
-                guard = [y.fetch_from == ld, y.status == RUNNING, lv.status == RUNNING, lv.role == LEADER,
-                         lv.md_le == y.md_le]
-                lfe = o.ite(y.llen > 0, o.sel(y.lep, y.llen - 1), 0)
-                d_epoch, d_end = self.last_offset_for_epoch(o, lv, lfe, True)
-                diverges = o.or_(d_epoch < lfe, d_end < y.llen)
-                w = v.copy()
-                x, lx = w.b[f], w.b[ld]
-                if diverging:
-                    l_epoch, l_end = self.last_offset_for_epoch(o, y, d_epoch, False)
-                    x.llen = o.ite(o.or_(l_epoch != d_epoch, l_end < d_end), l_end, d_end)
-                    return o.and_(*guard, diverges), w
-                guard.append(o.not_(diverges))
-                lx.fleo = [y.llen if p == f else lv.fleo[p] for p in self.R]
-                lx.fep = [y.bepoch if p == f else lv.fep[p] for p in self.R]
-                old = lv.hw
-                new = self.commit_offset(o, ld, self.hw_members(lv.isr, lv.misr), lv.llen, lx.fleo)
-                adv = self.can_advance(o, lv.isr, old, new)
-                self.advance_hw(o, v, w, ld, old, new, o.true, adv)
-                response_hw = o.ite(adv, new, old)
-                more = y.llen < lv.llen
-                x.lep = o.store(y.lep, y.llen, o.ite(more, o.sel(lv.lep, y.llen), o.sel(y.lep, y.llen)))
-                x.lval = o.store(y.lval, y.llen, o.ite(more, o.sel(lv.lval, y.llen), o.sel(y.lval, y.llen)))
-                x.llen = o.ite(more, y.llen + 1, y.llen)
-                x.hw = o.ite(response_hw <= x.llen, response_hw, y.hw)
-                if self.z.log is not None:
-                    guard.append(o.implies(more, y.llen < self.z.log))
-                return o.and_(*guard), w
-            return fn
-        return [self.step("Fetch", make(d), f, ld) for d in (True, False)]
