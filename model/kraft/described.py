@@ -88,6 +88,9 @@ class Described:
     fn: Callable[[Any, int], None]
     cases: dict[str, Callable[[Any, int], Iterable[Any]]] = field(default_factory=dict)
     label: str = ""  # the action class, where its name is not the step's (both shutdowns: Shutdown)
+    # Whether a broker's (status, role) lets the step's first guard hold (the explicit successors
+    # call it only for those, a hot-path saving decided once per configuration).
+    enabled: Callable[[int, int], bool] = lambda status, role: True
 
 
 # The described steps, by TLA+ action.
@@ -95,12 +98,36 @@ STEPS: dict[str, Described] = {}
 
 
 def step(name: str, method: str, cases: dict[str, Callable[[Any, int], Iterable[Any]]] | None = None,
-         label: str = "") -> Callable[[Callable[[Any, int], None]], Callable[[Any, int], None]]:
+         label: str = "", enabled: Callable[[int, int], bool] | None = None
+         ) -> Callable[[Callable[[Any, int], None]], Callable[[Any, int], None]]:
     def register(fn: Callable[[Any, int], None]) -> Callable[[Any, int], None]:
-        STEPS[name] = Described(name, method, fn, cases or {}, label or name)
+        STEPS[name] = Described(name, method, fn, cases or {}, label or name, enabled or (lambda st, role: True))
         return fn
 
     return register
+
+
+def next_order(config: Any) -> tuple[str, ...]:
+    """A broker's steps in the order of the spec's ``Next`` (``KraftSteps`` method names, described
+    here or not yet), for each broker in turn; the explicit successors come in this order."""
+    fetch = (("send_fetch_request", "receive_fetch_request", "receive_fetch_response")
+             if config.split_fetch else ("fetch",))
+    return ("broker_start", "receive_broker_reg_response", "receive_metadata_update", "send_alter_partition_request",
+            "receive_alter_partition_response", *fetch, "write_record_to_leader", "lossy_shutdown",
+            "clean_shutdown", "receive_broker_reg_request", "receive_alter_partition_request", "fence_broker",
+            "unfence_broker")
+
+
+def running(status: int, role: int) -> bool:
+    return status == RUNNING
+
+
+def leading(status: int, role: int) -> bool:
+    return status == RUNNING and role == LEADER
+
+
+def up(status: int, role: int) -> bool:
+    return status not in (OFFLINE_CLEAN, OFFLINE_DIRTY)
 
 
 def offline(x: Ops, b: int) -> Any:
@@ -110,7 +137,7 @@ def offline(x: Ops, b: int) -> Any:
 
 # -- broker lifecycle (KIP-903 broker epochs) -----------------------------------------------------------
 
-@step("BrokerStart", "broker_start")
+@step("BrokerStart", "broker_start", enabled=lambda status, role: not up(status, role))
 def broker_start(x: Ops, b: int) -> None:
     """``BrokerStart``: a stopped broker starts; 3.5 with broker epoch 0, KIP-966 with the epoch on disk."""
     x.require(offline(x, b))
@@ -121,7 +148,8 @@ def broker_start(x: Ops, b: int) -> None:
     x.emit(A.BrokerStart, b + 1)
 
 
-@step("ReceiveBrokerRegResponse", "receive_broker_reg_response")
+@step("ReceiveBrokerRegResponse", "receive_broker_reg_response",
+      enabled=lambda status, role: status == STARTING_REGISTERED)
 def receive_broker_reg_response(x: Ops, b: int) -> None:
     """``ReceiveBrokerRegResponse``: RUNNING with the epoch the response carries (the controller may
     have moved on since, by a stale registration); partition metadata blank until the next metadata
@@ -140,7 +168,7 @@ def receive_broker_reg_response(x: Ops, b: int) -> None:
     x.emit(A.ReceiveBrokerRegResponse, b + 1, epoch)
 
 
-@step("UnfenceBroker", "unfence_broker")
+@step("UnfenceBroker", "unfence_broker", enabled=running)
 def unfence_broker(x: Ops, b: int) -> None:
     """``UnfenceBroker`` (a heartbeat): never limited, as healing actions are not in the spec."""
     x.require(x.not_(x.get(b, "c_unfenced")), x.get(b, "status") == RUNNING)
@@ -176,7 +204,7 @@ def stopped(x: Ops, b: int, lossy: bool, keep_epoch: bool) -> None:
         x.drop_fetch_sessions(b)
 
 
-@step("UncleanShutdown", "lossy_shutdown", label="Shutdown")
+@step("UncleanShutdown", "lossy_shutdown", label="Shutdown", enabled=up)
 def lossy_shutdown(x: Ops, b: int) -> None:
     """``UncleanShutdown`` (3.5) / ``DataLossShutdown`` (KIP-966): the whole log is lost; the
     controller fences the broker at once. AvoidLastReplicaStanding (3.5): not for the last ISR member."""
@@ -194,7 +222,7 @@ def _clean_kinds(c: Any, b: int) -> tuple[bool, ...]:
     return (True, False) if c.gen.broker_epoch_on_disk else (True,)
 
 
-@step("CleanShutdown", "clean_shutdown", cases={"clean": _clean_kinds}, label="Shutdown")
+@step("CleanShutdown", "clean_shutdown", cases={"clean": _clean_kinds}, label="Shutdown", enabled=up)
 def clean_shutdown(x: Ops, b: int) -> None:
     """``CleanShutdown`` (3.5) / ``NoDataLossShutdown`` (KIP-966: clean, saving the broker epoch on
     disk, or a crash that keeps the log but saves no epoch)."""
@@ -210,7 +238,7 @@ def clean_shutdown(x: Ops, b: int) -> None:
 # -- AlterPartition (KIP-497 maximal ISR, KIP-903 broker epochs) -------------------------------------------
 
 @step("ReceiveAlterPartitionResponse", "receive_alter_partition_response",
-      cases={"accepted": lambda c, b: (True, False)})
+      cases={"accepted": lambda c, b: (True, False)}, enabled=leading)
 def receive_alter_partition_response(x: Ops, b: int) -> None:
     """``ReceiveAlterPartitionResponse``: commit the accepted ISR (and the replica set the response
     carries, CompletePartitionChange), or roll the maximal ISR back. (A response the leader would
@@ -239,7 +267,7 @@ def _leaders(c: Any, f: int) -> tuple[int, ...]:
     return tuple(ld for ld in range(c.brokers) if ld != f)
 
 
-@step("Fetch", "fetch", cases={"leader": _leaders, "diverging": lambda c, f: (True, False)})
+@step("Fetch", "fetch", cases={"leader": _leaders, "diverging": lambda c, f: (True, False)}, enabled=running)
 def fetch(x: Ops, f: int) -> None:
     """A follower's fetch, request and response in one step: a diverging epoch (the follower
     truncates) or the next record (the leader records the follower's offset and broker epoch and
@@ -268,7 +296,8 @@ def fetch(x: Ops, f: int) -> None:
             x.emit(A.Fetch, f + 1, ld + 1, end, "ok")
 
 
-@step("WriteRecordToLeader", "write_record_to_leader", cases={"value": lambda c, b: range(c.values)})
+@step("WriteRecordToLeader", "write_record_to_leader", cases={"value": lambda c, b: range(c.values)},
+      enabled=leading)
 def write_record_to_leader(x: Ops, b: int) -> None:
     """``WriteRecordToLeader``: an acks=all produce of a value not sent yet, accepted while the
     maximal ISR has MinISR members; the HW may advance at once (only with min ISR 1: the value is

@@ -19,6 +19,7 @@ from __future__ import annotations
 from . import actions as A
 from .config import KraftConfig
 from .controller import Controller
+from .described import STEPS, next_order
 from .fields import (
     ALTER_PARTITION,
     AP_ACCEPTED,
@@ -52,8 +53,6 @@ from .fields import (
     METADATA_LOG,
     NIL,
     NO_ROLE,
-    OFFLINE_CLEAN,
-    OFFLINE_DIRTY,
     R_ADDING,
     R_ISR,
     R_LEADER,
@@ -76,22 +75,15 @@ from .staging import generated_steps
 
 
 def _may_enable(step: str, status: int, role: int) -> bool:
-    """Whether a step's status/role guard lets it fire for a broker in this status and role."""
+    """Whether the status/role guard of a step not yet described (``described.py``) lets it fire
+    for a broker in this status and role."""
     running, leading = status == RUNNING, status == RUNNING and role == LEADER
     return {
-        "broker_start": status in (OFFLINE_CLEAN, OFFLINE_DIRTY),
-        "receive_broker_reg_response": status == STARTING_REGISTERED,
         "receive_metadata_update": running,
         "send_alter_partition_request": leading,
-        "receive_alter_partition_response": leading,
-        "write_record_to_leader": leading,
-        "fetch": running,
         "send_fetch_request": running,
         "receive_fetch_request": running,
         "receive_fetch_response": running,
-        "lossy_shutdown": status not in (OFFLINE_CLEAN, OFFLINE_DIRTY),
-        "clean_shutdown": status not in (OFFLINE_CLEAN, OFFLINE_DIRTY),
-        "unfence_broker": running,
     }.get(step, True)
 
 
@@ -109,26 +101,22 @@ class KraftSteps:
         self.rep = Replica(config, lay)
         self.nv = config.values
         self.min_isr = config.min_isr
-        fetch = (("send_fetch_request", "receive_fetch_request", "receive_fetch_response")
-                 if config.split_fetch else ("fetch",))
-        order = ("broker_start", "receive_broker_reg_response", "receive_metadata_update",
-                 "send_alter_partition_request", "receive_alter_partition_response", *fetch,
-                 "write_record_to_leader", "lossy_shutdown", "clean_shutdown", "receive_broker_reg_request",
-                 "receive_alter_partition_request", "fence_broker", "unfence_broker")
         # The steps written once (described.py) run as functions generated per acting broker; the
         # others are this class's methods.
         derived = generated_steps(config, lay, self.ctl, self.rep)
+        by_method = {d.method: d for d in STEPS.values()}
 
-        def at(name: str, b: int) -> tuple:
-            if name in derived:
-                return () if derived[name][b] is None else (derived[name][b],)
-            return (getattr(self, name),)
+        def at(name: str, b: int, st: int, role: int) -> tuple:
+            if name in by_method:
+                fn = derived[name][b]
+                return (fn,) if fn is not None and by_method[name].enabled(st, role) else ()
+            return (getattr(self, name),) if _may_enable(name, st, role) else ()
 
         # The steps each broker's (status, role) can enable, in the spec's order: each step's own
         # first guard, applied once per configuration instead of once per state (a hot-path saving,
         # same successors).
-        self.enabled_by = tuple({(st, role): tuple(fn for name in order if _may_enable(name, st, role)
-                                                   for fn in at(name, b))
+        order = next_order(config)
+        self.enabled_by = tuple({(st, role): tuple(fn for name in order for fn in at(name, b, st, role))
                                  for st in range(5) for role in range(3)} for b in lay.brokers)
 
     def successors(self, state: tuple) -> list:

@@ -41,6 +41,7 @@ from isrcheck.model.kraft.fields import (
 )
 
 from .. import rules
+from ..described import STEPS, next_order
 from ..rules import at_least
 from .derived import derived_steps
 from .vars import KraftVars, Sizes
@@ -231,16 +232,17 @@ class KraftSteps:
     # -- the steps -----------------------------------------------------------------------------------
 
     def all(self) -> list[SymStep]:
+        """Every step, broker by broker in the spec's order: the described ones read from their
+        description (``derived.py``), the others built here."""
+        described = {d.method: d.name for d in STEPS.values()}
+        own = {"receive_metadata_update": self.receive_metadata_update,
+               "send_alter_partition_request": self.send_alter_partition_request,
+               "receive_broker_reg_request": self.receive_broker_reg_request,
+               "receive_alter_partition_request": self.receive_alter_partition_request}
         out: list[SymStep] = []
         for b in self.R:
-            out += derived_steps(self, "BrokerStart", b) + derived_steps(self, "ReceiveBrokerRegResponse", b)
-            out += self.receive_metadata_update(b)
-            out += self.send_alter_partition_request(b) + derived_steps(self, "ReceiveAlterPartitionResponse", b)
-            out += derived_steps(self, "Fetch", b)
-            out += derived_steps(self, "WriteRecordToLeader", b)
-            out += derived_steps(self, "UncleanShutdown", b) + derived_steps(self, "CleanShutdown", b)
-            out += self.receive_broker_reg_request(b) + self.receive_alter_partition_request(b)
-            out += derived_steps(self, "FenceBroker", b) + derived_steps(self, "UnfenceBroker", b)
+            for method in next_order(self.c):
+                out += derived_steps(self, described[method], b) if method in described else own[method](b)
         return out
 
     @staticmethod
