@@ -68,7 +68,11 @@ class Ops(Protocol):
     each), ``last_fetched_epoch(f)``, ``truncate_log(f, offset)``, ``record_follower(ld, f, leo,
     broker_epoch)`` (what the leader knows of f; ``advance_hw(ld, leo, known=True)`` then counts
     it), ``copy_next_record(f, ld, offset)`` and ``next_log_end(f)`` (f's LEO after the updates).
-    ``advance_hw`` gives the HW after it.
+    ``advance_hw`` gives the HW after it. Broker sets: ``member(s, f)``, ``set_of(bools)``,
+    ``union(a, b)``, ``same_set(a, b)``, ``loses(a, b)`` (some member of a is not in b),
+    ``is_replica(b, f)`` (in b's replica set), ``ids(s)`` (the set as the action shows it); what
+    leader b knows of follower f: ``follower_leo(b, f)``, ``follower_epoch(b, f)``;
+    ``put_ap_request(b, proposed, epochs)`` fills b's AlterPartition slot with a request.
     """
 
     n: int
@@ -236,6 +240,49 @@ def clean_shutdown(x: Ops, b: int) -> None:
 
 
 # -- AlterPartition (KIP-497 maximal ISR, KIP-903 broker epochs) -------------------------------------------
+
+def _timeouts(c: Any, b: int) -> tuple[int, ...]:
+    """The sets of followers leader b may time out, as masks, in increasing order (none without
+    ``leader_shrinks``)."""
+    return tuple(m for m in range(1 << c.brokers) if not m >> b & 1) if c.leader_shrinks else (0,)
+
+
+@step("SendAlterPartitionRequest", "send_alter_partition_request", cases={"timed_out": _timeouts}, enabled=leading)
+def send_alter_partition_request(x: Ops, b: int) -> None:
+    """``SendAlterPartitionRequest``: propose the ISR (the replica set's members not timed out, plus
+    followers caught up to the HW and the epoch start in this leader epoch) and count the maximal
+    ISR meanwhile. Members time out only while ``leader_shrinks`` are left (3.5's spec: then a
+    non-empty set of them); KAFKA-19996's fix: under min ISR the HW is frozen (KIP-966), so reaching
+    it says nothing: the leader's log end is required instead."""
+    x.require(x.get(b, "status") == RUNNING, x.ap_phase(b) == 0, x.get(b, "role") == LEADER)
+    isr, hw, start = x.get(b, "md_isr"), x.get(b, "hw"), x.get(b, "epoch_start")
+    shrinks_left = x.let(x.glob("leader_shrinks") < x.config.leader_shrinks)
+    catch_up = hw
+    if x.config.expand_at_leo_under_min_isr:
+        end = x.log_end(b)
+        catch_up = x.let(x.ite(x.and_(x.not_(x.at_least(isr, x.config.min_isr)), end > hw), end, hw))
+    brokers = range(x.n)
+    for timed_out in x.cases("timed_out"):
+        if timed_out:
+            x.require(shrinks_left, *(x.member(isr, f) for f in brokers if timed_out >> f & 1))
+        elif x.config.leader_shrinks and x.gen.isr_floor_one:
+            x.require(x.not_(shrinks_left))
+        caught_up = [x.and_(x.follower_leo(b, f) != NIL, x.follower_leo(b, f) >= catch_up,
+                            x.follower_leo(b, f) >= start) for f in brokers]
+        # A member stays unless timed out; a non-member joins if caught up.
+        stays = [x.and_(x.not_(x.member(isr, f)), caught_up[f]) if timed_out >> f & 1
+                 else x.or_(x.member(isr, f), caught_up[f]) for f in brokers]
+        proposed = x.let(x.set_of([True if f == b else x.and_(x.is_replica(b, f), stays[f]) for f in brokers]))
+        x.require(x.not_(x.same_set(proposed, isr)))
+        # isr_and_epochs: the leader's own epoch, 0 for current members, the epoch seen for added ones.
+        epochs = [x.get(b, "broker_epoch") if f == b else x.ite(x.member(proposed, f), x.ite(
+            x.member(isr, f), 0, x.follower_epoch(b, f)), 0) for f in brokers]
+        x.put_ap_request(b, proposed, epochs)
+        x.put(b, "md_maximal_isr", x.union(proposed, isr))
+        shrinks = x.glob("leader_shrinks")
+        x.gput("leader_shrinks", x.ite(x.loses(isr, proposed), shrinks + 1, shrinks))
+        x.emit(A.SendAlterPartitionRequest, b + 1, x.ids(proposed))
+
 
 @step("ReceiveAlterPartitionResponse", "receive_alter_partition_response",
       cases={"accepted": lambda c, b: (True, False)}, enabled=leading)

@@ -21,7 +21,7 @@ from typing import Any
 from isrcheck.model.steps.staging import Block, Staged, Writer, const, render_body, src
 
 from .described import STEPS, Described
-from .fields import BROKER_FIELDS, GLOBAL_FIELDS, METADATA_LOG, NO_FLOOR, R_ISR, SENT, STARTING, Layout
+from .fields import AP_REQUEST, BROKER_FIELDS, GLOBAL_FIELDS, METADATA_LOG, NO_FLOOR, R_ISR, SENT, STARTING, Layout
 
 BROKER_INDEX = {f.name: i for i, f in enumerate(BROKER_FIELDS)}
 GLOBAL_INDEX = {f.name: i for i, f in enumerate(GLOBAL_FIELDS)}
@@ -261,6 +261,42 @@ class KraftWriter:
     def hw_on_partition_change(self, b: int, isr: Any, maximal_isr: Any) -> None:
         self.updates.append(f"rep.hw_on_partition_change(nxt, {b}, {src(isr)}, {src(maximal_isr)}, "
                             f"{src(self.get(b, 'followers'))})")
+
+    # -- broker sets (bit masks) --------------------------------------------------------------
+
+    def member(self, mask: Any, f: int) -> Any:
+        return bool(mask >> f & 1) if const(mask) else Staged(f"({src(mask)} & {1 << f})")
+
+    def set_of(self, bits: list) -> Any:
+        terms = [str(1 << f) if c is True else f"({1 << f} if {src(c)} else 0)"
+                 for f, c in enumerate(bits) if not (const(c) and not c)]
+        return Staged("(" + " | ".join(terms) + ")") if terms else 0
+
+    def union(self, a: Any, b: Any) -> Staged:
+        return Staged(f"({src(a)} | {src(b)})")
+
+    def same_set(self, a: Any, b: Any) -> Any:
+        return a == b
+
+    def loses(self, a: Any, b: Any) -> Staged:
+        return Staged(f"({src(a)} & ~{src(b)})")
+
+    def is_replica(self, b: int, f: int) -> Staged:
+        return Staged(f"(s[{self._bi(b, 'md_replicas')}] & {1 << f})")
+
+    def ids(self, mask: Any) -> Staged:
+        table = self._bind(tuple(tuple(self.lay.ids(m)) for m in range(1 << self.n)))
+        return Staged(f"{table}[{src(mask)}]")
+
+    def follower_leo(self, b: int, f: int) -> Staged:
+        return Staged(f"s[{self._bi(b, 'followers')}][{f}][0]")
+
+    def follower_epoch(self, b: int, f: int) -> Staged:
+        return Staged(f"s[{self._bi(b, 'followers')}][{f}][1]")
+
+    def put_ap_request(self, b: int, proposed: Any, epochs: list) -> None:
+        self.updates.append(f"nxt[{self._bi(b, 'alter_partition')}] = ({AP_REQUEST}, {src(proposed)}, "
+                            f"({''.join(src(e) + ', ' for e in epochs)}))")
 
     def emit(self, cls: type, *args: Any) -> None:
         if self.dead:

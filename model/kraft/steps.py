@@ -41,7 +41,6 @@ from .fields import (
     HW,
     LAST_BROKER_EPOCH,
     LEADER,
-    LEADER_SHRINKS,
     LOG,
     MD_ISR,
     MD_LEADER,
@@ -77,10 +76,9 @@ from .staging import generated_steps
 def _may_enable(step: str, status: int, role: int) -> bool:
     """Whether the status/role guard of a step not yet described (``described.py``) lets it fire
     for a broker in this status and role."""
-    running, leading = status == RUNNING, status == RUNNING and role == LEADER
+    running = status == RUNNING
     return {
         "receive_metadata_update": running,
-        "send_alter_partition_request": leading,
         "send_fetch_request": running,
         "receive_fetch_request": running,
         "receive_fetch_response": running,
@@ -316,51 +314,6 @@ class KraftSteps:
         s[o + FETCH_FROM] = NIL
 
     # -- AlterPartition (KIP-497 maximal ISR, KIP-903 broker epochs) -----------------------------------
-
-    def send_alter_partition_request(self, state: tuple, b: int, out: list) -> None:
-        """``SendAlterPartitionRequest``: propose the ISR (members not timed out plus followers caught up
-        to the HW and the epoch start in this leader epoch) and count the maximal ISR meanwhile."""
-        o = self.lay.base[b]
-        if state[o + STATUS] != RUNNING or state[o + ALTER_PARTITION] or state[o + ROLE] != LEADER:
-            return
-        g = self.g
-        lay = self.lay
-        isr = state[o + MD_ISR]
-        if state[g + LEADER_SHRINKS] < self.config.leader_shrinks:
-            timeouts = [m for m in range(1 << lay.n) if m & isr == m and not m >> b & 1]
-            if self.gen.isr_floor_one:
-                timeouts = [m for m in timeouts if m]  # 3.5's spec requires a non-empty timed-out set here
-        else:
-            timeouts = [0]
-        known = state[o + FOLLOWERS]
-        hw, epoch_start = state[o + HW], state[o + EPOCH_START]
-        # KAFKA-19996's fix: under min ISR the HW is frozen (KIP-966), so reaching it says nothing;
-        # require the leader's log end instead.
-        catch_up = hw
-        if self.config.expand_at_leo_under_min_isr and lay.size[isr] < self.min_isr:
-            catch_up = max(hw, len(state[o + LOG]))
-        replicas = state[o + MD_REPLICAS]
-        for timed_out in timeouts:
-            proposed = lay.bit[b]
-            for f in lay.brokers:
-                if f == b or not replicas >> f & 1:  # ProposeNewISR: only the replica set's members
-                    continue
-                if isr >> f & 1:
-                    if not timed_out >> f & 1:
-                        proposed |= lay.bit[f]
-                elif known[f][0] != NIL and known[f][0] >= catch_up and known[f][0] >= epoch_start:
-                    proposed |= lay.bit[f]
-            if proposed == isr:
-                continue
-            # isr_and_epochs: the leader's own epoch, 0 for current members, the epoch seen for added ones.
-            epochs = tuple((state[o + BROKER_EPOCH] if f == b else 0 if isr >> f & 1 else known[f][1])
-                           if proposed >> f & 1 else 0 for f in lay.brokers)
-            s = list(state)
-            s[o + ALTER_PARTITION] = (AP_REQUEST, proposed, epochs)
-            s[o + MD_MAXIMAL_ISR] = proposed | isr
-            if isr & ~proposed:
-                s[g + LEADER_SHRINKS] += 1
-            out.append((A.SendAlterPartitionRequest(b + 1, tuple(lay.ids(proposed))), tuple(s)))
 
     def receive_alter_partition_request(self, state: tuple, b: int, out: list) -> None:
         """``ReceiveAlterPartitionRequest``: accepted from the current leader at the current partition

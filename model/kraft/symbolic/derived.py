@@ -20,6 +20,7 @@ from typing import Any
 
 from isrcheck.explorer.symbolic.contract import SymStep
 from isrcheck.model.kraft.described import STEPS, Described
+from isrcheck.model.kraft.fields import AP_REQUEST
 
 from ..rules import at_least
 from .vars import KraftVars
@@ -195,6 +196,42 @@ class KraftReader:
 
     def next_log_end(self, f: int) -> Any:
         return self.w.b[f].llen
+
+    # -- broker sets (lists of Booleans) -------------------------------------------------------
+
+    @staticmethod
+    def member(bits: list, f: int) -> Any:
+        return bits[f]
+
+    @staticmethod
+    def set_of(bits: list) -> list:
+        return list(bits)
+
+    def union(self, a: list, b: list) -> list:
+        return [self.o.or_(x, y) for x, y in zip(a, b, strict=True)]
+
+    def same_set(self, a: list, b: list) -> Any:
+        return self.o.and_(*(x == y for x, y in zip(a, b, strict=True)))
+
+    def loses(self, a: list, b: list) -> Any:
+        return self.o.or_(*(self.o.and_(x, self.o.not_(y)) for x, y in zip(a, b, strict=True)))
+
+    def is_replica(self, b: int, f: int) -> Any:
+        return self.v.b[b].has_md  # every broker is a replica (reassignment is refused)
+
+    @staticmethod
+    def ids(bits: list) -> None:
+        return None  # what the action shows: not part of the relation
+
+    def follower_leo(self, b: int, f: int) -> Any:
+        return self.v.b[b].fleo[f]
+
+    def follower_epoch(self, b: int, f: int) -> Any:
+        return self.v.b[b].fep[f]
+
+    def put_ap_request(self, b: int, proposed: list, epochs: list) -> None:
+        x = self.w.b[b]
+        x.ap_phase, x.ap_isr, x.ap_ep = AP_REQUEST, list(proposed), list(epochs)
 
     def put(self, b: int, name: str, value: Any) -> None:
         x = self.w.b[b]

@@ -236,7 +236,6 @@ class KraftSteps:
         description (``derived.py``), the others built here."""
         described = {d.method: d.name for d in STEPS.values()}
         own = {"receive_metadata_update": self.receive_metadata_update,
-               "send_alter_partition_request": self.send_alter_partition_request,
                "receive_broker_reg_request": self.receive_broker_reg_request,
                "receive_alter_partition_request": self.receive_alter_partition_request}
         out: list[SymStep] = []
@@ -319,36 +318,6 @@ class KraftSteps:
                 for case in ("noop", "remain_leader", "become_leader", "remain_follower", "become_follower", "wait")]
 
     # -- AlterPartition ------------------------------------------------------------------------------
-
-    def send_alter_partition_request(self, b: int) -> list[SymStep]:
-        def fn(o: Any, v: KraftVars):
-            y = v.b[b]
-            guard = [y.status == RUNNING, y.ap_phase == 0, y.role == LEADER]
-            R = self.R
-            if self.c.leader_shrinks:
-                timed = [o.false if f == b else o.choose(0, 2, "timed_out") == 1 for f in R]
-                guard += [o.implies(timed[f], y.isr[f]) for f in R]
-                guard.append(o.implies(v.shrinks >= self.c.leader_shrinks, o.not_(o.or_(*timed))))
-                if self.gen.isr_floor_one:
-                    guard.append(o.implies(v.shrinks < self.c.leader_shrinks, o.or_(*timed)))
-            else:
-                timed = [o.false] * self.n
-            catch_up = y.hw
-            if self.c.expand_at_leo_under_min_isr:
-                catch_up = o.ite(o.and_(o.not_(at_least(o, y.isr, self.min_isr)), y.llen > y.hw), y.llen, y.hw)
-            proposed = [o.true if f == b else o.and_(y.has_md, o.ite(
-                y.isr[f], o.not_(timed[f]),
-                o.and_(y.fleo[f] != NIL, y.fleo[f] >= catch_up, y.fleo[f] >= y.eps))) for f in R]
-            guard.append(o.or_(*(o.not_(proposed[f] == y.isr[f]) for f in R)))
-            w = v.copy()
-            x = w.b[b]
-            x.ap_phase, x.ap_isr = AP_REQUEST, proposed
-            x.ap_ep = [y.bepoch if f == b else o.ite(proposed[f], o.ite(y.isr[f], 0, y.fep[f]), 0) for f in R]
-            x.misr = [o.or_(proposed[f], y.isr[f]) for f in R]
-            shrink = o.or_(*(o.and_(y.isr[f], o.not_(proposed[f])) for f in R))
-            w.shrinks = o.ite(shrink, v.shrinks + 1, v.shrinks)
-            return o.and_(*guard), w
-        return [self.step("SendAlterPartitionRequest", fn, b)]
 
     def receive_alter_partition_request(self, b: int) -> list[SymStep]:
         def make(accepted: bool):
