@@ -178,10 +178,10 @@ class KraftWriter:
         self.updates.append(f"nxt[{self.lay.g + SENT}] |= {1 << v}")
 
     def advance_hw(self, b: int, leo: Any, known: bool = False) -> Staged:
-        """``MaybeAdvanceHighWatermark`` (``rep``: ``replica.Replica``), who counts folded per
-        configuration; ``known``: with what b knows of its followers after the updates so far."""
-        members = self.get(b, "md_maximal_isr" if self.config.hw_over_maximal_isr else "md_isr")
+        """``MaybeAdvanceHighWatermark`` (``rep``: ``replica.Replica``, which decides who counts);
+        ``known``: with what b knows of its followers after the updates so far."""
         isr, hw = self.get(b, "md_isr"), self.get(b, "hw")
+        members = Staged(f"rep.hw_members({src(isr)}, {src(self.get(b, 'md_maximal_isr'))})")
         fi = self._bi(b, "followers")
         followers = f"nxt[{fi}]" if known else f"s[{fi}]"
         self.count += 1
