@@ -1,7 +1,10 @@
-"""The KRaft steps as symbolic relations (``isrcheck.explorer.symbolic.contract``), one builder per
-TLA+ action of ``Next``, mirroring ``isrcheck.model.kraft.steps`` section by section and reading the
-same generation data (``isrcheck.model.kraft.generations``: ``isr_floor_one``, ``elr``,
-``hw_needs_min_isr``, ``broker_epoch_on_disk``) and the same constants (``KraftConfig``).
+"""The KRaft steps as symbolic relations (``isrcheck.explorer.symbolic.contract``): ``all`` puts
+``Next`` together, the steps written once (``isrcheck.model.kraft.described``) read by
+``derived.py``, the others (ReceiveMetadataUpdate, ReceiveBrokerRegRequest,
+ReceiveAlterPartitionRequest) built here, mirroring ``isrcheck.model.kraft.steps``; this module
+also holds the controller and replica functions both kinds of steps call (the symbolic
+``controller.py`` and ``replica.py``). All read the same generation data
+(``isrcheck.model.kraft.generations``) and constants (``KraftConfig``).
 
 Each builder returns ``SymStep`` values, one per broker (a fetch: per follower and leader), and one
 per branch where the explicit step has branches with different effects (a metadata record's
