@@ -26,7 +26,9 @@ from typing import Any, Protocol
 from . import actions as A
 from .fields import (
     AP_ACCEPTED,
+    AP_ACCEPTED_NEW_EPOCH,
     AP_REJECTED,
+    AP_REQUEST,
     LEADER,
     NIL,
     NO_ROLE,
@@ -72,7 +74,14 @@ class Ops(Protocol):
     ``union(a, b)``, ``same_set(a, b)``, ``loses(a, b)`` (some member of a is not in b),
     ``is_replica(b, f)`` (in b's replica set), ``ids(s)`` (the set as the action shows it); what
     leader b knows of follower f: ``follower_leo(b, f)``, ``follower_epoch(b, f)``;
-    ``put_ap_request(b, proposed, epochs)`` fills b's AlterPartition slot with a request.
+    ``put_ap_request(b, proposed, epochs)`` fills b's AlterPartition slot with a request,
+    ``ap_epoch(b, f)`` reads the broker epoch it names for f, ``put_ap_phase(b, phase)`` answers it.
+    The controller: ``controller(field)`` (the metadata log's last record: ``leader``,
+    ``partition_epoch``, ``leader_epoch``), ``append_partition_change(leader, isr)``
+    (``ApplyPartitionChange`` at the same leader epoch, the ELR by ``UpdateElr``); with a
+    reassignment in progress (explicit only: the symbolic form refuses reassignment)
+    ``completes_reassignment(b)`` and ``reassignment_completions(b)`` (each leader the completed
+    reassignment may have, as its id, with the change applied in a new leader epoch).
     """
 
     n: int
@@ -306,6 +315,44 @@ def receive_alter_partition_response(x: Ops, b: int) -> None:
             x.put(b, "md_maximal_isr", isr)
         x.hw_on_partition_change(b, isr, maximal)
         x.emit(A.ReceiveAlterPartitionResponse, b + 1, "accepted" if accepted else "rejected")
+
+
+def _ap_outcomes(c: Any, b: int) -> tuple[str, ...]:
+    return (("accepted", "reassigned") if c.reassignments else ("accepted",)) + ("ineligible", "fenced")
+
+
+@step("ReceiveAlterPartitionRequest", "receive_alter_partition_request", cases={"outcome": _ap_outcomes})
+def receive_alter_partition_request(x: Ops, b: int) -> None:
+    """``ReceiveAlterPartitionRequest``: accepted from the current leader at the current partition
+    epoch and broker epoch if every proposed member is unfenced at the epoch named (KIP-903), else
+    rejected (IneligibleReplica; FencedLeaderEpoch from a leader no longer current). An accepted
+    request that completes the reassignment in progress makes the replica set the target, the
+    removing replicas leave the ISR, in a new leader epoch (the leader moves if it was removed);
+    the leader ignores that response (its leader epoch no longer matches) and learns the change
+    from the metadata log."""
+    x.require(x.ap_phase(b) == AP_REQUEST)
+    proposed = x.ap_proposed(b)
+    current = x.let(x.and_(x.controller("leader") == b, x.get(b, "broker_epoch") == x.get(b, "c_broker_epoch"),
+                           x.get(b, "md_partition_epoch") == x.controller("partition_epoch")))
+    eligible = x.let(x.and_(current, *(x.or_(x.not_(x.member(proposed, f)), x.and_(
+        x.get(f, "c_unfenced"), x.one_of(x.ap_epoch(b, f), (0, x.get(f, "c_broker_epoch"))))) for f in range(x.n))))
+    completes = x.let(x.completes_reassignment(b)) if x.config.reassignments else False
+    for outcome in x.cases("outcome"):
+        if outcome == "accepted":
+            x.require(eligible, x.not_(completes))
+            x.append_partition_change(b, proposed)
+            x.put_ap_phase(b, AP_ACCEPTED)
+            x.emit(A.ReceiveAlterPartitionRequest, b + 1, x.ids(proposed), "accepted")
+        elif outcome == "reassigned":
+            x.require(eligible, completes)
+            x.put_ap_phase(b, AP_ACCEPTED_NEW_EPOCH)
+            for leader in x.reassignment_completions(b):
+                x.emit(A.ReceiveAlterPartitionRequest, b + 1, x.ids(proposed), "accepted, reassigned", leader)
+        else:
+            x.require(x.not_(eligible), current if outcome == "ineligible" else x.not_(current))
+            x.put_ap_phase(b, AP_REJECTED)
+            x.emit(A.ReceiveAlterPartitionRequest, b + 1, x.ids(proposed),
+                   "IneligibleReplica" if outcome == "ineligible" else "FencedLeaderEpoch")
 
 
 # -- replication ---------------------------------------------------------------------------------------

@@ -21,7 +21,22 @@ from typing import Any
 from isrcheck.model.steps.staging import Block, Staged, Writer, const, render_body, src
 
 from .described import STEPS, Described
-from .fields import AP_REQUEST, BROKER_FIELDS, GLOBAL_FIELDS, METADATA_LOG, NO_FLOOR, R_ISR, SENT, STARTING, Layout
+from .fields import (
+    AP_ACCEPTED,
+    AP_REQUEST,
+    BROKER_FIELDS,
+    GLOBAL_FIELDS,
+    METADATA_LOG,
+    NO_FLOOR,
+    R_ISR,
+    R_LEADER,
+    R_LEADER_EPOCH,
+    R_PARTITION_EPOCH,
+    R_REPLICAS,
+    SENT,
+    STARTING,
+    Layout,
+)
 
 BROKER_INDEX = {f.name: i for i, f in enumerate(BROKER_FIELDS)}
 GLOBAL_INDEX = {f.name: i for i, f in enumerate(GLOBAL_FIELDS)}
@@ -50,6 +65,7 @@ class KraftWriter:
         self.updates: list[str] = []
         self.described: Described | None = None
         self.count = 0  # names of locals
+        self.completion = ""  # the local holding a reassignment's completion (completes_reassignment)
         self.electing = False  # inside an ``elections`` loop: the next state is its ``t``
 
     # -- writing source ------------------------------------------------------------------------
@@ -297,6 +313,46 @@ class KraftWriter:
     def put_ap_request(self, b: int, proposed: Any, epochs: list) -> None:
         self.updates.append(f"nxt[{self._bi(b, 'alter_partition')}] = ({AP_REQUEST}, {src(proposed)}, "
                             f"({''.join(src(e) + ', ' for e in epochs)}))")
+
+    def ap_epoch(self, b: int, f: int) -> Staged:
+        return Staged(f"{src(self.get(b, 'alter_partition'))}[2][{f}]")
+
+    def put_ap_phase(self, b: int, phase: int) -> None:
+        slot = src(self.get(b, "alter_partition"))
+        extra = f", {src(self.controller('replicas'))}" if phase == AP_ACCEPTED else ""
+        self.updates.append(f"nxt[{self._bi(b, 'alter_partition')}] = ({phase}, {slot}[1], {slot}[2]{extra})")
+
+    _RECORD = {"leader": R_LEADER, "leader_epoch": R_LEADER_EPOCH, "partition_epoch": R_PARTITION_EPOCH,
+               "replicas": R_REPLICAS}
+
+    def controller(self, name: str) -> Staged:
+        return Staged(f"s[{self.lay.g + METADATA_LOG}][-1][{self._RECORD[name]}]")
+
+    def append_partition_change(self, leader: int, isr: Any) -> None:
+        cur = f"s[{self.lay.g + METADATA_LOG}][-1]"
+        self.updates.append(f"ctl.apply_change(nxt, {leader}, {src(isr)}, ctl.update_elr({cur}, {src(isr)}), "
+                            f"{cur}[{R_LEADER_EPOCH}])")
+
+    def completes_reassignment(self, b: int) -> Staged:
+        self.count += 1
+        self.completion = f"cp{self.count}"
+        self._line(f"{self.completion} = ctl.complete_on_alter_partition(s[{self.lay.g + METADATA_LOG}][-1], "
+                   f"{src(self.ap_proposed(b))})")
+        return Staged(f"({self.completion} is not None)")
+
+    def reassignment_completions(self, b: int) -> Iterator[Staged]:
+        """Each leader of the completed reassignment (``ctl.new_leaders``), the change applied to a
+        copy ``t`` of the next state (``controller.Controller.complete_on_alter_partition``)."""
+        at, dead = list(self.at), self.dead
+        cur, cp = f"s[{self.lay.g + METADATA_LOG}][-1]", self.completion
+        for line in ("nxt = list(s)", *self.updates, f"e = ctl.update_elr({cur}, {cp}[0], {cp}[1])"):
+            self._line(line)
+        self.updates = []
+        self._open(f"for ldr in ctl.new_leaders({cur}, {cp}[0]):")
+        self._line(f"t = list(nxt); ctl.apply_change(t, ldr, {cp}[0], e, {cur}[{R_LEADER_EPOCH}] + 1, ({cp}[1], 0, 0))")
+        self.electing = True
+        yield Staged("ldr + 1")
+        self.at, self.dead, self.electing = at, dead, False
 
     def emit(self, cls: type, *args: Any) -> None:
         if self.dead:

@@ -25,10 +25,6 @@ from .controller import Controller
 from .described import STEPS, next_order
 from .fields import (
     ALTER_PARTITION,
-    AP_ACCEPTED,
-    AP_ACCEPTED_NEW_EPOCH,
-    AP_REJECTED,
-    AP_REQUEST,
     BROKER_EPOCH,
     C_BROKER_EPOCH,
     C_UNFENCED,
@@ -317,48 +313,6 @@ class KraftSteps:
         s[o + FETCH_FROM] = NIL
 
     # -- AlterPartition (KIP-497 maximal ISR, KIP-903 broker epochs) -----------------------------------
-
-    def receive_alter_partition_request(self, state: tuple, b: int, out: list) -> None:
-        """``ReceiveAlterPartitionRequest``: accepted from the current leader at the current partition
-        epoch and broker epoch, if every proposed member is unfenced at the epoch named (KIP-903)."""
-        o = self.lay.base[b]
-        slot = state[o + ALTER_PARTITION]
-        if not slot or slot[0] != AP_REQUEST:
-            return
-        _, proposed, epochs = slot
-        lay = self.lay
-        cur = state[self.g + METADATA_LOG][-1]
-        current = (cur[R_LEADER] == b and state[o + BROKER_EPOCH] == state[o + C_BROKER_EPOCH]
-                   and state[o + MD_PARTITION_EPOCH] == cur[R_PARTITION_EPOCH])
-        eligible = current and all(
-            state[lay.base[f] + C_UNFENCED] and epochs[f] in (0, state[lay.base[f] + C_BROKER_EPOCH])
-            for f in lay.members[proposed])
-        s = list(state)
-        if eligible:
-            complete = self.ctl.complete_on_alter_partition(cur, proposed)
-            if complete is None:
-                elr = self.ctl.update_elr(cur, proposed) if self.gen.elr else 0
-                self.ctl.apply_change(s, b, proposed, elr, cur[R_LEADER_EPOCH])
-                s[o + ALTER_PARTITION] = (AP_ACCEPTED, proposed, epochs, cur[R_REPLICAS])
-                out.append((A.ReceiveAlterPartitionRequest(b + 1, tuple(lay.ids(proposed)), "accepted"), tuple(s)))
-                return
-            # The request completes the reassignment: the replica set becomes the target, the removing
-            # replicas leave the ISR, a new leader epoch (the leader moves if it was removed). The
-            # leader ignores the response (its leader epoch no longer matches) and learns the change
-            # from the metadata log.
-            final_isr, final_replicas = complete
-            elr = self.ctl.update_elr(cur, final_isr, final_replicas) if self.gen.elr else 0
-            s[o + ALTER_PARTITION] = (AP_ACCEPTED_NEW_EPOCH, proposed, epochs)
-            for leader in self.ctl.new_leaders(cur, final_isr):
-                t = list(s)
-                self.ctl.apply_change(t, leader, final_isr, elr, cur[R_LEADER_EPOCH] + 1, (final_replicas, 0, 0))
-                out.append((A.ReceiveAlterPartitionRequest(b + 1, tuple(lay.ids(proposed)), "accepted, reassigned",
-                                                           leader + 1), tuple(t)))
-            return
-        else:
-            s[o + ALTER_PARTITION] = (AP_REJECTED, proposed, epochs)
-            result = "IneligibleReplica" if current else "FencedLeaderEpoch"
-        out.append((A.ReceiveAlterPartitionRequest(b + 1, tuple(lay.ids(proposed)), result), tuple(s)))
 
     def send_fetch_request(self, state: tuple, f: int, out: list) -> None:
         """``SendFetchRequest``: at most one request per fetcher (peer) in flight."""

@@ -233,6 +233,27 @@ class KraftReader:
         x = self.w.b[b]
         x.ap_phase, x.ap_isr, x.ap_ep = AP_REQUEST, list(proposed), list(epochs)
 
+    def ap_epoch(self, b: int, f: int) -> Any:
+        return self.v.b[b].ap_ep[f]
+
+    def put_ap_phase(self, b: int, phase: int) -> None:
+        self.w.b[b].ap_phase = phase
+
+    def controller(self, name: str) -> Any:
+        o, v = self.o, self.v
+        arr = {"leader": v.m_leader, "leader_epoch": v.m_le, "partition_epoch": v.m_pe}[name]
+        return o.sel(arr, v.mlen - 1)
+
+    def append_partition_change(self, leader: int, isr: list) -> None:
+        o, sym = self.o, self.sym
+        cur = sym.cur(o, self.v)
+        self.require(sym.append(o, self.v, self.w, cur, o.true, leader, cur.le, list(isr), sym.update_elr(o, cur, isr)))
+
+    def completes_reassignment(self, b: int) -> Any:
+        raise AssertionError("reassignment has no symbolic form (refused by name)")
+
+    reassignment_completions = completes_reassignment
+
     def put(self, b: int, name: str, value: Any) -> None:
         x = self.w.b[b]
         if name == "md_replicas":  # every broker is a replica, or (right after registering) none

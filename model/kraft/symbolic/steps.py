@@ -31,9 +31,6 @@ from typing import Any
 from isrcheck.explorer.symbolic.contract import SymStep
 from isrcheck.model.kraft.config import KraftConfig
 from isrcheck.model.kraft.fields import (
-    AP_ACCEPTED,
-    AP_REJECTED,
-    AP_REQUEST,
     FOLLOWER,
     LEADER,
     NIL,
@@ -90,6 +87,10 @@ class KraftSteps:
         self.replicas = [True] * self.n  # every broker a replica (reassignment is refused)
 
     # -- the controller (isrcheck.model.kraft.controller) ------------------------------------------
+
+    @staticmethod
+    def cur(o: Any, v: KraftVars) -> Cur:
+        return Cur(o, v)
 
     def append(self, o: Any, v: KraftVars, w: KraftVars, cur: Cur, cond: Any, leader: Any, le: Any,
                isr: list, elr: list) -> Any:
@@ -240,7 +241,7 @@ class KraftSteps:
         described = {d.method: d.name for d in STEPS.values()}
         own = {"receive_metadata_update": self.receive_metadata_update,
                "receive_broker_reg_request": self.receive_broker_reg_request,
-               "receive_alter_partition_request": self.receive_alter_partition_request}
+}
         out: list[SymStep] = []
         for b in self.R:
             for method in next_order(self.c):
@@ -321,23 +322,3 @@ class KraftSteps:
                 for case in ("noop", "remain_leader", "become_leader", "remain_follower", "become_follower", "wait")]
 
     # -- AlterPartition ------------------------------------------------------------------------------
-
-    def receive_alter_partition_request(self, b: int) -> list[SymStep]:
-        def make(accepted: bool):
-            def fn(o: Any, v: KraftVars):
-                y = v.b[b]
-                cur = Cur(o, v)
-                current = o.and_(cur.leader == b, y.bepoch == y.cbe, y.md_pe == cur.pe)
-                eligible = o.and_(current, *(o.implies(y.ap_isr[f], o.and_(
-                    v.b[f].unf, o.or_(y.ap_ep[f] == 0, y.ap_ep[f] == v.b[f].cbe))) for f in self.R))
-                guard = o.and_(y.ap_phase == AP_REQUEST, eligible if accepted else o.not_(eligible))
-                w = v.copy()
-                x = w.b[b]
-                if not accepted:
-                    x.ap_phase = AP_REJECTED
-                    return guard, w
-                x.ap_phase = AP_ACCEPTED
-                room = self.append(o, v, w, cur, o.true, b, cur.le, list(y.ap_isr), self.update_elr(o, cur, y.ap_isr))
-                return o.and_(guard, room), w
-            return fn
-        return [self.step("ReceiveAlterPartitionRequest", make(a), b) for a in (True, False)]
