@@ -82,6 +82,9 @@ class Ops(Protocol):
     reassignment in progress (explicit only: the symbolic form refuses reassignment)
     ``completes_reassignment(b)`` and ``reassignment_completions(b)`` (each leader the completed
     reassignment may have, as its id, with the change applied in a new leader epoch).
+    Registrations: ``metadata_length()``; ``stale_requests(b)`` (explicit only, as the symbolic form
+    refuses configurations with more than one shutdown: each request of b's earlier incarnations
+    still in flight, requests that sent the same epoch once, as ``(sent_epoch, the others)``).
     """
 
     n: int
@@ -179,6 +182,60 @@ def receive_broker_reg_response(x: Ops, b: int) -> None:
     x.put(b, "md_leader_epoch", 0)
     x.put(b, "md_partition_epoch", 0)
     x.emit(A.ReceiveBrokerRegResponse, b + 1, epoch)
+
+
+def _requests(c: Any, b: int) -> tuple[str, ...]:
+    """The current incarnation's request, and the stale ones of earlier incarnations, which only
+    a broker that shut down while STARTING leaves in flight (so not with one shutdown in all)."""
+    return ("current", "stale") if c.lossy_shutdowns + c.clean_shutdowns > 1 else ("current",)
+
+
+def _unclean_kinds(c: Any, b: int) -> tuple[bool, ...]:
+    return (True, False) if c.gen.broker_epoch_on_disk else (False,)
+
+
+@step("ReceiveBrokerRegRequest", "receive_broker_reg_request",
+      cases={"request": _requests, "unclean": _unclean_kinds})
+def receive_broker_reg_request(x: Ops, b: int) -> None:
+    """``ReceiveBrokerRegRequest``: a new broker epoch, unfenced (KIP-966: unclean if it sent epoch 0).
+
+    The spec's guard is the incarnation check: the controller accepts a request while b's
+    registration is FENCED, or UNFENCED at the request's own incarnation. The second never holds
+    for a request still in flight (each incarnation sends one request, and the controller records
+    its incarnation only when processing it, which consumes it), so what decides is: refused while
+    the registration is UNFENCED, whoever's incarnation holds it. Requests of incarnations that
+    shut down stay in flight (``reg_requests``), as in the spec: processing one is the lost
+    registration (the controller holds an offline broker UNFENCED at a new epoch; its response
+    can never match an incarnation again, so it is dropped here), and the broker's next
+    registration is refused until it is fenced again."""
+    x.require(x.not_(x.get(b, "c_unfenced")))
+    epoch = x.let(x.glob("last_broker_epoch") + 1)
+    for request in x.cases("request"):
+        if request == "current":
+            x.require(x.get(b, "status") == STARTING)
+            register(x, b, epoch, x.get(b, "broker_epoch"), None)
+        else:
+            for sent, rest in x.stale_requests(b):
+                register(x, b, epoch, sent, rest)
+
+
+def register(x: Ops, b: int, epoch: Any, sent: Any, rest: Any) -> None:
+    """The controller's side of one registration; ``rest`` is None for the current incarnation's
+    request (its response goes in flight, with the metadata offset the broker will catch up to
+    "bar one" record), else the stale requests left after this one."""
+    for unclean in x.cases("unclean"):
+        if x.gen.broker_epoch_on_disk:
+            x.require(sent == 0 if unclean else sent != 0)
+        x.gput("last_broker_epoch", epoch)
+        x.put(b, "c_broker_epoch", epoch)
+        if rest is None:
+            x.put(b, "status", STARTING_REGISTERED)
+            x.put(b, "reg_response", epoch)
+            x.put(b, "md_offset", x.metadata_length() - 1)
+        else:
+            x.put(b, "reg_requests", rest)
+        for elected in x.elections("unclean_broker" if unclean else "broker_unfenced", b):
+            x.emit(A.ReceiveBrokerRegRequest, b + 1, epoch, unclean, elected, rest is not None)
 
 
 @step("UnfenceBroker", "unfence_broker", enabled=running)

@@ -354,6 +354,19 @@ class KraftWriter:
         yield Staged("ldr + 1")
         self.at, self.dead, self.electing = at, dead, False
 
+    def metadata_length(self) -> Staged:
+        return Staged(f"len(s[{self.lay.g + METADATA_LOG}])")
+
+    def stale_requests(self, b: int) -> Iterator[tuple[Staged, Staged]]:
+        """A loop over b's stale registration requests (sorted), one step per epoch sent."""
+        at, dead = list(self.at), self.dead
+        self.count += 1
+        i, sent, rq = f"i{self.count}", f"sent{self.count}", f"s[{self._bi(b, 'reg_requests')}]"
+        self._open(f"for {i}, {sent} in enumerate({rq}):")
+        self._open(f"if not {i} or {sent} != {rq}[{i} - 1]:")
+        yield Staged(sent), Staged(f"{rq}[:{i}] + {rq}[{i} + 1:]")
+        self.at, self.dead = at, dead
+
     def emit(self, cls: type, *args: Any) -> None:
         if self.dead:
             return

@@ -26,8 +26,6 @@ from .described import STEPS, next_order
 from .fields import (
     ALTER_PARTITION,
     BROKER_EPOCH,
-    C_BROKER_EPOCH,
-    C_UNFENCED,
     EPOCH_START,
     FETCH_DIVERGING,
     FETCH_ERROR,
@@ -38,7 +36,6 @@ from .fields import (
     FOLLOWER,
     FOLLOWERS,
     HW,
-    LAST_BROKER_EPOCH,
     LEADER,
     LOG,
     MD_ISR,
@@ -59,12 +56,8 @@ from .fields import (
     R_REMOVING,
     R_REPLICAS,
     REASSIGNMENTS,
-    REG_REQUESTS,
-    REG_RESPONSE,
     ROLE,
     RUNNING,
-    STARTING,
-    STARTING_REGISTERED,
     STATUS,
     Layout,
 )
@@ -169,55 +162,6 @@ class KraftSteps:
         return len({b % c.racks for b in members}) == min(len(members), c.racks)
 
     # -- broker lifecycle (KIP-903 broker epochs) -------------------------------------------------------
-
-    def receive_broker_reg_request(self, state: tuple, b: int, out: list) -> None:
-        """``ReceiveBrokerRegRequest``: a new broker epoch, unfenced (KIP-966: unclean if it sent epoch 0).
-
-        The spec's guard is the incarnation check: the controller accepts a request while b's
-        registration is FENCED, or UNFENCED at the request's own incarnation. The second never holds
-        for a request still in flight (each incarnation sends one request, and the controller records
-        its incarnation only when processing it, which consumes it), so what decides is: refused while
-        the registration is UNFENCED, whoever's incarnation holds it. Requests of incarnations that
-        shut down stay in flight (``reg_requests``), as in the spec: processing one is the lost
-        registration (the controller holds an offline broker UNFENCED at a new epoch; its response
-        can never match an incarnation again, so it is dropped here), and the broker's next
-        registration is refused until it is fenced again."""
-        o = self.lay.base[b]
-        if state[o + C_UNFENCED]:
-            return
-        current = state[o + STATUS] == STARTING
-        stale = state[o + REG_REQUESTS]
-        if not current and not stale:
-            return
-        g = self.g
-        epoch = state[g + LAST_BROKER_EPOCH] + 1
-        if current:
-            self._register(state, b, epoch, state[o + BROKER_EPOCH], None, out)
-        for i, sent in enumerate(stale):
-            if i and sent == stale[i - 1]:
-                continue  # requests that sent the same epoch are interchangeable: one step for them
-            self._register(state, b, epoch, sent, stale[:i] + stale[i + 1:], out)
-
-    def _register(self, state: tuple, b: int, epoch: int, sent_epoch: int, rest: tuple | None, out: list) -> None:
-        """The controller's side of one registration; ``rest`` is None for the current incarnation's
-        request (its response goes in flight), else the stale requests left after this one."""
-        o = self.lay.base[b]
-        g = self.g
-        s = list(state)
-        s[g + LAST_BROKER_EPOCH] = epoch
-        s[o + C_BROKER_EPOCH] = epoch
-        if rest is None:
-            s[o + STATUS] = STARTING_REGISTERED
-            s[o + REG_RESPONSE] = epoch
-            # The response's metadata offset: the broker will catch up to it "bar one" record.
-            s[o + MD_OFFSET] = len(state[g + METADATA_LOG]) - 1
-        else:
-            s[o + REG_REQUESTS] = rest
-        unclean = self.gen.broker_epoch_on_disk and sent_epoch == 0
-        choices = self.ctl.unclean_broker(s, b) if unclean else self.ctl.broker_unfenced(s, b)
-        for t, elected in choices:
-            out.append((A.ReceiveBrokerRegRequest(b + 1, epoch, unclean, _elected(elected), rest is not None),
-                        tuple(t)))
 
     def receive_metadata_update(self, state: tuple, b: int, out: list) -> None:
         """``ReceiveMetadataUpdate``: jump to any unreplicated record that concerns this replica

@@ -254,6 +254,14 @@ class KraftReader:
 
     reassignment_completions = completes_reassignment
 
+    def metadata_length(self) -> Any:
+        return self.v.mlen
+
+    @staticmethod
+    def stale_requests(b: int) -> Iterator[tuple[Any, Any]]:
+        """None: the symbolic form refuses the configurations that have them (``_requests``)."""
+        return iter(())
+
     def put(self, b: int, name: str, value: Any) -> None:
         x = self.w.b[b]
         if name == "md_replicas":  # every broker is a replica, or (right after registering) none

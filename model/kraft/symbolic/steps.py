@@ -36,8 +36,6 @@ from isrcheck.model.kraft.fields import (
     NIL,
     NO_ROLE,
     RUNNING,
-    STARTING,
-    STARTING_REGISTERED,
 )
 
 from .. import rules
@@ -239,9 +237,7 @@ class KraftSteps:
         """Every step, broker by broker in the spec's order: the described ones read from their
         description (``derived.py``), the others built here."""
         described = {d.method: d.name for d in STEPS.values()}
-        own = {"receive_metadata_update": self.receive_metadata_update,
-               "receive_broker_reg_request": self.receive_broker_reg_request,
-}
+        own = {"receive_metadata_update": self.receive_metadata_update}
         out: list[SymStep] = []
         for b in self.R:
             for method in next_order(self.c):
@@ -251,24 +247,6 @@ class KraftSteps:
     @staticmethod
     def step(label: str, fn: Callable, *params: int) -> SymStep:
         return SymStep(label, fn, tuple(params))
-
-    def receive_broker_reg_request(self, b: int) -> list[SymStep]:
-        """The current incarnation's request (stale ones cannot exist within the accepted bounds)."""
-        def make(unclean: bool | None):
-            def fn(o: Any, v: KraftVars):
-                y = v.b[b]
-                guard = o.and_(o.not_(y.unf), y.status == STARTING)
-                if unclean is not None:
-                    guard = o.and_(guard, (y.bepoch == 0) if unclean else (y.bepoch != 0))
-                w = v.copy()
-                x = w.b[b]
-                epoch = v.last_be + 1
-                w.last_be, x.cbe, x.status, x.reg_resp, x.md_off = epoch, epoch, STARTING_REGISTERED, epoch, v.mlen - 1
-                elect = self.unclean_broker(o, w.copy(), w, b) if unclean else self.broker_unfenced(o, w.copy(), w, b)
-                return o.and_(guard, elect), w
-            return fn
-        kinds = (True, False) if self.gen.broker_epoch_on_disk else (None,)
-        return [self.step("ReceiveBrokerRegRequest", make(k), b) for k in kinds]
 
     def receive_metadata_update(self, b: int) -> list[SymStep]:
         """``ReceiveMetadataUpdate``: one step per outcome (no-op, then the record's sub-actions)."""
