@@ -29,6 +29,7 @@ from .fields import (
     AP_ACCEPTED_NEW_EPOCH,
     AP_REJECTED,
     AP_REQUEST,
+    FOLLOWER,
     LEADER,
     NIL,
     NO_ROLE,
@@ -85,6 +86,11 @@ class Ops(Protocol):
     Registrations: ``metadata_length()``; ``stale_requests(b)`` (explicit only, as the symbolic form
     refuses configurations with more than one shutdown: each request of b's earlier incarnations
     still in flight, requests that sent the same epoch once, as ``(sent_epoch, the others)``).
+    The metadata log: ``metadata_records(b)`` (each record from b's metadata offset on, as
+    ``(offset, record)``: a loop explicitly, a choice in z3), ``record(rec, field)`` (``leader``,
+    ``leader_epoch``, ``partition_epoch``, ``isr``, ``replicas``); ``keep_followers(b, isr, was_leader)``
+    (a leader keeps what it knew of the ISR's members, a new one knows nothing);
+    ``renounce(b, isr, leader)`` (``EnsureLeadershipRenounced``).
     """
 
     n: int
@@ -303,6 +309,106 @@ def clean_shutdown(x: Ops, b: int) -> None:
         x.gput("clean_shutdowns", x.glob("clean_shutdowns") + 1)
         for elected in x.elections("broker_fenced", b):
             x.emit(A.Shutdown, x.gen.clean_shutdown, b + 1, clean, elected)
+
+
+# -- metadata propagation ----------------------------------------------------------------------------------
+
+def _record_outcomes(c: Any, b: int) -> tuple[str, ...]:
+    """What a record b replicates does: nothing (MetadataNoOp: not newer), DeletePartition (only with
+    reassignment: b is no longer a replica), or one of the sub-actions of a newer record."""
+    delete = ("DeletePartition",) if c.reassignments else ()
+    return ("MetadataNoOp", *delete, "RemainLeader", "BecomeLeaderInNewEpoch", "RemainFollower",
+            "BecomeFollowerInNewEpoch", "WaitForLeaderChange")
+
+
+@step("ReceiveMetadataUpdate", "receive_metadata_update", cases={"then": _record_outcomes}, enabled=running)
+def receive_metadata_update(x: Ops, b: int) -> None:
+    """``ReceiveMetadataUpdate``: jump to any unreplicated record that concerns this replica
+    (``PartitionNeedsAction``: leaders react to every change, replicas to a new leader epoch, a
+    broker that is not (yet) a replica to a record that makes it one) and apply it if its partition
+    epoch is newer: the sub-action its CASE names (none where b is a replica neither before nor
+    after)."""
+    x.require(x.get(b, "status") == RUNNING)
+    was_replica = x.member(x.get(b, "md_replicas"), b)
+    old_leader, old_le = x.get(b, "md_leader"), x.get(b, "md_leader_epoch")
+    for off, rec in x.metadata_records(b):
+        leader, le, isr = x.record(rec, "leader"), x.record(rec, "leader_epoch"), x.record(rec, "isr")
+        in_record = x.member(x.record(rec, "replicas"), b)
+        x.require(x.or_(x.get(b, "role") == LEADER, x.and_(was_replica, le > old_le),
+                        x.and_(x.not_(was_replica), in_record)))
+        newer = x.let(x.record(rec, "partition_epoch") > x.get(b, "md_partition_epoch"))
+        remain = x.let(x.and_(old_leader == b, leader == b, old_le == le))
+        for then in x.cases("then"):
+            x.put(b, "md_offset", off + 1)
+            if then == "MetadataNoOp":
+                x.require(x.not_(newer))
+            elif then == "DeletePartition":
+                x.require(newer, x.not_(in_record), was_replica)
+                delete_partition(x, b, isr, leader)
+            else:
+                x.require(newer, in_record)
+                apply_record(x, b, then, rec, remain)
+            x.emit(A.ReceiveMetadataUpdate, b + 1, off + 1, then)
+
+
+def apply_record(x: Ops, b: int, then: str, rec: Any, remain: Any) -> None:
+    """The sub-action ``then`` of a newer record that keeps b a replica: its guard and its updates."""
+    leader, le, isr = x.record(rec, "leader"), x.record(rec, "leader_epoch"), x.record(rec, "isr")
+    old_leader, old_le = x.get(b, "md_leader"), x.get(b, "md_leader_epoch")
+    x.put(b, "md_replicas", x.record(rec, "replicas"))
+    x.put(b, "md_isr", isr)
+    x.put(b, "md_maximal_isr", isr)
+    x.put(b, "md_leader", leader)
+    x.put(b, "md_leader_epoch", le)
+    x.put(b, "md_partition_epoch", x.record(rec, "partition_epoch"))
+    if then == "RemainLeader":
+        x.require(remain)
+        x.hw_on_partition_change(b, isr, isr)
+        x.put(b, "alter_partition", 0)  # its partition epoch is at least the awaited one
+        return
+    x.require(x.not_(remain))
+    if then == "BecomeLeaderInNewEpoch":
+        # The epoch starts at the LEO; a new leader knows nothing of its followers (a re-elected
+        # one keeps what it knew of ISR members).
+        x.require(leader == b)
+        x.put(b, "role", LEADER)
+        x.hw_on_partition_change(b, isr, isr)
+        x.put(b, "epoch_start", x.log_end(b))
+        x.keep_followers(b, isr, x.get(b, "role") == LEADER)
+        x.put(b, "alter_partition", 0)
+        x.put(b, "fetch_from", NIL)
+        return
+    x.require(leader != b)
+    same_leader = x.and_(le == old_le, old_leader != b)
+    if then == "RemainFollower":
+        x.require(leader != NIL, same_leader)
+        return
+    if then == "BecomeFollowerInNewEpoch":
+        x.require(leader != NIL, x.not_(same_leader))
+        x.put(b, "role", FOLLOWER)
+        x.put(b, "fetch_from", leader)
+    else:  # WaitForLeaderChange
+        x.require(leader == NIL)
+        x.put(b, "role", NO_ROLE)
+        x.put(b, "fetch_from", NIL)
+    x.put(b, "epoch_start", NIL)
+    x.renounce(b, isr, leader)
+
+
+def delete_partition(x: Ops, b: int, isr: Any, leader: Any) -> None:
+    """``DeletePartition``: the replica learns it was removed from the replica set: pending writes
+    fail (as on losing leadership), its metadata is blank, its fetcher and log are dropped."""
+    for name in ("md_replicas", "md_isr", "md_maximal_isr"):
+        x.put(b, name, x.no_brokers())
+    x.put(b, "md_leader", NIL)
+    x.put(b, "md_leader_epoch", 0)
+    x.put(b, "md_partition_epoch", 0)
+    x.put(b, "role", NO_ROLE)
+    x.put(b, "fetch_from", NIL)
+    x.put(b, "epoch_start", NIL)
+    x.renounce(b, isr, leader)
+    x.clear_log(b)
+    x.put(b, "hw", 0)
 
 
 # -- AlterPartition (KIP-497 maximal ISR, KIP-903 broker epochs) -------------------------------------------

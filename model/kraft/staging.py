@@ -27,6 +27,7 @@ from .fields import (
     BROKER_FIELDS,
     GLOBAL_FIELDS,
     METADATA_LOG,
+    NIL,
     NO_FLOOR,
     R_ISR,
     R_LEADER,
@@ -323,7 +324,7 @@ class KraftWriter:
         self.updates.append(f"nxt[{self._bi(b, 'alter_partition')}] = ({phase}, {slot}[1], {slot}[2]{extra})")
 
     _RECORD = {"leader": R_LEADER, "leader_epoch": R_LEADER_EPOCH, "partition_epoch": R_PARTITION_EPOCH,
-               "replicas": R_REPLICAS}
+               "replicas": R_REPLICAS, "isr": R_ISR}
 
     def controller(self, name: str) -> Staged:
         return Staged(f"s[{self.lay.g + METADATA_LOG}][-1][{self._RECORD[name]}]")
@@ -366,6 +367,28 @@ class KraftWriter:
         self._open(f"if not {i} or {sent} != {rq}[{i} - 1]:")
         yield Staged(sent), Staged(f"{rq}[:{i}] + {rq}[{i} + 1:]")
         self.at, self.dead = at, dead
+
+    def metadata_records(self, b: int) -> Iterator[tuple[Staged, str]]:
+        """A loop over the metadata log from b's offset on; a record is the local naming it."""
+        at, dead = list(self.at), self.dead
+        self.count += 1
+        off, rec, log = f"off{self.count}", f"rec{self.count}", f"s[{self.lay.g + METADATA_LOG}]"
+        self._open(f"for {off} in range({src(self.get(b, 'md_offset'))}, len({log})):")
+        self._line(f"{rec} = {log}[{off}]")
+        yield Staged(off), rec
+        self.at, self.dead = at, dead
+
+    def record(self, rec: str, name: str) -> Staged:
+        return Staged(f"{rec}[{self._RECORD[name]}]")
+
+    def keep_followers(self, b: int, isr: Any, was_leader: Any) -> None:
+        known = src(self.get(b, "followers"))
+        kept = ", ".join(f"{known}[{f}] if ({src(was_leader)} and {src(isr)} & {1 << f}) else {self._bind((NIL, 0))}"
+                         for f in self.lay.brokers)
+        self.updates.append(f"nxt[{self._bi(b, 'followers')}] = ({kept},)")
+
+    def renounce(self, b: int, isr: Any, leader: Any) -> None:
+        self.updates.append(f"rep.renounce_leadership(nxt, {b}, {src(isr)}, {src(leader)})")
 
     def emit(self, cls: type, *args: Any) -> None:
         if self.dead:

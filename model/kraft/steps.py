@@ -24,35 +24,23 @@ from .config import KraftConfig
 from .controller import Controller
 from .described import STEPS, next_order
 from .fields import (
-    ALTER_PARTITION,
     BROKER_EPOCH,
-    EPOCH_START,
     FETCH_DIVERGING,
     FETCH_ERROR,
     FETCH_FROM,
     FETCH_OK,
     FETCH_REQUEST,
     FETCHES,
-    FOLLOWER,
     FOLLOWERS,
     HW,
     LEADER,
     LOG,
     MD_ISR,
-    MD_LEADER,
     MD_LEADER_EPOCH,
     MD_MAXIMAL_ISR,
-    MD_OFFSET,
-    MD_PARTITION_EPOCH,
-    MD_REPLICAS,
     METADATA_LOG,
     NIL,
-    NO_ROLE,
     R_ADDING,
-    R_ISR,
-    R_LEADER,
-    R_LEADER_EPOCH,
-    R_PARTITION_EPOCH,
     R_REMOVING,
     R_REPLICAS,
     REASSIGNMENTS,
@@ -70,7 +58,6 @@ def _may_enable(step: str, status: int, role: int) -> bool:
     for a broker in this status and role."""
     running = status == RUNNING
     return {
-        "receive_metadata_update": running,
         "send_fetch_request": running,
         "receive_fetch_request": running,
         "receive_fetch_response": running,
@@ -161,102 +148,7 @@ class KraftSteps:
         members = self.lay.members[target]
         return len({b % c.racks for b in members}) == min(len(members), c.racks)
 
-    # -- broker lifecycle (KIP-903 broker epochs) -------------------------------------------------------
-
-    def receive_metadata_update(self, state: tuple, b: int, out: list) -> None:
-        """``ReceiveMetadataUpdate``: jump to any unreplicated record that concerns this replica
-        (``PartitionNeedsAction``) and apply it if its partition epoch is newer."""
-        o = self.lay.base[b]
-        if state[o + STATUS] != RUNNING:
-            return
-        records = state[self.g + METADATA_LOG]
-        is_leader = state[o + ROLE] == LEADER
-        bit = self.lay.bit[b]
-        replica = state[o + MD_REPLICAS] & bit
-        for off in range(state[o + MD_OFFSET], len(records)):
-            rec = records[off]
-            # PartitionNeedsAction: leaders react to every change, replicas to a new leader epoch,
-            # a broker that is not (yet) a replica to a record that makes it one.
-            if not (is_leader or (rec[R_LEADER_EPOCH] > state[o + MD_LEADER_EPOCH] if replica
-                                  else rec[R_REPLICAS] & bit)):
-                continue
-            s = list(state)
-            s[o + MD_OFFSET] = off + 1
-            then = "MetadataNoOp"
-            if rec[R_PARTITION_EPOCH] > state[o + MD_PARTITION_EPOCH]:
-                then = self._apply_record(state, s, b, rec)
-                if then is None:
-                    continue
-            out.append((A.ReceiveMetadataUpdate(b + 1, off + 1, then), tuple(s)))
-
-    def _apply_record(self, state: tuple, s: list, b: int, rec: tuple) -> str | None:
-        """The sub-action of ``ReceiveMetadataUpdate`` a newer record calls for; None where the spec's
-        CASE enables none (a broker that is not a replica before or after)."""
-        o = self.lay.base[b]
-        leader, le, isr = rec[R_LEADER], rec[R_LEADER_EPOCH], rec[R_ISR]
-        old_leader, old_le = state[o + MD_LEADER], state[o + MD_LEADER_EPOCH]
-        bit = self.lay.bit[b]
-        if not rec[R_REPLICAS] & bit:
-            if not state[o + MD_REPLICAS] & bit:
-                return None
-            self._delete_partition(state, s, b, rec)
-            return "DeletePartition"
-        s[o + MD_REPLICAS] = rec[R_REPLICAS]
-        s[o + MD_ISR] = s[o + MD_MAXIMAL_ISR] = isr
-        s[o + MD_LEADER] = leader
-        s[o + MD_LEADER_EPOCH] = le
-        s[o + MD_PARTITION_EPOCH] = rec[R_PARTITION_EPOCH]
-        if old_leader == b and leader == b and old_le == le:
-            self.rep.hw_on_partition_change(s, b, isr, isr, state[o + FOLLOWERS])
-            s[o + ALTER_PARTITION] = 0  # its partition epoch is at least the awaited one
-            return "RemainLeader"
-        if leader == b:
-            self._become_leader(state, s, b, isr)
-            return "BecomeLeaderInNewEpoch"
-        if leader != NIL:
-            if le == old_le and old_leader != b:
-                return "RemainFollower"
-            s[o + ROLE] = FOLLOWER
-            s[o + FETCH_FROM] = leader
-            s[o + EPOCH_START] = NIL
-            self.rep.renounce_leadership(s, b, isr, leader)
-            return "BecomeFollowerInNewEpoch"
-        s[o + ROLE] = NO_ROLE
-        s[o + FETCH_FROM] = NIL
-        s[o + EPOCH_START] = NIL
-        self.rep.renounce_leadership(s, b, isr, leader)
-        return "WaitForLeaderChange"
-
-    def _delete_partition(self, state: tuple, s: list, b: int, rec: tuple) -> None:
-        """``DeletePartition``: the replica learns it was removed from the replica set: pending writes
-        fail (as on losing leadership), its metadata is blank, its fetcher and log are dropped."""
-        o = self.lay.base[b]
-        s[o + MD_REPLICAS] = s[o + MD_ISR] = s[o + MD_MAXIMAL_ISR] = 0
-        s[o + MD_LEADER] = NIL
-        s[o + MD_LEADER_EPOCH] = s[o + MD_PARTITION_EPOCH] = 0
-        s[o + ROLE] = NO_ROLE
-        s[o + FETCH_FROM] = NIL
-        s[o + EPOCH_START] = NIL
-        self.rep.renounce_leadership(s, b, rec[R_ISR], rec[R_LEADER])
-        s[o + LOG] = ()
-        s[o + HW] = 0
-
-    def _become_leader(self, state: tuple, s: list, b: int, isr: int) -> None:
-        """``BecomeLeaderInNewEpoch``: the epoch starts at the LEO; a new leader knows nothing of its
-        followers (a re-elected one keeps what it knew of ISR members)."""
-        o = self.lay.base[b]
-        s[o + ROLE] = LEADER
-        self.rep.hw_on_partition_change(s, b, isr, isr, state[o + FOLLOWERS])
-        s[o + EPOCH_START] = len(state[o + LOG])
-        if state[o + ROLE] != LEADER:
-            s[o + FOLLOWERS] = self.lay.blank_followers
-        else:
-            known = state[o + FOLLOWERS]
-            s[o + FOLLOWERS] = tuple(known[f] if isr >> f & 1 else (NIL, 0) for f in self.lay.brokers)
-        s[o + ALTER_PARTITION] = 0
-        s[o + FETCH_FROM] = NIL
-
-    # -- AlterPartition (KIP-497 maximal ISR, KIP-903 broker epochs) -----------------------------------
+    # -- the fetch as the spec's three message steps (option split_fetch; no symbolic form) -------------
 
     def send_fetch_request(self, state: tuple, f: int, out: list) -> None:
         """``SendFetchRequest``: at most one request per fetcher (peer) in flight."""

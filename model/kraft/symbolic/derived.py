@@ -20,7 +20,7 @@ from typing import Any
 
 from isrcheck.explorer.symbolic.contract import SymStep
 from isrcheck.model.kraft.described import STEPS, Described
-from isrcheck.model.kraft.fields import AP_REQUEST
+from isrcheck.model.kraft.fields import AP_REQUEST, NIL
 
 from ..rules import at_least
 from .vars import KraftVars
@@ -87,6 +87,8 @@ class KraftReader:
     # -- the state -------------------------------------------------------------------------------
 
     def get(self, b: int, name: str) -> Any:
+        if name == "md_replicas":  # every broker is a replica, or (right after registering) none
+            return [self.v.b[b].has_md] * self.n
         return getattr(self.v.b[b], FIELD[name])
 
     def glob(self, name: str) -> Any:
@@ -261,6 +263,26 @@ class KraftReader:
     def stale_requests(b: int) -> Iterator[tuple[Any, Any]]:
         """None: the symbolic form refuses the configurations that have them (``_requests``)."""
         return iter(())
+
+    def metadata_records(self, b: int) -> Iterator[tuple[Any, Any]]:
+        off = self.o.choose(self.v.b[b].md_off, self.v.mlen, "md_offset")
+        yield off, off
+
+    def record(self, off: Any, name: str) -> Any:
+        o, v = self.o, self.v
+        if name == "isr":
+            return [o.sel(m, off) for m in v.m_isr]
+        if name == "replicas":
+            return list(self.sym.replicas)
+        return o.sel({"leader": v.m_leader, "leader_epoch": v.m_le, "partition_epoch": v.m_pe}[name], off)
+
+    def keep_followers(self, b: int, isr: list, was_leader: Any) -> None:
+        o, x, y = self.o, self.w.b[b], self.v.b[b]
+        x.fleo = [o.ite(o.and_(was_leader, isr[f]), y.fleo[f], NIL) for f in range(self.n)]
+        x.fep = [o.ite(o.and_(was_leader, isr[f]), y.fep[f], 0) for f in range(self.n)]
+
+    def renounce(self, b: int, isr: list, leader: Any) -> None:
+        self.sym.renounce(self.o, self.v, self.w, b, isr, leader)
 
     def put(self, b: int, name: str, value: Any) -> None:
         x = self.w.b[b]

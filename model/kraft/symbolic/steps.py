@@ -31,11 +31,7 @@ from typing import Any
 from isrcheck.explorer.symbolic.contract import SymStep
 from isrcheck.model.kraft.config import KraftConfig
 from isrcheck.model.kraft.fields import (
-    FOLLOWER,
-    LEADER,
     NIL,
-    NO_ROLE,
-    RUNNING,
 )
 
 from .. import rules
@@ -234,69 +230,11 @@ class KraftSteps:
     # -- the steps -----------------------------------------------------------------------------------
 
     def all(self) -> list[SymStep]:
-        """Every step, broker by broker in the spec's order: the described ones read from their
-        description (``derived.py``), the others built here."""
+        """Every step, broker by broker in the spec's order, each read from its one description
+        (``isrcheck.model.kraft.described``, by ``derived.py``)."""
         described = {d.method: d.name for d in STEPS.values()}
-        own = {"receive_metadata_update": self.receive_metadata_update}
-        out: list[SymStep] = []
-        for b in self.R:
-            for method in next_order(self.c):
-                out += derived_steps(self, described[method], b) if method in described else own[method](b)
-        return out
+        return [s for b in self.R for method in next_order(self.c) for s in derived_steps(self, described[method], b)]
 
     @staticmethod
     def step(label: str, fn: Callable, *params: int) -> SymStep:
         return SymStep(label, fn, tuple(params))
-
-    def receive_metadata_update(self, b: int) -> list[SymStep]:
-        """``ReceiveMetadataUpdate``: one step per outcome (no-op, then the record's sub-actions)."""
-        def make(case: str):
-            def fn(o: Any, v: KraftVars):
-                y = v.b[b]
-                off = o.choose(y.md_off, v.mlen, "md_offset")
-                leader, le, pe = o.sel(v.m_leader, off), o.sel(v.m_le, off), o.sel(v.m_pe, off)
-                isr = [o.sel(m, off) for m in v.m_isr]
-                is_leader = y.role == LEADER
-                concerns = o.or_(is_leader, o.not_(y.has_md), le > y.md_le)
-                guard = o.and_(y.status == RUNNING, concerns)
-                w = v.copy()
-                x = w.b[b]
-                x.md_off = off + 1
-                newer = pe > y.md_pe
-                if case == "noop":
-                    return o.and_(guard, o.not_(newer)), w
-                x.has_md, x.isr, x.misr = o.true, list(isr), list(isr)
-                x.md_leader, x.md_le, x.md_pe = leader, le, pe
-                remain = o.and_(y.md_leader == b, leader == b, y.md_le == le)
-                if case == "remain_leader":
-                    self.hw_on_partition_change(o, v, w, b, isr, isr, y.fleo)
-                    x.ap_phase, x.ap_isr, x.ap_ep = 0, [o.false] * self.n, [0] * self.n
-                    return o.and_(guard, newer, remain), w
-                guard = o.and_(guard, newer, o.not_(remain))
-                if case == "become_leader":
-                    x.role = LEADER
-                    self.hw_on_partition_change(o, v, w, b, isr, isr, y.fleo)
-                    x.eps = y.llen
-                    was = y.role == LEADER
-                    x.fleo = [o.ite(o.and_(was, isr[f]), y.fleo[f], NIL) for f in self.R]
-                    x.fep = [o.ite(o.and_(was, isr[f]), y.fep[f], 0) for f in self.R]
-                    x.ap_phase, x.ap_isr, x.ap_ep = 0, [o.false] * self.n, [0] * self.n
-                    x.fetch_from = NIL
-                    return o.and_(guard, leader == b), w
-                guard = o.and_(guard, leader != b)
-                if case == "remain_follower":
-                    return o.and_(guard, leader != NIL, le == y.md_le, y.md_leader != b), w
-                if case == "become_follower":
-                    guard = o.and_(guard, leader != NIL, o.not_(o.and_(le == y.md_le, y.md_leader != b)))
-                    x.role, x.fetch_from = FOLLOWER, leader
-                else:  # wait for a leader
-                    guard = o.and_(guard, leader == NIL)
-                    x.role, x.fetch_from = NO_ROLE, NIL
-                x.eps = NIL
-                self.renounce(o, v, w, b, isr, leader)
-                return guard, w
-            return fn
-        return [self.step("ReceiveMetadataUpdate", make(case), b)
-                for case in ("noop", "remain_leader", "become_leader", "remain_follower", "become_follower", "wait")]
-
-    # -- AlterPartition ------------------------------------------------------------------------------
