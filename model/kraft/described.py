@@ -6,15 +6,17 @@ source, one function per step and acting broker) and as the z3 relation of ``bmc
 
 A step is a function of one argument ``x``, the back end's operations (``Ops`` names them). It may
 branch in Python only on build-time values: the generation's rules (``x.gen``), the constants
-(``x.config``) and the cases it declares (``x.case``). Everything read from the state is a value
+(``x.config``) and the cases it declares (``x.cases``). Everything read from the state is a value
 of the back end, combined with ``x.and_``, ``x.or_``, ``x.not_``, ``x.ite`` and Python's comparison
 and arithmetic operators. Reads (``x.get``, ``x.glob``) see the state before the step, writes
 (``x.put``, ``x.gput``) make the next state, and ``x.emit`` hands the successor over with its
 action; each choice of the acting broker and of the cases emits at most one successor.
 
-Which steps are described here, and which are still written twice (``steps.py`` with
-``controller.py``/``replica.py``, and ``symbolic/steps.py``), is in docs/architecture.md ("One
-description", the KRaft family). What each step models is in its docstring.
+Every step a broker takes is described here. What is still written twice is the functions the
+steps reach through operations (the controller's election and partition changes, the HW and
+acknowledgements, LastOffsetForEpoch): ``controller.py``/``replica.py`` for the explicit reading,
+``symbolic/steps.py`` for z3 (docs/architecture.md, "One description", the KRaft family). What each
+step models is in its docstring.
 """
 
 from __future__ import annotations

@@ -2,13 +2,11 @@
 spec's order (``described.next_order``), then (with ``reassignments``) PerformPartitionReassignment,
 the one step no broker takes.
 
-Most steps are written once in ``isrcheck.model.kraft.described`` and run here as the functions
-``isrcheck.model.kraft.staging`` generates from them; this module holds the ones not described yet,
-one method each: ReceiveMetadataUpdate, ReceiveBrokerRegRequest, ReceiveAlterPartitionRequest
-(also written in ``symbolic/steps.py``), and the steps the symbolic form refuses, so written once
-already: the split fetch's three message steps and PerformPartitionReassignment. Each reads a state
-tuple and appends ``(action, next_state)`` pairs to ``out``; the generation's rules
-(``isrcheck.model.kraft.generations``) decide where 3.5 and KIP-966 differ.
+Every step of the spec's ``Next`` is written once in ``isrcheck.model.kraft.described`` and runs
+here as the functions ``isrcheck.model.kraft.staging`` generates from it. This module holds, one
+method each, the steps the symbolic form refuses, so written once already: the split fetch's three
+message steps and PerformPartitionReassignment. Each reads a state tuple and appends ``(action,
+next_state)`` pairs to ``out``.
 
 Where the spec passes messages, this model keeps the one message that can be in flight in a slot
 of its sender (see ``isrcheck.model.kraft`` for the argument): a STARTING broker's registration is its

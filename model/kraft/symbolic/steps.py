@@ -1,19 +1,12 @@
 """The KRaft steps as symbolic relations (``isrcheck.explorer.symbolic.contract``): ``all`` puts
-``Next`` together, the steps written once (``isrcheck.model.kraft.described``) read by
-``derived.py``, the others (ReceiveMetadataUpdate, ReceiveBrokerRegRequest,
-ReceiveAlterPartitionRequest) built here, mirroring ``isrcheck.model.kraft.steps``; this module
-also holds the controller and replica functions both kinds of steps call (the symbolic
-``controller.py`` and ``replica.py``). All read the same generation data
-(``isrcheck.model.kraft.generations``) and constants (``KraftConfig``).
-
-Each builder returns ``SymStep`` values, one per broker (a fetch: per follower and leader), and one
-per branch where the explicit step has branches with different effects (a metadata record's
-sub-actions, an AlterPartition accepted or rejected, a diverging or a successful fetch): each
-branch's guard says when it is the one taken, so a step's successors are the union of its
-branches', one for one. The controller's election (``MaybeUpdatePartitionOnBrokerChange``) is an
-existential choice of the elected broker (``ops.choose``; -1 where no one is elected); a record a
-broker jumps to in the metadata log (``ReceiveMetadataUpdate``) and the brokers a leader times out
-(``--max-leader-shrinks``) are choices too.
+``Next`` together from the steps' one description (``isrcheck.model.kraft.described``, read by
+``derived.py``: one ``SymStep`` per acting broker and case, each case's guard saying when it is
+the one taken); this module holds the controller and replica functions the steps reach through
+their operations, the symbolic counterparts of ``controller.py`` and ``replica.py``, reading the
+same generation data (``isrcheck.model.kraft.generations``) and constants (``KraftConfig``). The
+controller's election (``MaybeUpdatePartitionOnBrokerChange``) is an existential choice of the
+elected broker (``ops.choose``; -1 where no one is elected), as is the record a broker jumps to in
+the metadata log (``ReceiveMetadataUpdate``).
 
 Bounds (``Sizes``) appear only as guards where a step appends (a record to a log, a record to the
 metadata log), at sizes no reachable state reaches (``metadata_bound`` says why), so with bounds
@@ -25,7 +18,7 @@ Abstracted away: as in the explicit steps (atomic fetches; see ``isrcheck.model.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from isrcheck.explorer.symbolic.contract import SymStep
@@ -234,7 +227,3 @@ class KraftSteps:
         (``isrcheck.model.kraft.described``, by ``derived.py``)."""
         described = {d.method: d.name for d in STEPS.values()}
         return [s for b in self.R for method in next_order(self.c) for s in derived_steps(self, described[method], b)]
-
-    @staticmethod
-    def step(label: str, fn: Callable, *params: int) -> SymStep:
-        return SymStep(label, fn, tuple(params))
