@@ -48,7 +48,8 @@ class Ops(Protocol):
     """What a step may call (both back ends implement it; see the module docstring).
 
     Control: ``require(*conds)``, ``cases(name)`` (the build-time case of this instance: the writer
-    runs every value of the step's ``cases[name]`` in order, the reader one per ``SymStep``),
+    runs every value of the step's ``cases[name]`` in order, the reader one per ``SymStep``; a step
+    makes its updates inside the cases, none before the split),
     ``elections(kind, b)`` (the controller's reaction to broker ``b``'s change, ``kind`` one of
     ``broker_fenced``, ``broker_unfenced``, ``unclean_broker`` of ``controller.Controller``: each
     way it may elect a leader, as the action's ``elected``; written after the step's own updates,

@@ -122,6 +122,9 @@ class KraftWriter:
             self._open(f"if {src(c)}:")
 
     def cases(self, name: str) -> Iterator[Any]:
+        # Each case starts from the updates made before the split, so a description makes none there.
+        if self.updates:
+            raise AssertionError(f"{self.described.name}: updates before the case split {name!r}")
         at, dead = list(self.at), self.dead
         for value in self.described.cases[name](self.config, self.acting):
             self.at, self.dead, self.updates = list(at), dead, []
