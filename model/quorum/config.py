@@ -6,7 +6,9 @@ election state (``QuorumSteps.restart`` in ``isrcheck.model.quorum.steps``). KIP
 voters (``isrcheck.model.quorum.reconfig``) are on when ``max_reconfigs`` is 1 or more:
 ``joining`` servers start outside the voter set (|Hosts| - InitClusterSize of KRaftWithReconfig),
 ``max_reconfigs`` is MaxAddReconfigs + MaxRemoveReconfigs, ``reconfig_rule`` the rule a leader
-follows (the spec's, or a pitfall the write-ups warn against). Every bound is
+follows (the spec's, or a pitfall the write-ups warn against). ``max_fetches`` is not a spec
+constant: it bounds the FetchRequests of a run so that a search completes where the specs' state
+space does not (docs/quorum.md, "The two-majorities pitfall's fixed form"). Every bound is
 checked here so that an impossible one is refused with the reason and the fix before any state is
 built.
 
@@ -39,6 +41,12 @@ class QuorumConfig:
     joining: int = 0
     max_reconfigs: int = 0
     reconfig_rule: str = "spec"
+    max_fetches: int | None = None  # a bound of the search (not a spec constant): FetchRequests sent in a run
+
+    @property
+    def fetch_bound(self) -> bool:
+        """Fetches are bounded (the state has the fetch counter)."""
+        return self.max_fetches is not None
 
     @property
     def reconfig(self) -> bool:
@@ -65,6 +73,9 @@ class QuorumConfig:
             raise ValueError(f"restart={self.restart!r}: choose {' or '.join(RESTARTS)}")
         if self.restart != "spec" and not self.max_restarts:
             raise ValueError(f"restart={self.restart!r} has no effect with max_crashes=0: set max_crashes >= 1")
+        if self.max_fetches is not None and self.max_fetches < 0:
+            raise ValueError(f"max_fetches={self.max_fetches}: give 0 or more FetchRequests, or leave it out "
+                             "(unbounded, as the specs)")
         self._validate_reconfig()
 
     def _validate_reconfig(self) -> None:
