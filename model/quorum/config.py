@@ -93,13 +93,11 @@ class QuorumConfig:
                 raise ValueError(f"reconfig_rule={self.reconfig_rule!r} has no effect with max_reconfigs=0: "
                                  "set max_reconfigs >= 1")
             return
-        if self.pre_vote or self.init_leader:
-            # Pre-vote's state (the fetched set) and the reconfiguration's sit at the same place after
-            # the base fields, and kip_996 and KRaftWithReconfig are separate specs: not combined yet.
-            raise ValueError(f"{'pre_vote' if self.pre_vote else 'init_leader'} with max_reconfigs="
-                             f"{self.max_reconfigs}: pre-vote (KIP-996) and dynamic voters (KIP-853) are not "
-                             "modelled together yet; drop --pre-vote/--init-leader or --max-reconfigs (with "
-                             "--max-reconfigs server 1 already leads epoch 1)")
+        if self.init_leader:
+            # KRaftWithReconfig's Init already has server 1 leading epoch 1 (and kip_996's, which holds
+            # pre-vote and reconfiguration together, is the same): the option would say nothing more.
+            raise ValueError(f"init_leader with max_reconfigs={self.max_reconfigs}: with --max-reconfigs server 1 "
+                             "already leads epoch 1; drop --init-leader (--pre-vote combines with --max-reconfigs)")
         if self.servers > MAX_VOTERS:
             raise ValueError(f"voters={self.voters} and joining={self.joining}: at most {MAX_VOTERS} servers in "
                              f"all; lower --joining or --voters")

@@ -97,6 +97,8 @@ class QuorumModel:
         lay = self.layout
         if self._steps.rc is not None:
             state = self._steps.rc.init_state(self.config.values)
+            if self.config.pre_vote:  # kip_996's Init: the initial voters follow server 1, having fetched
+                state += (((1 << self.config.voters) - 1) & ~1,)
         elif self.config.pre_vote or self.config.init_leader:  # kip_996's Init, pre-vote's fetched set
             state = prevote.initial_state(lay, self.config.values, self.config.pre_vote, self.config.init_leader)
         else:
