@@ -29,8 +29,14 @@ What is modelled, with kip_996's names for the steps:
 epoch 1 and the others follow it (and, with pre-vote, have fetched from it), so that a disruption
 needs no election first.
 
+With ``--max-reconfigs`` (KIP-853, ``isrcheck.model.quorum.reconfig``) the steps compose as kip_996,
+which holds both, has them: only a voter (in its own voter set) times out, it asks the other members
+of that set and concludes with a majority of it, an observer ignores pre-vote responses (any server
+answers a pre-vote request); the initial followers have fetched, the joining servers have not; the
+reconfiguration steps are not fair (kip_996's ``Fairness`` leaves AddVoter and RemoveVoter out).
+
 Abstracted away, and why (docs/quorum.md, "Pre-vote (KIP-996)"): kip_996's network partitions,
-crashes that lose state, Resigned leaders, CheckQuorum, reconfiguration and its auxiliary counters
+crashes that lose state, Resigned leaders, CheckQuorum and its auxiliary counters
 (a timeout here may happen at any moment, as KRaft.tla's; the network is KRaft.tla's bag, so a
 server asks for pre-votes once per epoch and log end, which keeps the state space finite); the
 log's leader-change and InitCluster records (logs hold values only, as KRaft.tla's). A Prospective
