@@ -74,6 +74,28 @@ def spark_cpu_s(sc) -> tuple[float, float]:
         return float("nan"), float("nan")
 
 
+def jvm_threads_s(sc) -> dict[str, float]:
+    """CPU seconds of the driver JVM's threads, grouped by name with digits dropped (JIT compilers,
+    GC, the executors' task threads, the Python runners' writer threads...): where the JVM's share goes."""
+    import re
+
+    try:
+        jvm = sc._jvm.java.lang.ProcessHandle.current().pid()
+        tick = os.sysconf("SC_CLK_TCK")
+        groups: dict[str, float] = {}
+        for task in Path(f"/proc/{jvm}/task").iterdir():
+            try:
+                stat = (task / "stat").read_text()
+            except OSError:
+                continue
+            name = re.sub(r"[\d#-]+", " ", stat[stat.index("(") + 1:stat.rindex(")")]).strip()
+            fields = stat.rsplit(")", 1)[1].split()
+            groups[name] = groups.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / tick
+        return groups
+    except Exception:
+        return {}
+
+
 def wide(levels: list[dict]) -> tuple[int, float]:
     """(new states, seconds) over the widest levels: those with at least half the widest's new states."""
     on_spark = [lv for lv in levels if lv["where"] != "driver"]
@@ -89,9 +111,11 @@ def run(label, make, args, sc, cores):
 
     model = make()
     t, c, j = time.monotonic(), cpu_s(), spark_cpu_s(sc)
+    threads = jvm_threads_s(sc)
     spark = check(model, engine="spark", stop_at_first=False, driver_threshold=args.driver_threshold,
                   partitions=args.partitions)
     after = spark_cpu_s(sc)
+    threads = {k: v - threads.get(k, 0.0) for k, v in jvm_threads_s(sc).items()}
     t_spark, c_spark, j_spark, w_spark = time.monotonic() - t, cpu_s() - c, after[0] - j[0], after[1] - j[1]
     driver = driver_peak_mb()
     levels = spark.stats["level_stats"]
@@ -127,6 +151,9 @@ def run(label, make, args, sc, cores):
           f"{stored / max(spark.distinct_states, 1):.1f} B/state ({stored / 2**20:.0f} MiB: visited set, parent "
           f"records, last frontier); driver Python peak {driver:.0f} MB, driver JVM peak {jvm_peak_mb(sc):.0f} MB",
           flush=True)
+    if args.jvm_threads:
+        top = sorted(threads.items(), key=lambda kv: -kv[1])[:8]
+        print("    JVM threads (CPU s): " + ", ".join(f"{k} {v:.1f}" for k, v in top), flush=True)
     if args.levels:
         print("    level   where         frontier        new   seconds   states/s", flush=True)
         for lv in levels:
@@ -146,6 +173,9 @@ def main() -> None:
     p.add_argument("--driver-memory", default=None, help="spark.driver.memory (default: Spark's own, as a user gets)")
     p.add_argument("--levels", action="store_true", help="print every level's time")
     p.add_argument("--no-local", action="store_true", help="skip the local engine (scaling runs)")
+    p.add_argument("--jvm-threads", action="store_true", help="the JVM's CPU by thread name (JIT, GC, tasks)")
+    p.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
+                   help="a Spark setting for the session (repeatable; A/B of settings)")
     args = p.parse_args()
 
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
@@ -158,6 +188,9 @@ def main() -> None:
                .config("spark.executorEnv.PYTHONPATH", os.environ["PYTHONPATH"]))
     if args.driver_memory:
         builder = builder.config("spark.driver.memory", args.driver_memory)
+    for item in args.conf:
+        key, _, value = item.partition("=")
+        builder = builder.config(key, value)
     spark = builder.getOrCreate()
     sc = spark.sparkContext
     started = time.monotonic() - t
