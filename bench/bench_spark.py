@@ -11,8 +11,11 @@ engines give the same counts (never anything about time).
 Counters(n, 10) has 10**n states and 9n+1 levels (a model without ``pack``: the generic path); the
 replication model is ``isrcheck.model.make_model(generation=..., replicas=..., log_size=...,
 max_records=..., max_leader_epoch=...)``. The session is created with the settings a user gets
-(no ``spark.driver.memory`` unless ``--driver-memory``). Spark runs first, so the driver's peak
-Python memory printed is the Spark run's (the local engine's run comes after, in the same process).
+(no ``spark.driver.memory`` unless ``--driver-memory``), and the settings the engine gives a
+session it creates (``isrcheck.explorer.search.spark.tuning``); ``--conf KEY=VALUE`` adds or
+overrides one (``--conf spark.driver.defaultJavaOptions=`` for the JVM's default compilers).
+Spark runs first, so the driver's peak Python memory printed is the Spark run's (the local
+engine's run comes after, in the same process).
 """
 
 from __future__ import annotations
@@ -188,6 +191,10 @@ def main() -> None:
                .config("spark.executorEnv.PYTHONPATH", os.environ["PYTHONPATH"]))
     if args.driver_memory:
         builder = builder.config("spark.driver.memory", args.driver_memory)
+    from isrcheck.explorer.search.spark.tuning import engine_settings
+
+    for key, value in engine_settings().items():  # what a session the engine creates gets (a CLI run)
+        builder = builder.config(key, value)
     for item in args.conf:
         key, _, value = item.partition("=")
         builder = builder.config(key, value)
