@@ -115,8 +115,9 @@ def run(label, make, args, sc, cores):
     model = make()
     t, c, j = time.monotonic(), cpu_s(), spark_cpu_s(sc)
     threads = jvm_threads_s(sc)
+    extra = {"replicas": args.replicas} if args.replicas else {}
     spark = check(model, engine="spark", stop_at_first=False, driver_threshold=args.driver_threshold,
-                  partitions=args.partitions)
+                  partitions=args.partitions, **extra)
     after = spark_cpu_s(sc)
     threads = {k: v - threads.get(k, 0.0) for k, v in jvm_threads_s(sc).items()}
     t_spark, c_spark, j_spark, w_spark = time.monotonic() - t, cpu_s() - c, after[0] - j[0], after[1] - j[1]
@@ -176,6 +177,8 @@ def main() -> None:
     p.add_argument("--driver-memory", default=None, help="spark.driver.memory (default: Spark's own, as a user gets)")
     p.add_argument("--levels", action="store_true", help="print every level's time")
     p.add_argument("--no-local", action="store_true", help="skip the local engine (scaling runs)")
+    p.add_argument("--replicas", type=int, default=None,
+                   help="copies of each kept block (the engine's default: 2 with two executors or more)")
     p.add_argument("--jvm-threads", action="store_true", help="the JVM's CPU by thread name (JIT, GC, tasks)")
     p.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
                    help="a Spark setting for the session (repeatable; A/B of settings)")
