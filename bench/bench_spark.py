@@ -7,6 +7,7 @@ engines give the same counts (never anything about time).
     python bench/bench_spark.py --sizes 6 --replication kip320:3:2:2:2 --levels
     python bench/bench_spark.py --sizes "" --replication kip320:3:2:2:3 --levels   # the scale goal
     python bench/bench_spark.py --sizes "" --replication kip320:3:2:2:3 --master "local-cluster[2,1,2048]" --no-local
+    python bench/bench_spark.py --sizes "" --replication kip320:3:2:2:2 --no-local --jvm-threads --conf KEY=VALUE
 
 Counters(n, 10) has 10**n states and 9n+1 levels (a model without ``pack``: the generic path); the
 replication model is ``isrcheck.model.make_model(generation=..., replicas=..., log_size=...,
