@@ -27,6 +27,7 @@ def _session(master: str):
     paths = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
     if str(ROOT) not in paths:
         os.environ["PYTHONPATH"] = os.pathsep.join([str(ROOT), *paths])
+    from isrcheck.explorer.search.spark.tuning import engine_settings
     from pyspark.sql import SparkSession
 
     active = SparkSession.getActiveSession()
@@ -34,7 +35,10 @@ def _session(master: str):
         if active.sparkContext.master == master:
             return active
         active.stop()
-    return (SparkSession.builder.master(master).appName("isrcheck-tests")
+    builder = SparkSession.builder
+    for key, value in engine_settings().items():  # the JVMs a user's run gets (C1 only): less JIT CPU
+        builder = builder.config(key, value)
+    return (builder.master(master).appName("isrcheck-tests")
             .config("spark.ui.enabled", "false")
             .config("spark.ui.showConsoleProgress", "false")
             .config("spark.executorEnv.PYTHONPATH", os.environ["PYTHONPATH"])
