@@ -1,0 +1,144 @@
+"""Candidate lemmas over ``KraftVars`` for proofs by induction of the KRaft family (``isrcheck prove
+--lemma NAME``), each a protocol fact a Kafka engineer would state about one configuration.
+
+None is assumed: ``prove`` checks each one (initiation and consecution, relative to the others
+named), and ``--houdini`` drops those that are not inductive. ``LEADER_COMPLETENESS_LEMMAS`` are the
+ones that make LeaderCompleteness inductive on ``kraft-kip966`` at K11-fixed's bounds
+(docs/kraft.md#bmc-and-prove-on-the-kraft-family).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from isrcheck.model.kraft.config import KraftConfig
+from isrcheck.model.kraft.fields import (
+    FOLLOWER,
+    LEADER,
+    NIL,
+    NO_ROLE,
+    OFFLINE_CLEAN,
+    OFFLINE_DIRTY,
+    RUNNING,
+    STARTING,
+    STARTING_REGISTERED,
+)
+
+from .steps import Cur
+from .vars import KraftVars, Sizes
+
+Lemma = Callable[[Any, KraftVars], Any]
+
+
+def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
+    R, L = range(c.brokers), z.log
+    elr = c.gen.elr
+
+    def member(cur: Cur, j: int) -> Any:
+        return cur.isr[j] if not elr else None
+
+    def leader_in_isr(o: Any, v: KraftVars) -> Any:
+        cur = Cur(o, v)
+        return o.and_(*(o.implies(cur.leader == j, cur.isr[j]) for j in R))
+
+    def lost_log(o: Any, v: KraftVars, j: int) -> Any:
+        """Broker j lost its log in a lossy shutdown and has not registered since."""
+        x = v.b[j]
+        return o.and_(o.or_(x.status == OFFLINE_DIRTY, x.status == STARTING), x.bepoch == 0, o.not_(x.unf))
+
+    def committed_on_members(o: Any, v: KraftVars) -> Any:
+        cur = Cur(o, v)
+        parts = []
+        for j in R:
+            m = o.or_(cur.isr[j], cur.elr[j]) if elr else cur.isr[j]
+            parts.append(o.implies(m, o.or_(v.b[j].llen >= v.true_hw, lost_log(o, v, j))))
+        return o.or_(v.true_hw == 0, o.and_(*parts))
+
+    def one_epoch_per_value(o: Any, v: KraftVars) -> Any:
+        logs = [(x.llen, x.lep, x.lval) for x in v.b] + [(v.true_hw, v.cep, v.cval)]
+        parts = []
+        for a in range(len(logs)):
+            for b in range(a, len(logs)):
+                (la, ea, va), (lb, eb, vb) = logs[a], logs[b]
+                parts.append(o.forall(0, la, lambda p, la=la, ea=ea, va=va, lb=lb, eb=eb, vb=vb: o.forall(
+                    0, lb, lambda q: o.implies(o.sel(va, p) == o.sel(vb, q),
+                                               o.and_(p == q, o.sel(ea, p) == o.sel(eb, q))), L), L))
+        return o.and_(*parts)
+
+    def per_broker(fn: Callable[[Any, KraftVars, int], Any]) -> Lemma:
+        return lambda o, v: o.and_(*(fn(o, v, b) for b in R))
+
+    def stopped_idle(o: Any, v: KraftVars, b: int) -> Any:
+        """A broker not running has no role, no fetcher and no AlterPartition in flight."""
+        x = v.b[b]
+        return o.implies(x.status != RUNNING, o.and_(x.role == NO_ROLE, x.ap_phase == 0, x.fetch_from == NIL))
+
+    def dirty_empty(o: Any, v: KraftVars, b: int) -> Any:
+        x = v.b[b]
+        return o.implies(x.status == OFFLINE_DIRTY, o.and_(x.llen == 0, x.hw == 0, x.bepoch == 0, o.not_(x.unf)))
+
+    def unfenced_registered(o: Any, v: KraftVars, b: int) -> Any:
+        """The controller unfences only a registered broker; a shutdown fences it."""
+        x = v.b[b]
+        return o.implies(x.unf, o.or_(x.status == RUNNING, x.status == STARTING_REGISTERED))
+
+    def leader_role_shape(o: Any, v: KraftVars, b: int) -> Any:
+        x = v.b[b]
+        return o.implies(x.role == LEADER, o.and_(x.md_leader == b, x.has_md, x.fetch_from == NIL))
+
+    def follower_role_shape(o: Any, v: KraftVars, b: int) -> Any:
+        x = v.b[b]
+        return o.implies(x.role == FOLLOWER, o.and_(x.fetch_from == x.md_leader, x.md_leader != b,
+                                                    x.md_leader != NIL, x.has_md))
+
+    def no_role_no_fetch(o: Any, v: KraftVars, b: int) -> Any:
+        x = v.b[b]
+        return o.implies(x.role != FOLLOWER, x.fetch_from == NIL)
+
+    def request_names_sender(o: Any, v: KraftVars, b: int) -> Any:
+        x = v.b[b]
+        return o.implies(x.ap_phase != 0, o.and_(x.role == LEADER, x.ap_isr[b]))
+
+    def hw_within_true_hw(o: Any, v: KraftVars, b: int) -> Any:
+        return v.b[b].hw <= v.true_hw
+
+    def isr_unfenced(o: Any, v: KraftVars) -> Any:
+        cur = Cur(o, v)
+        return o.and_(*(o.implies(cur.isr[j], v.b[j].unf) for j in R))
+
+    def isr_elr_disjoint(o: Any, v: KraftVars) -> Any:
+        cur = Cur(o, v)
+        return o.and_(*(o.not_(o.and_(cur.isr[j], cur.elr[j])) for j in R))
+
+    def leader_unfenced(o: Any, v: KraftVars) -> Any:
+        cur = Cur(o, v)
+        return o.and_(*(o.implies(cur.leader == j, v.b[j].unf) for j in R))
+
+    def unsent_nowhere(o: Any, v: KraftVars) -> Any:
+        """A value not yet written is in no log and was not consumed; an answered value was sent."""
+        logs = [(x.llen, x.lval) for x in v.b] + [(v.true_hw, v.cval)]
+        parts = []
+        for val in range(c.values):
+            parts += [o.implies(o.or_(v.acked[val], v.nacked[val]), v.sent[val])]
+            parts += [o.implies(o.not_(v.sent[val]), o.forall(0, n, lambda p, a=a, val=val: o.sel(a, p) != val, L))
+                      for n, a in logs]
+        return o.and_(*parts)
+
+    return {
+        "UnsentNowhere": unsent_nowhere,
+        "StoppedBrokerIdle": per_broker(stopped_idle),
+        "LossyStopEmptiesLog": per_broker(dirty_empty),
+        "UnfencedIsRegistered": per_broker(unfenced_registered),
+        "LeaderRoleShape": per_broker(leader_role_shape),
+        "FollowerRoleShape": per_broker(follower_role_shape),
+        "OnlyFollowersFetch": per_broker(no_role_no_fetch),
+        "RequestNamesSender": per_broker(request_names_sender),
+        "HwWithinTrueHw": per_broker(hw_within_true_hw),
+        "IsrUnfenced": isr_unfenced,
+        "IsrElrDisjoint": isr_elr_disjoint,
+        "LeaderUnfenced": leader_unfenced,
+        "LeaderInIsr": leader_in_isr,
+        "CommittedOnMembers": committed_on_members,
+        "OneEpochPerValue": one_epoch_per_value,
+    }
