@@ -1,10 +1,14 @@
 """Candidate lemmas over ``KraftVars`` for proofs by induction of the KRaft family (``isrcheck prove
 --lemma NAME``), each a protocol fact a Kafka engineer would state about one configuration.
 
-None is assumed: ``prove`` checks each one (initiation and consecution, relative to the others
-named), and ``--houdini`` drops those that are not inductive. ``LEADER_COMPLETENESS_LEMMAS`` are the
-ones that make LeaderCompleteness inductive on ``kraft-kip966`` at K11-fixed's bounds
-(docs/kraft.md#bmc-and-prove-on-the-kraft-family).
+None is assumed: ``prove`` checks each one it is given (initiation and consecution, relative to the
+others), and ``--houdini`` drops those that are not inductive. ``STRUCTURAL_LEMMAS`` are proved
+together on ``kraft-kip966`` at K11-fixed's bounds (docs/kraft.md#bmc-and-prove-on-the-kraft-family);
+the others are what LeaderCompleteness is expected to need (the data side: which brokers hold the
+committed records), not yet inductive without further lemmas (the leader's view of its followers'
+log ends), which docs/kraft.md describes. Some hold only in one generation (Kafka 3.5 keeps a fenced
+last ISR member, so ``IsrUnfenced`` is KIP-966's): a lemma is a claim about a configuration, checked
+there, never a rule of the model.
 """
 
 from __future__ import annotations
@@ -18,7 +22,6 @@ from isrcheck.model.kraft.fields import (
     LEADER,
     NIL,
     NO_ROLE,
-    OFFLINE_CLEAN,
     OFFLINE_DIRTY,
     RUNNING,
     STARTING,
@@ -34,9 +37,6 @@ Lemma = Callable[[Any, KraftVars], Any]
 def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
     R, L = range(c.brokers), z.log
     elr = c.gen.elr
-
-    def member(cur: Cur, j: int) -> Any:
-        return cur.isr[j] if not elr else None
 
     def leader_in_isr(o: Any, v: KraftVars) -> Any:
         cur = Cur(o, v)
@@ -125,7 +125,7 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
                       for n, a in logs]
         return o.and_(*parts)
 
-    return {
+    lemmas = {
         "UnsentNowhere": unsent_nowhere,
         "StoppedBrokerIdle": per_broker(stopped_idle),
         "LossyStopEmptiesLog": per_broker(dirty_empty),
@@ -142,3 +142,36 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
         "CommittedOnMembers": committed_on_members,
         "OneEpochPerValue": one_epoch_per_value,
     }
+    for name, fn in lemmas.items():
+        fn.__doc__ = MEANING[name]
+    return lemmas
+
+
+MEANING = {
+    "UnsentNowhere": "a value not yet written is in no log and was not consumed; an answered value was sent",
+    "StoppedBrokerIdle": "a broker that is not running has no role, no fetcher and no AlterPartition in flight",
+    "LossyStopEmptiesLog": "a broker stopped by a lossy shutdown has an empty log, HW 0, no broker epoch and is fenced",
+    "UnfencedIsRegistered": "the controller counts a broker unfenced only while it is registered (running or "
+                            "awaiting its registration response)",
+    "LeaderRoleShape": "a broker in the leader role names itself leader, has partition metadata and fetches "
+                       "from no one",
+    "FollowerRoleShape": "a follower fetches from the leader its metadata names, another broker",
+    "OnlyFollowersFetch": "a broker that is not a follower fetches from no one",
+    "RequestNamesSender": "an AlterPartition in flight is a leader's, and its proposed ISR contains the leader",
+    "HwWithinTrueHw": "no broker's high watermark is past the highest one any leader reached (invTrueHwm)",
+    "IsrUnfenced": "every member of the controller's ISR is unfenced (KIP-966: fencing removes a broker from the ISR)",
+    "IsrElrDisjoint": "no broker is in both the controller's ISR and its ELR",
+    "LeaderUnfenced": "the controller's leader is unfenced",
+    "LeaderInIsr": "the controller's leader is in its ISR",
+    "CommittedOnMembers": "every ISR (KIP-966: and ELR) member holds the committed records, unless it lost its "
+                          "log in a lossy shutdown and has not registered since",
+    "OneEpochPerValue": "a value sits at one offset with one leader epoch in every log and in the consumed records",
+}
+
+# Proved together (with MetadataLogMatching as the target) on kraft-kip966 at K11-fixed's bounds,
+# unbounded logs and metadata log (docs/kraft.md).
+STRUCTURAL_LEMMAS = (
+    "StoppedBrokerIdle", "LossyStopEmptiesLog", "UnfencedIsRegistered", "LeaderRoleShape", "FollowerRoleShape",
+    "OnlyFollowersFetch", "RequestNamesSender", "HwWithinTrueHw", "IsrUnfenced", "IsrElrDisjoint",
+    "LeaderUnfenced", "LeaderInIsr",
+)
