@@ -126,8 +126,34 @@ def test_cli_bmc_and_prove(capsys):
     assert "no violation" in capsys.readouterr().out
     assert main(["prove", *common, "--invariant", "MetadataLogMatching", "--quiet"]) == 0
     assert "Proved: MetadataLogMatching" in capsys.readouterr().out
-    assert main(["prove", *common, "--lemma", "Foo"]) == 2  # the family has no built-in lemmas yet
-    assert "no built-in lemma 'Foo'; it has none" in capsys.readouterr().err
+    assert main(["prove", *common, "--lemma", "Foo"]) == 2
+    err = capsys.readouterr().err
+    assert "no built-in lemma 'Foo'; its lemmas are" in err and "LeaderInIsr" in err and "Traceback" not in err
+
+
+def test_prove_with_kraft_lemmas(capsys):
+    """The family's lemmas are chosen by name and checked, not assumed: LeaderInIsr alone is not
+    inductive (an accepted AlterPartition could name an ISR without its leader), with
+    RequestNamesSender (a proposal names its sender) it is."""
+    common = ["prove", "classic", "--generation", "kraft-kip966", "--replicas", "2", "--min-insync-replicas", "1",
+              "--max-records", "1", "--max-fencings", "0", "--max-crashes", "1", "--stops", "lossy",
+              "--invariant", "MetadataLogMatching", "--quiet"]
+    assert main([*common, "--lemma", "LeaderInIsr"]) == 1
+    out = capsys.readouterr().out
+    assert "LeaderInIsr breaks" in out and "ReceiveAlterPartitionRequest" in out
+    named = ["--lemma", "RequestNamesSender", "--lemma", "StoppedBrokerIdle", "--lemma", "LeaderInIsr"]
+    assert main([*common, *named]) == 0
+    out = capsys.readouterr().out
+    assert "Proved: MetadataLogMatching" in out and "lemmas: RequestNamesSender, StoppedBrokerIdle, LeaderInIsr" in out
+
+
+def test_every_kraft_lemma_has_a_meaning():
+    """--list-lemmas prints each lemma's first docstring line: none is left without one."""
+    from isrcheck.model.kraft.symbolic.lemmas import MEANING, STRUCTURAL_LEMMAS
+    sym = make_symbolic(kraft("kraft-kip966", **SMALL), unbounded=True)
+    lemmas = sym.lemmas()
+    assert set(lemmas) == set(MEANING) and set(STRUCTURAL_LEMMAS) <= set(lemmas)
+    assert all(fn.__doc__ == MEANING[name] for name, fn in lemmas.items())
 
 
 @pytest.mark.parametrize("command,option,words", [

@@ -18,6 +18,7 @@ from typing import Any
 
 from isrcheck.model.kraft.config import KraftConfig
 from isrcheck.model.kraft.fields import (
+    AP_ACCEPTED,
     FOLLOWER,
     LEADER,
     NIL,
@@ -46,6 +47,46 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
         """Broker j lost its log in a lossy shutdown and has not registered since."""
         x = v.b[j]
         return o.and_(o.or_(x.status == OFFLINE_DIRTY, x.status == STARTING), x.bepoch == 0, o.not_(x.unf))
+
+    def running_has_epoch(o: Any, v: KraftVars, b: int) -> Any:
+        x = v.b[b]
+        return o.and_(o.implies(x.status == RUNNING, x.bepoch >= 1),
+                      o.implies(x.status == STARTING_REGISTERED, x.reg_resp >= 1))
+
+    def seen_with_epoch(o: Any, v: KraftVars, b: int) -> Any:
+        x = v.b[b]
+        return o.and_(*(o.implies(x.fleo[f] != NIL, x.fep[f] >= 1) for f in R if f != b))
+
+    def non_leader_blank(o: Any, v: KraftVars, b: int) -> Any:
+        x = v.b[b]
+        return o.implies(x.role != LEADER, o.and_(x.ap_phase == 0, x.wfloor == z.nof,
+                                                  *(x.fleo[f] == NIL for f in R), *(x.fep[f] == 0 for f in R)))
+
+    def metadata_ordered(o: Any, v: KraftVars) -> Any:
+        """Each metadata record's partition epoch is one more than the one before, its leader epoch no
+        smaller, and a record's leader is in its ISR."""
+        mr = z.records
+        steps = o.forall(1, v.mlen, lambda i: o.and_(o.sel(v.m_pe, i) == o.sel(v.m_pe, i - 1) + 1,
+                                                     o.sel(v.m_le, i) >= o.sel(v.m_le, i - 1)), mr)
+        inside = o.forall(0, v.mlen, lambda i: o.and_(*(o.implies(o.sel(v.m_leader, i) == j, o.sel(v.m_isr[j], i))
+                                                      for j in R)), mr)
+        return o.and_(steps, inside)
+
+    def broker_metadata_not_ahead(o: Any, v: KraftVars, b: int) -> Any:
+        cur, x = Cur(o, v), v.b[b]
+        return o.and_(x.md_le <= cur.le, x.md_pe <= cur.pe, o.implies(x.ap_phase == AP_ACCEPTED, x.md_pe < cur.pe))
+
+    def unapplied_not_older(o: Any, v: KraftVars, b: int) -> Any:
+        x = v.b[b]
+        return o.forall(x.md_off, v.mlen, lambda i: o.sel(v.m_le, i) >= x.md_le, z.records)
+
+    def follower_leo_seen(o: Any, v: KraftVars, b: int) -> Any:
+        """A leader's view of a follower's log end is not past it while the follower keeps the broker
+        epoch and the leader epoch it fetched with."""
+        x = v.b[b]
+        return o.implies(x.role == LEADER, o.and_(*(o.implies(
+            o.and_(x.fleo[f] != NIL, x.fep[f] == v.b[f].bepoch, v.b[f].md_le == x.md_le), x.fleo[f] <= v.b[f].llen)
+            for f in R if f != b)))
 
     def committed_on_members(o: Any, v: KraftVars) -> Any:
         cur = Cur(o, v)
@@ -139,6 +180,13 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
         "IsrElrDisjoint": isr_elr_disjoint,
         "LeaderUnfenced": leader_unfenced,
         "LeaderInIsr": leader_in_isr,
+        "RunningHasEpoch": per_broker(running_has_epoch),
+        "NonLeaderBlank": per_broker(non_leader_blank),
+        "MetadataOrdered": metadata_ordered,
+        "BrokerMetadataNotAhead": per_broker(broker_metadata_not_ahead),
+        "UnappliedNotOlder": per_broker(unapplied_not_older),
+        "SeenWithEpoch": per_broker(seen_with_epoch),
+        "FollowerLeoSeen": per_broker(follower_leo_seen),
         "CommittedOnMembers": committed_on_members,
         "OneEpochPerValue": one_epoch_per_value,
     }
@@ -163,6 +211,17 @@ MEANING = {
     "IsrElrDisjoint": "no broker is in both the controller's ISR and its ELR",
     "LeaderUnfenced": "the controller's leader is unfenced",
     "LeaderInIsr": "the controller's leader is in its ISR",
+    "RunningHasEpoch": "a running broker has a broker epoch, and a registered one has one coming",
+    "NonLeaderBlank": "a broker that is not leading keeps no follower state, no AlterPartition and no write floor",
+    "MetadataOrdered": "each metadata record's partition epoch is the one before plus one, its leader epoch no "
+                       "smaller, and its leader is in its ISR",
+    "BrokerMetadataNotAhead": "no broker's leader or partition epoch is past the controller's (nor the one an "
+                              "accepted AlterPartition gives it)",
+    "UnappliedNotOlder": "the metadata records a broker has not read yet have leader epochs no older than the "
+                         "one it has applied",
+    "SeenWithEpoch": "a leader records a follower's log end with the follower's broker epoch",
+    "FollowerLeoSeen": "a leader's view of a follower's log end is not past it while the follower keeps the broker "
+                       "epoch and leader epoch it fetched with",
     "CommittedOnMembers": "every ISR (KIP-966: and ELR) member holds the committed records, unless it lost its "
                           "log in a lossy shutdown and has not registered since",
     "OneEpochPerValue": "a value sits at one offset with one leader epoch in every log and in the consumed records",
