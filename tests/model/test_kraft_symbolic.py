@@ -117,6 +117,9 @@ def test_bmc_finds_the_bfs_length_and_replays():
     result = bmc(make_symbolic(model), depth=6, properties=["NoCommittedRecordLostGlobally"])
     assert result.verdict == "violation" and result.depth == 5
     assert len(result.violations[0].trace) == 5 and result.violations[0].property == "NoCommittedRecordLostGlobally"
+    # The work per length, counted (SAT conflicts: the same on a loaded machine), one figure a length.
+    assert len(result.stats["sat_conflicts"]) == len(result.stats["solver_seconds"]) == 5
+    assert result.stats["sat_conflicts"][-1] > 0
 
 
 def test_cli_bmc_and_prove(capsys):
