@@ -3,7 +3,7 @@
 
 None is assumed: ``prove`` checks each one it is given (initiation and consecution, relative to the
 others), and ``--houdini`` drops those that are not inductive. ``STRUCTURAL_LEMMAS`` are proved
-together on ``kraft-kip966`` at K11-fixed's bounds (docs/kraft.md#bmc-and-prove-on-the-kraft-family);
+together on ``kraft-kip966`` at K11-fixed's bounds (docs/kraft.md#prove-and-the-familys-lemmas);
 the others are what LeaderCompleteness is expected to need (the data side: which brokers hold the
 committed records), not yet inductive without further lemmas (the leader's view of its followers'
 log ends), which docs/kraft.md describes. Some hold only in one generation (Kafka 3.5 keeps a fenced
@@ -228,9 +228,10 @@ MEANING = {
 }
 
 # Proved together (with MetadataLogMatching as the target) on kraft-kip966 at K11-fixed's bounds,
-# unbounded logs and metadata log (docs/kraft.md).
+# unbounded logs and metadata log (docs/kraft.md#prove-and-the-familys-lemmas).
 STRUCTURAL_LEMMAS = (
-    "StoppedBrokerIdle", "LossyStopEmptiesLog", "UnfencedIsRegistered", "LeaderRoleShape", "FollowerRoleShape",
-    "OnlyFollowersFetch", "RequestNamesSender", "HwWithinTrueHw", "IsrUnfenced", "IsrElrDisjoint",
-    "LeaderUnfenced", "LeaderInIsr",
+    "UnsentNowhere", "StoppedBrokerIdle", "LossyStopEmptiesLog", "UnfencedIsRegistered", "LeaderRoleShape",
+    "FollowerRoleShape", "OnlyFollowersFetch", "RequestNamesSender", "HwWithinTrueHw", "IsrUnfenced",
+    "IsrElrDisjoint", "LeaderUnfenced", "LeaderInIsr", "RunningHasEpoch", "NonLeaderBlank", "MetadataOrdered",
+    "SeenWithEpoch", "OneEpochPerValue",
 )
