@@ -72,6 +72,31 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
                                                       for j in R)), mr)
         return o.and_(steps, inside)
 
+    def epochs_issued(o: Any, v: KraftVars) -> Any:
+        """Every broker epoch anywhere is one the controller has issued (at most the last)."""
+        parts = []
+        for x in v.b:
+            parts += [x.bepoch <= v.last_be, x.reg_resp <= v.last_be, x.cbe <= v.last_be]
+            parts += [e <= v.last_be for e in x.fep + x.ap_ep]
+        return o.and_(*parts)
+
+    def fresh_registration(o: Any, v: KraftVars, b: int) -> Any:
+        """A broker's new broker epoch is newer than any a leader recorded for it."""
+        x = v.b[b]
+        return o.implies(x.status == STARTING_REGISTERED, o.and_(
+            *(v.b[ld].fep[b] < x.reg_resp for ld in R if ld != b)))
+
+    def epoch_one_leader(o: Any, v: KraftVars) -> Any:
+        """Consecutive metadata records of one leader epoch name the same leader (an election, or no
+        leader, starts a new epoch)."""
+        return o.forall(1, v.mlen, lambda i: o.implies(o.sel(v.m_le, i) == o.sel(v.m_le, i - 1),
+                                                       o.sel(v.m_leader, i) == o.sel(v.m_leader, i - 1)), z.records)
+
+    def metadata_leader_matches(o: Any, v: KraftVars, b: int) -> Any:
+        x = v.b[b]
+        return o.implies(x.has_md, o.forall(0, v.mlen, lambda i: o.implies(
+            o.sel(v.m_le, i) == x.md_le, o.sel(v.m_leader, i) == x.md_leader), z.records))
+
     def broker_metadata_not_ahead(o: Any, v: KraftVars, b: int) -> Any:
         cur, x = Cur(o, v), v.b[b]
         return o.and_(x.md_le <= cur.le, x.md_pe <= cur.pe, o.implies(x.ap_phase == AP_ACCEPTED, x.md_pe < cur.pe))
@@ -184,6 +209,10 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
         "NonLeaderBlank": per_broker(non_leader_blank),
         "MetadataOrdered": metadata_ordered,
         "BrokerMetadataNotAhead": per_broker(broker_metadata_not_ahead),
+        "EpochOneLeader": epoch_one_leader,
+        "EpochsIssued": epochs_issued,
+        "FreshRegistration": per_broker(fresh_registration),
+        "MetadataLeaderMatches": per_broker(metadata_leader_matches),
         "UnappliedNotOlder": per_broker(unapplied_not_older),
         "SeenWithEpoch": per_broker(seen_with_epoch),
         "FollowerLeoSeen": per_broker(follower_leo_seen),
@@ -219,6 +248,11 @@ MEANING = {
                               "accepted AlterPartition gives it)",
     "UnappliedNotOlder": "the metadata records a broker has not read yet have leader epochs no older than the "
                          "one it has applied",
+    "EpochsIssued": "every broker epoch a broker, a leader or the controller holds is one the controller issued",
+    "FreshRegistration": "a broker's new broker epoch is newer than any a leader recorded for it",
+    "EpochOneLeader": "consecutive metadata records of one leader epoch name the same leader",
+    "MetadataLeaderMatches": "the leader a broker's metadata names is the one every metadata record of its leader "
+                             "epoch names",
     "SeenWithEpoch": "a leader records a follower's log end with the follower's broker epoch",
     "FollowerLeoSeen": "a leader's view of a follower's log end is not past it while the follower keeps the broker "
                        "epoch and leader epoch it fetched with",
@@ -233,5 +267,5 @@ STRUCTURAL_LEMMAS = (
     "UnsentNowhere", "StoppedBrokerIdle", "LossyStopEmptiesLog", "UnfencedIsRegistered", "LeaderRoleShape",
     "FollowerRoleShape", "OnlyFollowersFetch", "RequestNamesSender", "HwWithinTrueHw", "IsrUnfenced",
     "IsrElrDisjoint", "LeaderUnfenced", "LeaderInIsr", "RunningHasEpoch", "NonLeaderBlank", "MetadataOrdered",
-    "SeenWithEpoch", "OneEpochPerValue",
+    "SeenWithEpoch", "OneEpochPerValue", "EpochOneLeader", "EpochsIssued", "FreshRegistration",
 )
