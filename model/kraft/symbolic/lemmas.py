@@ -105,6 +105,24 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
         x = v.b[b]
         return o.forall(x.md_off, v.mlen, lambda i: o.sel(v.m_le, i) >= x.md_le, z.records)
 
+    def zombie_out_of_isr(o: Any, v: KraftVars, b: int) -> Any:
+        """A leading broker is in the ISR of a metadata record of a newer leader epoch than its own only
+        as that record's leader, alone (it lost the leadership by leaving the ISR and came back through
+        the ELR; any other way back runs through the newer leader's AlterPartition, which it would
+        have had to follow)."""
+        x = v.b[b]
+        return o.implies(x.role == LEADER, o.forall(0, v.mlen, lambda i: o.implies(
+            o.and_(o.sel(v.m_le, i) > x.md_le, o.sel(v.m_isr[b], i)),
+            o.and_(o.sel(v.m_leader, i) == b, *(o.not_(o.sel(v.m_isr[f], i)) for f in R if f != b))), z.records))
+
+    def new_epoch_new_leader(o: Any, v: KraftVars) -> Any:
+        """A metadata record's leader epoch is the one before or one more, and one more only with
+        another leader (or none)."""
+        return o.forall(1, v.mlen, lambda i: o.and_(
+            o.or_(o.sel(v.m_le, i) == o.sel(v.m_le, i - 1), o.sel(v.m_le, i) == o.sel(v.m_le, i - 1) + 1),
+            o.implies(o.sel(v.m_le, i) != o.sel(v.m_le, i - 1), o.sel(v.m_leader, i) != o.sel(v.m_leader, i - 1))),
+            z.records)
+
     def follower_leo_seen(o: Any, v: KraftVars, b: int) -> Any:
         """A leader's view of a follower's log end is not past it while the follower keeps the broker
         epoch and the leader epoch it fetched with."""
@@ -215,6 +233,8 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
         "MetadataLeaderMatches": per_broker(metadata_leader_matches),
         "UnappliedNotOlder": per_broker(unapplied_not_older),
         "SeenWithEpoch": per_broker(seen_with_epoch),
+        "NewEpochNewLeader": new_epoch_new_leader,
+        "ZombieOutOfIsr": per_broker(zombie_out_of_isr),
         "FollowerLeoSeen": per_broker(follower_leo_seen),
         "CommittedOnMembers": committed_on_members,
         "OneEpochPerValue": one_epoch_per_value,
@@ -254,6 +274,10 @@ MEANING = {
     "MetadataLeaderMatches": "the leader a broker's metadata names is the one every metadata record of its leader "
                              "epoch names",
     "SeenWithEpoch": "a leader records a follower's log end with the follower's broker epoch",
+    "NewEpochNewLeader": "a metadata record's leader epoch is the one before or one more, and one more only with "
+                         "another leader (or none)",
+    "ZombieOutOfIsr": "a leading broker is in the ISR of a metadata record of a newer leader epoch than its own "
+                      "only as its leader, alone",
     "FollowerLeoSeen": "a leader's view of a follower's log end is not past it while the follower keeps the broker "
                        "epoch and leader epoch it fetched with",
     "CommittedOnMembers": "every ISR (KIP-966: and ELR) member holds the committed records, unless it lost its "
