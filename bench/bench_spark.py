@@ -7,12 +7,16 @@ engines give the same counts (never anything about time).
     python bench/bench_spark.py --sizes 6 --replication kip320:3:2:2:2 --levels
     python bench/bench_spark.py --sizes "" --replication kip320:3:2:2:3 --levels   # the scale goal
     python bench/bench_spark.py --sizes "" --replication kip320:3:2:2:3 --master "local-cluster[2,1,2048]" --no-local
+    python bench/bench_spark.py --sizes "" --replication kip320:3:2:2:2 --no-local --jvm-threads --conf KEY=VALUE
 
 Counters(n, 10) has 10**n states and 9n+1 levels (a model without ``pack``: the generic path); the
 replication model is ``isrcheck.model.make_model(generation=..., replicas=..., log_size=...,
 max_records=..., max_leader_epoch=...)``. The session is created with the settings a user gets
-(no ``spark.driver.memory`` unless ``--driver-memory``). Spark runs first, so the driver's peak
-Python memory printed is the Spark run's (the local engine's run comes after, in the same process).
+(no ``spark.driver.memory`` unless ``--driver-memory``), and the settings the engine gives a
+session it creates (``isrcheck.explorer.search.spark.tuning``); ``--conf KEY=VALUE`` adds or
+overrides one (``--conf spark.driver.defaultJavaOptions=`` for the JVM's default compilers).
+Spark runs first, so the driver's peak Python memory printed is the Spark run's (the local
+engine's run comes after, in the same process).
 """
 
 from __future__ import annotations
@@ -74,6 +78,28 @@ def spark_cpu_s(sc) -> tuple[float, float]:
         return float("nan"), float("nan")
 
 
+def jvm_threads_s(sc) -> dict[str, float]:
+    """CPU seconds of the driver JVM's threads, grouped by name with digits dropped (JIT compilers,
+    GC, the executors' task threads, the Python runners' writer threads...): where the JVM's share goes."""
+    import re
+
+    try:
+        jvm = sc._jvm.java.lang.ProcessHandle.current().pid()
+        tick = os.sysconf("SC_CLK_TCK")
+        groups: dict[str, float] = {}
+        for task in Path(f"/proc/{jvm}/task").iterdir():
+            try:
+                stat = (task / "stat").read_text()
+            except OSError:
+                continue
+            name = re.sub(r"[\d#-]+", " ", stat[stat.index("(") + 1:stat.rindex(")")]).strip()
+            fields = stat.rsplit(")", 1)[1].split()
+            groups[name] = groups.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / tick
+        return groups
+    except Exception:
+        return {}
+
+
 def wide(levels: list[dict]) -> tuple[int, float]:
     """(new states, seconds) over the widest levels: those with at least half the widest's new states."""
     on_spark = [lv for lv in levels if lv["where"] != "driver"]
@@ -89,9 +115,12 @@ def run(label, make, args, sc, cores):
 
     model = make()
     t, c, j = time.monotonic(), cpu_s(), spark_cpu_s(sc)
+    threads = jvm_threads_s(sc)
+    extra = {"replicas": args.replicas} if args.replicas else {}
     spark = check(model, engine="spark", stop_at_first=False, driver_threshold=args.driver_threshold,
-                  partitions=args.partitions)
+                  partitions=args.partitions, **extra)
     after = spark_cpu_s(sc)
+    threads = {k: v - threads.get(k, 0.0) for k, v in jvm_threads_s(sc).items()}
     t_spark, c_spark, j_spark, w_spark = time.monotonic() - t, cpu_s() - c, after[0] - j[0], after[1] - j[1]
     driver = driver_peak_mb()
     levels = spark.stats["level_stats"]
@@ -127,6 +156,9 @@ def run(label, make, args, sc, cores):
           f"{stored / max(spark.distinct_states, 1):.1f} B/state ({stored / 2**20:.0f} MiB: visited set, parent "
           f"records, last frontier); driver Python peak {driver:.0f} MB, driver JVM peak {jvm_peak_mb(sc):.0f} MB",
           flush=True)
+    if args.jvm_threads:
+        top = sorted(threads.items(), key=lambda kv: -kv[1])[:8]
+        print("    JVM threads (CPU s): " + ", ".join(f"{k} {v:.1f}" for k, v in top), flush=True)
     if args.levels:
         print("    level   where         frontier        new   seconds   states/s", flush=True)
         for lv in levels:
@@ -146,6 +178,11 @@ def main() -> None:
     p.add_argument("--driver-memory", default=None, help="spark.driver.memory (default: Spark's own, as a user gets)")
     p.add_argument("--levels", action="store_true", help="print every level's time")
     p.add_argument("--no-local", action="store_true", help="skip the local engine (scaling runs)")
+    p.add_argument("--replicas", type=int, default=None,
+                   help="copies of each kept block (the engine's default: 2 with two executors or more)")
+    p.add_argument("--jvm-threads", action="store_true", help="the JVM's CPU by thread name (JIT, GC, tasks)")
+    p.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
+                   help="a Spark setting for the session (repeatable; A/B of settings)")
     args = p.parse_args()
 
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
@@ -158,6 +195,13 @@ def main() -> None:
                .config("spark.executorEnv.PYTHONPATH", os.environ["PYTHONPATH"]))
     if args.driver_memory:
         builder = builder.config("spark.driver.memory", args.driver_memory)
+    from isrcheck.explorer.search.spark.tuning import engine_settings
+
+    for key, value in engine_settings().items():  # what a session the engine creates gets (a CLI run)
+        builder = builder.config(key, value)
+    for item in args.conf:
+        key, _, value = item.partition("=")
+        builder = builder.config(key, value)
     spark = builder.getOrCreate()
     sc = spark.sparkContext
     started = time.monotonic() - t

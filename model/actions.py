@@ -255,6 +255,19 @@ CONSUMER_ACTION_TYPES = (ConsumerFetch, FollowerUpdateHighWatermark, Availabilit
 ALL_ACTION_TYPES = ACTION_TYPES + DURABILITY_ACTION_TYPES + CONSUMER_ACTION_TYPES
 
 
+class MadeOnDemand(dict):
+    """Actions too many to list up front (a zone failure names its brokers and the log end each
+    keeps), each created once, on first use, from its key: the action class's fields."""
+
+    def __init__(self, cls: type) -> None:
+        super().__init__()
+        self.cls = cls
+
+    def __missing__(self, key: tuple) -> object:
+        action = self[key] = self.cls(*key)
+        return action
+
+
 class ActionTable:
     """Every action of one configuration, created once; indexed by internal replica indices."""
 
@@ -295,6 +308,7 @@ class ActionTable:
         # Consumers and fetch responses.
         self.consumer_fetch = [[[ConsumerFetch(x + 1, off, rid) for rid in range(max_records)]
                                 for off in range(log_size)] for x in rs]
+        self.az_failure = MadeOnDemand(AvailabilityZoneFailure)  # by (zone, brokers, epoch, log ends)
         self.update_hw = [[[FollowerUpdateHighWatermark(f + 1, ld + 1, h) for h in offs] for ld in rs] for f in rs]
         # The action classes, for properties that test a step's kind (``properties/`` does not import model).
         self.kinds = SimpleNamespace(**{k.__name__: k for k in ALL_ACTION_TYPES})

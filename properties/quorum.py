@@ -44,6 +44,9 @@ EventuallyLeaderElected (kafka-tlaplus ``kraft/kip_996``, opt-in liveness): a st
 functional leader (a Leader that a majority, itself counted, names as leader) leads to one, with
 ValuesNotStuck's excuse for the bounds: the last election allowed was used and no server leads.
 
+Under ``--max-fetches`` (a bound of the search) the liveness properties are left out (``LIVE``): a
+run that has spent its fetches stops replicating, which would fail them for the bound's sake.
+
 Like the rest of ``properties/``, this module never imports ``model``: everything it reads comes
 through the tables the model hands it (``config``, ``layout``, ``fields``).
 """
@@ -62,12 +65,17 @@ LIVENESS = ("ValuesNotStuck", "EventuallyLeaderElected")
 NAMES = ALWAYS + OPT_IN + SOMETIMES + LIVENESS
 # Only with --max-reconfigs (KIP-853): a configuration without it refuses them, naming the option.
 RECONFIG = ("StatesMatchRoles", "ReconfigurationCommitted", "ReconfigurationNotStuck")
+# Left out under --max-fetches: a run that spends its fetches stops replicating, which would fail
+# them for the bound's sake, not the protocol's.
+LIVE = LIVENESS + ("ReconfigurationNotStuck",)
 
 
 def build(t: Any, property_set: str = "all") -> list[Property]:
     """The selected properties: 'all' or 'default' (every one, the opt-in ones run only when named)
     or comma-separated names."""
     names = NAMES + RECONFIG if t.config.reconfig else NAMES
+    if t.config.max_fetches is not None:
+        names = tuple(n for n in names if n not in LIVE)
     if not t.config.values:  # only voter-set entries (--values 0 with --max-reconfigs): no value to acknowledge
         names = tuple(n for n in names if n != "ValueAcknowledged")
     if property_set in ("all", "default"):

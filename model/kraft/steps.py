@@ -1,11 +1,12 @@
-"""The steps of the KRaft model, one method per TLA+ action of ``Next``, in the spec's order.
+"""The explicit successors of the KRaft model: every step of ``Next``, broker by broker in the
+spec's order (``described.next_order``), then (with ``reassignments``) PerformPartitionReassignment,
+the one step no broker takes.
 
-Each step reads a state tuple and appends ``(action, next_state)`` pairs to ``out``; the
-generation's rules (``isrcheck.model.kraft.generations``) decide where 3.5 and KIP-966 differ. Broker-side:
-BrokerStart, ReceiveBrokerRegResponse, ReceiveMetadataUpdate, SendAlterPartitionRequest,
-ReceiveAlterPartitionResponse, Fetch, WriteRecordToLeader, the two shutdowns; controller-side:
-ReceiveBrokerRegRequest, ReceiveAlterPartitionRequest, FenceBroker, UnfenceBroker, and (with
-``reassignments``) PerformPartitionReassignment, the one step no broker takes.
+Every step of the spec's ``Next`` is written once in ``isrcheck.model.kraft.described`` and runs
+here as the functions ``isrcheck.model.kraft.staging`` generates from it. This module holds, one
+method each, the steps the symbolic form refuses, so written once already: the split fetch's three
+message steps and PerformPartitionReassignment. Each reads a state tuple and appends ``(action,
+next_state)`` pairs to ``out``.
 
 Where the spec passes messages, this model keeps the one message that can be in flight in a slot
 of its sender (see ``isrcheck.model.kraft`` for the argument): a STARTING broker's registration is its
@@ -19,85 +20,45 @@ from __future__ import annotations
 from . import actions as A
 from .config import KraftConfig
 from .controller import Controller
+from .described import STEPS, next_order
 from .fields import (
-    ALTER_PARTITION,
-    AP_ACCEPTED,
-    AP_ACCEPTED_NEW_EPOCH,
-    AP_REJECTED,
-    AP_REQUEST,
     BROKER_EPOCH,
-    C_BROKER_EPOCH,
-    C_UNFENCED,
-    CLEAN_SHUTDOWNS,
-    EPOCH_START,
-    FENCINGS,
     FETCH_DIVERGING,
     FETCH_ERROR,
     FETCH_FROM,
     FETCH_OK,
     FETCH_REQUEST,
     FETCHES,
-    FOLLOWER,
     FOLLOWERS,
     HW,
-    LAST_BROKER_EPOCH,
     LEADER,
-    LEADER_SHRINKS,
     LOG,
     MD_ISR,
-    MD_LEADER,
     MD_LEADER_EPOCH,
     MD_MAXIMAL_ISR,
-    MD_OFFSET,
-    MD_PARTITION_EPOCH,
-    MD_REPLICAS,
     METADATA_LOG,
     NIL,
-    NO_FLOOR,
-    NO_ROLE,
-    OFFLINE_CLEAN,
-    OFFLINE_DIRTY,
     R_ADDING,
-    R_ISR,
-    R_LEADER,
-    R_LEADER_EPOCH,
-    R_PARTITION_EPOCH,
     R_REMOVING,
     R_REPLICAS,
     REASSIGNMENTS,
-    REG_REQUESTS,
-    REG_RESPONSE,
     ROLE,
     RUNNING,
-    SENT,
-    STARTING,
-    STARTING_REGISTERED,
     STATUS,
-    UNCLEAN_SHUTDOWNS,
-    VALUES,
-    WRITE_FLOOR,
     Layout,
 )
 from .replica import Replica
+from .staging import generated_steps
 
 
 def _may_enable(step: str, status: int, role: int) -> bool:
-    """Whether a step's status/role guard lets it fire for a broker in this status and role."""
-    running, leading = status == RUNNING, status == RUNNING and role == LEADER
+    """Whether the status/role guard of a step not yet described (``described.py``) lets it fire
+    for a broker in this status and role."""
+    running = status == RUNNING
     return {
-        "broker_start": status in (OFFLINE_CLEAN, OFFLINE_DIRTY),
-        "receive_broker_reg_response": status == STARTING_REGISTERED,
-        "receive_metadata_update": running,
-        "send_alter_partition_request": leading,
-        "receive_alter_partition_response": leading,
-        "write_record_to_leader": leading,
-        "fetch": running,
         "send_fetch_request": running,
         "receive_fetch_request": running,
         "receive_fetch_response": running,
-        "lossy_shutdown": status not in (OFFLINE_CLEAN, OFFLINE_DIRTY),
-        "clean_shutdown": status not in (OFFLINE_CLEAN, OFFLINE_DIRTY),
-        "unfence_broker": running,
     }.get(step, True)
 
 
@@ -115,17 +76,23 @@ class KraftSteps:
         self.rep = Replica(config, lay)
         self.nv = config.values
         self.min_isr = config.min_isr
-        fetch = ((self.send_fetch_request, self.receive_fetch_request, self.receive_fetch_response)
-                 if config.split_fetch else (self.fetch,))
-        order = (self.broker_start, self.receive_broker_reg_response, self.receive_metadata_update,
-                 self.send_alter_partition_request, self.receive_alter_partition_response, *fetch,
-                 self.write_record_to_leader, self.lossy_shutdown, self.clean_shutdown,
-                 self.receive_broker_reg_request, self.receive_alter_partition_request, self.fence_broker,
-                 self.unfence_broker)
-        # The steps each (status, role) can enable, in the spec's order: each step's own first guard,
-        # applied once per configuration instead of once per state (a hot-path saving, same successors).
-        self.enabled_by = {(st, role): tuple(step for step in order if _may_enable(step.__name__, st, role))
-                           for st in range(5) for role in range(3)}
+        # The steps written once (described.py) run as functions generated per acting broker; the
+        # others are this class's methods.
+        derived = generated_steps(config, lay, self.ctl, self.rep)
+        by_method = {d.method: d for d in STEPS.values()}
+
+        def at(name: str, b: int, st: int, role: int) -> tuple:
+            if name in by_method:
+                fn = derived[name][b]
+                return (fn,) if fn is not None and by_method[name].enabled(st, role) else ()
+            return (getattr(self, name),) if _may_enable(name, st, role) else ()
+
+        # The steps each broker's (status, role) can enable, in the spec's order: each step's own
+        # first guard, applied once per configuration instead of once per state (a hot-path saving,
+        # same successors).
+        order = next_order(config)
+        self.enabled_by = tuple({(st, role): tuple(fn for name in order for fn in at(name, b, st, role))
+                                 for st in range(5) for role in range(3)} for b in lay.brokers)
 
     def successors(self, state: tuple) -> list:
         out: list = []
@@ -133,7 +100,7 @@ class KraftSteps:
         enabled_by = self.enabled_by
         for b in self.lay.brokers:
             o = base[b]
-            for step in enabled_by[state[o + STATUS], state[o + ROLE]]:
+            for step in enabled_by[b][state[o + STATUS], state[o + ROLE]]:
                 step(state, b, out)
         if self.config.reassignments:
             self.perform_partition_reassignment(state, out)
@@ -179,414 +146,7 @@ class KraftSteps:
         members = self.lay.members[target]
         return len({b % c.racks for b in members}) == min(len(members), c.racks)
 
-    # -- broker lifecycle (KIP-903 broker epochs) -------------------------------------------------------
-
-    def broker_start(self, state: tuple, b: int, out: list) -> None:
-        """``BrokerStart``: 3.5 starts with broker epoch 0; KIP-966 with the epoch on disk."""
-        o = self.lay.base[b]
-        if state[o + STATUS] not in (OFFLINE_CLEAN, OFFLINE_DIRTY):
-            return
-        s = list(state)
-        s[o + STATUS] = STARTING
-        if not self.gen.broker_epoch_on_disk:
-            s[o + BROKER_EPOCH] = 0
-        s[o + ROLE] = NO_ROLE
-        out.append((A.BrokerStart(b + 1), tuple(s)))
-
-    def receive_broker_reg_request(self, state: tuple, b: int, out: list) -> None:
-        """``ReceiveBrokerRegRequest``: a new broker epoch, unfenced (KIP-966: unclean if it sent epoch 0).
-
-        The spec's guard is the incarnation check: the controller accepts a request while b's
-        registration is FENCED, or UNFENCED at the request's own incarnation. The second never holds
-        for a request still in flight (each incarnation sends one request, and the controller records
-        its incarnation only when processing it, which consumes it), so what decides is: refused while
-        the registration is UNFENCED, whoever's incarnation holds it. Requests of incarnations that
-        shut down stay in flight (``reg_requests``), as in the spec: processing one is the lost
-        registration (the controller holds an offline broker UNFENCED at a new epoch; its response
-        can never match an incarnation again, so it is dropped here), and the broker's next
-        registration is refused until it is fenced again."""
-        o = self.lay.base[b]
-        if state[o + C_UNFENCED]:
-            return
-        current = state[o + STATUS] == STARTING
-        stale = state[o + REG_REQUESTS]
-        if not current and not stale:
-            return
-        g = self.g
-        epoch = state[g + LAST_BROKER_EPOCH] + 1
-        if current:
-            self._register(state, b, epoch, state[o + BROKER_EPOCH], None, out)
-        for i, sent in enumerate(stale):
-            if i and sent == stale[i - 1]:
-                continue  # requests that sent the same epoch are interchangeable: one step for them
-            self._register(state, b, epoch, sent, stale[:i] + stale[i + 1:], out)
-
-    def _register(self, state: tuple, b: int, epoch: int, sent_epoch: int, rest: tuple | None, out: list) -> None:
-        """The controller's side of one registration; ``rest`` is None for the current incarnation's
-        request (its response goes in flight), else the stale requests left after this one."""
-        o = self.lay.base[b]
-        g = self.g
-        s = list(state)
-        s[g + LAST_BROKER_EPOCH] = epoch
-        s[o + C_BROKER_EPOCH] = epoch
-        if rest is None:
-            s[o + STATUS] = STARTING_REGISTERED
-            s[o + REG_RESPONSE] = epoch
-            # The response's metadata offset: the broker will catch up to it "bar one" record.
-            s[o + MD_OFFSET] = len(state[g + METADATA_LOG]) - 1
-        else:
-            s[o + REG_REQUESTS] = rest
-        unclean = self.gen.broker_epoch_on_disk and sent_epoch == 0
-        choices = self.ctl.unclean_broker(s, b) if unclean else self.ctl.broker_unfenced(s, b)
-        for t, elected in choices:
-            out.append((A.ReceiveBrokerRegRequest(b + 1, epoch, unclean, _elected(elected), rest is not None),
-                        tuple(t)))
-
-    def receive_broker_reg_response(self, state: tuple, b: int, out: list) -> None:
-        """``ReceiveBrokerRegResponse``: RUNNING with the epoch the response carries (the controller
-        may have moved on since, by a stale registration); partition metadata blank until the next
-        metadata record re-initialises the replica."""
-        o = self.lay.base[b]
-        if state[o + STATUS] != STARTING_REGISTERED:
-            return
-        s = list(state)
-        s[o + STATUS] = RUNNING
-        s[o + BROKER_EPOCH] = state[o + REG_RESPONSE]
-        s[o + REG_RESPONSE] = 0
-        s[o + MD_REPLICAS] = 0
-        s[o + MD_ISR] = s[o + MD_MAXIMAL_ISR] = 0
-        s[o + MD_LEADER] = NIL
-        s[o + MD_LEADER_EPOCH] = s[o + MD_PARTITION_EPOCH] = 0
-        out.append((A.ReceiveBrokerRegResponse(b + 1, state[o + REG_RESPONSE]), tuple(s)))
-
-    def unfence_broker(self, state: tuple, b: int, out: list) -> None:
-        """``UnfenceBroker`` (a heartbeat): never limited, as healing actions are not in the spec."""
-        o = self.lay.base[b]
-        if state[o + C_UNFENCED] or state[o + STATUS] != RUNNING:
-            return
-        for t, elected in self.ctl.broker_unfenced(list(state), b):
-            out.append((A.UnfenceBroker(b + 1, _elected(elected)), tuple(t)))
-
-    def fence_broker(self, state: tuple, b: int, out: list) -> None:
-        """``FenceBroker`` (missed heartbeats), at most ``fencings`` times."""
-        g = self.g
-        o = self.lay.base[b]
-        if state[g + FENCINGS] >= self.config.fencings or not state[o + C_UNFENCED]:
-            return
-        s = list(state)
-        s[g + FENCINGS] += 1
-        for t, elected in self.ctl.broker_fenced(s, b):
-            out.append((A.FenceBroker(b + 1, _elected(elected)), tuple(t)))
-
-    def _stopped(self, state: tuple, b: int, lossy: bool, keep_epoch: bool) -> list:
-        """The broker-side effects shared by both shutdowns (``DropFetchSessions`` and the rest)."""
-        o = self.lay.base[b]
-        s = list(state)
-        if state[o + STATUS] == STARTING:  # its RegisterBroker request stays in flight (the spec's network)
-            s[o + REG_REQUESTS] = tuple(sorted(state[o + REG_REQUESTS] + (state[o + BROKER_EPOCH],)))
-        s[o + REG_RESPONSE] = 0  # a response to this incarnation can never be received: dropped
-        s[o + STATUS] = OFFLINE_DIRTY if lossy else OFFLINE_CLEAN
-        if not keep_epoch:
-            s[o + BROKER_EPOCH] = 0
-        s[o + FETCH_FROM] = NIL
-        if state[o + ROLE] == LEADER and state[o + HW] < len(state[o + LOG]):
-            self.rep.fail_pending_writes(s, b)
-        s[o + ROLE] = NO_ROLE
-        if lossy:
-            s[o + LOG] = ()
-            s[o + HW] = 0
-            s[o + EPOCH_START] = NIL
-        s[o + FOLLOWERS] = self.lay.blank_followers
-        s[o + ALTER_PARTITION] = 0
-        s[o + WRITE_FLOOR] = NO_FLOOR
-        if self.config.split_fetch:  # DropFetchSessions: every fetch from or to b is dropped
-            s[o + FETCHES] = self.lay.no_fetches
-            for x in self.lay.brokers:
-                ox = self.lay.base[x]
-                if x != b and s[ox + FETCHES][b]:
-                    slots = list(s[ox + FETCHES])
-                    slots[b] = 0
-                    s[ox + FETCHES] = tuple(slots)
-        return s
-
-    def lossy_shutdown(self, state: tuple, b: int, out: list) -> None:
-        """``UncleanShutdown`` (3.5) / ``DataLossShutdown`` (KIP-966): the whole log is lost; the
-        controller fences the broker at once. AvoidLastReplicaStanding (3.5): not for the last ISR member."""
-        g = self.g
-        o = self.lay.base[b]
-        if state[g + UNCLEAN_SHUTDOWNS] >= self.config.lossy_shutdowns or state[o + STATUS] in (OFFLINE_CLEAN,
-                                                                                              OFFLINE_DIRTY):
-            return
-        if self.config.avoid_last_replica_standing and state[g + METADATA_LOG][-1][R_ISR] == self.lay.bit[b]:
-            return
-        s = self._stopped(state, b, lossy=True, keep_epoch=False)
-        s[g + UNCLEAN_SHUTDOWNS] += 1
-        for t, elected in self.ctl.broker_fenced(s, b):
-            out.append((A.Shutdown(self.gen.lossy_shutdown, b + 1, False, _elected(elected)), tuple(t)))
-
-    def clean_shutdown(self, state: tuple, b: int, out: list) -> None:
-        """``CleanShutdown`` (3.5) / ``NoDataLossShutdown`` (KIP-966: clean, saving the broker epoch on
-        disk, or a crash that keeps the log but saves no epoch)."""
-        g = self.g
-        o = self.lay.base[b]
-        if state[g + CLEAN_SHUTDOWNS] >= self.config.clean_shutdowns or state[o + STATUS] in (OFFLINE_CLEAN,
-                                                                                            OFFLINE_DIRTY):
-            return
-        kinds = (True, False) if self.gen.broker_epoch_on_disk else (True,)
-        for clean in kinds:
-            s = self._stopped(state, b, lossy=False, keep_epoch=clean and self.gen.broker_epoch_on_disk)
-            s[g + CLEAN_SHUTDOWNS] += 1
-            for t, elected in self.ctl.broker_fenced(s, b):
-                out.append((A.Shutdown(self.gen.clean_shutdown, b + 1, clean, _elected(elected)), tuple(t)))
-
-    # -- metadata propagation ---------------------------------------------------------------------------
-
-    def receive_metadata_update(self, state: tuple, b: int, out: list) -> None:
-        """``ReceiveMetadataUpdate``: jump to any unreplicated record that concerns this replica
-        (``PartitionNeedsAction``) and apply it if its partition epoch is newer."""
-        o = self.lay.base[b]
-        if state[o + STATUS] != RUNNING:
-            return
-        records = state[self.g + METADATA_LOG]
-        is_leader = state[o + ROLE] == LEADER
-        bit = self.lay.bit[b]
-        replica = state[o + MD_REPLICAS] & bit
-        for off in range(state[o + MD_OFFSET], len(records)):
-            rec = records[off]
-            # PartitionNeedsAction: leaders react to every change, replicas to a new leader epoch,
-            # a broker that is not (yet) a replica to a record that makes it one.
-            if not (is_leader or (rec[R_LEADER_EPOCH] > state[o + MD_LEADER_EPOCH] if replica
-                                  else rec[R_REPLICAS] & bit)):
-                continue
-            s = list(state)
-            s[o + MD_OFFSET] = off + 1
-            then = "MetadataNoOp"
-            if rec[R_PARTITION_EPOCH] > state[o + MD_PARTITION_EPOCH]:
-                then = self._apply_record(state, s, b, rec)
-                if then is None:
-                    continue
-            out.append((A.ReceiveMetadataUpdate(b + 1, off + 1, then), tuple(s)))
-
-    def _apply_record(self, state: tuple, s: list, b: int, rec: tuple) -> str | None:
-        """The sub-action of ``ReceiveMetadataUpdate`` a newer record calls for; None where the spec's
-        CASE enables none (a broker that is not a replica before or after)."""
-        o = self.lay.base[b]
-        leader, le, isr = rec[R_LEADER], rec[R_LEADER_EPOCH], rec[R_ISR]
-        old_leader, old_le = state[o + MD_LEADER], state[o + MD_LEADER_EPOCH]
-        bit = self.lay.bit[b]
-        if not rec[R_REPLICAS] & bit:
-            if not state[o + MD_REPLICAS] & bit:
-                return None
-            self._delete_partition(state, s, b, rec)
-            return "DeletePartition"
-        s[o + MD_REPLICAS] = rec[R_REPLICAS]
-        s[o + MD_ISR] = s[o + MD_MAXIMAL_ISR] = isr
-        s[o + MD_LEADER] = leader
-        s[o + MD_LEADER_EPOCH] = le
-        s[o + MD_PARTITION_EPOCH] = rec[R_PARTITION_EPOCH]
-        if old_leader == b and leader == b and old_le == le:
-            self.rep.hw_on_partition_change(s, b, isr, isr, state[o + FOLLOWERS])
-            s[o + ALTER_PARTITION] = 0  # its partition epoch is at least the awaited one
-            return "RemainLeader"
-        if leader == b:
-            self._become_leader(state, s, b, isr)
-            return "BecomeLeaderInNewEpoch"
-        if leader != NIL:
-            if le == old_le and old_leader != b:
-                return "RemainFollower"
-            s[o + ROLE] = FOLLOWER
-            s[o + FETCH_FROM] = leader
-            s[o + EPOCH_START] = NIL
-            self.rep.renounce_leadership(s, b, isr, leader)
-            return "BecomeFollowerInNewEpoch"
-        s[o + ROLE] = NO_ROLE
-        s[o + FETCH_FROM] = NIL
-        s[o + EPOCH_START] = NIL
-        self.rep.renounce_leadership(s, b, isr, leader)
-        return "WaitForLeaderChange"
-
-    def _delete_partition(self, state: tuple, s: list, b: int, rec: tuple) -> None:
-        """``DeletePartition``: the replica learns it was removed from the replica set: pending writes
-        fail (as on losing leadership), its metadata is blank, its fetcher and log are dropped."""
-        o = self.lay.base[b]
-        s[o + MD_REPLICAS] = s[o + MD_ISR] = s[o + MD_MAXIMAL_ISR] = 0
-        s[o + MD_LEADER] = NIL
-        s[o + MD_LEADER_EPOCH] = s[o + MD_PARTITION_EPOCH] = 0
-        s[o + ROLE] = NO_ROLE
-        s[o + FETCH_FROM] = NIL
-        s[o + EPOCH_START] = NIL
-        self.rep.renounce_leadership(s, b, rec[R_ISR], rec[R_LEADER])
-        s[o + LOG] = ()
-        s[o + HW] = 0
-
-    def _become_leader(self, state: tuple, s: list, b: int, isr: int) -> None:
-        """``BecomeLeaderInNewEpoch``: the epoch starts at the LEO; a new leader knows nothing of its
-        followers (a re-elected one keeps what it knew of ISR members)."""
-        o = self.lay.base[b]
-        s[o + ROLE] = LEADER
-        self.rep.hw_on_partition_change(s, b, isr, isr, state[o + FOLLOWERS])
-        s[o + EPOCH_START] = len(state[o + LOG])
-        if state[o + ROLE] != LEADER:
-            s[o + FOLLOWERS] = self.lay.blank_followers
-        else:
-            known = state[o + FOLLOWERS]
-            s[o + FOLLOWERS] = tuple(known[f] if isr >> f & 1 else (NIL, 0) for f in self.lay.brokers)
-        s[o + ALTER_PARTITION] = 0
-        s[o + FETCH_FROM] = NIL
-
-    # -- AlterPartition (KIP-497 maximal ISR, KIP-903 broker epochs) -----------------------------------
-
-    def send_alter_partition_request(self, state: tuple, b: int, out: list) -> None:
-        """``SendAlterPartitionRequest``: propose the ISR (members not timed out plus followers caught up
-        to the HW and the epoch start in this leader epoch) and count the maximal ISR meanwhile."""
-        o = self.lay.base[b]
-        if state[o + STATUS] != RUNNING or state[o + ALTER_PARTITION] or state[o + ROLE] != LEADER:
-            return
-        g = self.g
-        lay = self.lay
-        isr = state[o + MD_ISR]
-        if state[g + LEADER_SHRINKS] < self.config.leader_shrinks:
-            timeouts = [m for m in range(1 << lay.n) if m & isr == m and not m >> b & 1]
-            if self.gen.isr_floor_one:
-                timeouts = [m for m in timeouts if m]  # 3.5's spec requires a non-empty timed-out set here
-        else:
-            timeouts = [0]
-        known = state[o + FOLLOWERS]
-        hw, epoch_start = state[o + HW], state[o + EPOCH_START]
-        # KAFKA-19996's fix: under min ISR the HW is frozen (KIP-966), so reaching it says nothing;
-        # require the leader's log end instead.
-        catch_up = hw
-        if self.config.expand_at_leo_under_min_isr and lay.size[isr] < self.min_isr:
-            catch_up = max(hw, len(state[o + LOG]))
-        replicas = state[o + MD_REPLICAS]
-        for timed_out in timeouts:
-            proposed = lay.bit[b]
-            for f in lay.brokers:
-                if f == b or not replicas >> f & 1:  # ProposeNewISR: only the replica set's members
-                    continue
-                if isr >> f & 1:
-                    if not timed_out >> f & 1:
-                        proposed |= lay.bit[f]
-                elif known[f][0] != NIL and known[f][0] >= catch_up and known[f][0] >= epoch_start:
-                    proposed |= lay.bit[f]
-            if proposed == isr:
-                continue
-            # isr_and_epochs: the leader's own epoch, 0 for current members, the epoch seen for added ones.
-            epochs = tuple((state[o + BROKER_EPOCH] if f == b else 0 if isr >> f & 1 else known[f][1])
-                           if proposed >> f & 1 else 0 for f in lay.brokers)
-            s = list(state)
-            s[o + ALTER_PARTITION] = (AP_REQUEST, proposed, epochs)
-            s[o + MD_MAXIMAL_ISR] = proposed | isr
-            if isr & ~proposed:
-                s[g + LEADER_SHRINKS] += 1
-            out.append((A.SendAlterPartitionRequest(b + 1, tuple(lay.ids(proposed))), tuple(s)))
-
-    def receive_alter_partition_request(self, state: tuple, b: int, out: list) -> None:
-        """``ReceiveAlterPartitionRequest``: accepted from the current leader at the current partition
-        epoch and broker epoch, if every proposed member is unfenced at the epoch named (KIP-903)."""
-        o = self.lay.base[b]
-        slot = state[o + ALTER_PARTITION]
-        if not slot or slot[0] != AP_REQUEST:
-            return
-        _, proposed, epochs = slot
-        lay = self.lay
-        cur = state[self.g + METADATA_LOG][-1]
-        current = (cur[R_LEADER] == b and state[o + BROKER_EPOCH] == state[o + C_BROKER_EPOCH]
-                   and state[o + MD_PARTITION_EPOCH] == cur[R_PARTITION_EPOCH])
-        eligible = current and all(
-            state[lay.base[f] + C_UNFENCED] and epochs[f] in (0, state[lay.base[f] + C_BROKER_EPOCH])
-            for f in lay.members[proposed])
-        s = list(state)
-        if eligible:
-            complete = self.ctl.complete_on_alter_partition(cur, proposed)
-            if complete is None:
-                elr = self.ctl.update_elr(cur, proposed) if self.gen.elr else 0
-                self.ctl.apply_change(s, b, proposed, elr, cur[R_LEADER_EPOCH])
-                s[o + ALTER_PARTITION] = (AP_ACCEPTED, proposed, epochs, cur[R_REPLICAS])
-                out.append((A.ReceiveAlterPartitionRequest(b + 1, tuple(lay.ids(proposed)), "accepted"), tuple(s)))
-                return
-            # The request completes the reassignment: the replica set becomes the target, the removing
-            # replicas leave the ISR, a new leader epoch (the leader moves if it was removed). The
-            # leader ignores the response (its leader epoch no longer matches) and learns the change
-            # from the metadata log.
-            final_isr, final_replicas = complete
-            elr = self.ctl.update_elr(cur, final_isr, final_replicas) if self.gen.elr else 0
-            s[o + ALTER_PARTITION] = (AP_ACCEPTED_NEW_EPOCH, proposed, epochs)
-            for leader in self.ctl.new_leaders(cur, final_isr):
-                t = list(s)
-                self.ctl.apply_change(t, leader, final_isr, elr, cur[R_LEADER_EPOCH] + 1, (final_replicas, 0, 0))
-                out.append((A.ReceiveAlterPartitionRequest(b + 1, tuple(lay.ids(proposed)), "accepted, reassigned",
-                                                           leader + 1), tuple(t)))
-            return
-        else:
-            s[o + ALTER_PARTITION] = (AP_REJECTED, proposed, epochs)
-            result = "IneligibleReplica" if current else "FencedLeaderEpoch"
-        out.append((A.ReceiveAlterPartitionRequest(b + 1, tuple(lay.ids(proposed)), result), tuple(s)))
-
-    def receive_alter_partition_response(self, state: tuple, b: int, out: list) -> None:
-        """``ReceiveAlterPartitionResponse``: commit the accepted ISR, or roll the maximal ISR back.
-        (A response the leader would ignore has already left its slot: see ``isrcheck.model.kraft``.)"""
-        o = self.lay.base[b]
-        slot = state[o + ALTER_PARTITION]
-        if (not slot or slot[0] in (AP_REQUEST, AP_ACCEPTED_NEW_EPOCH) or state[o + STATUS] != RUNNING
-                or state[o + ROLE] != LEADER):
-            return
-        s = list(state)
-        s[o + ALTER_PARTITION] = 0
-        if slot[0] == AP_ACCEPTED:
-            s[o + MD_ISR] = s[o + MD_MAXIMAL_ISR] = slot[1]
-            s[o + MD_REPLICAS] = slot[3]  # CompletePartitionChange: the response carries the replica set
-            s[o + MD_PARTITION_EPOCH] = state[o + MD_PARTITION_EPOCH] + 1
-        else:
-            s[o + MD_MAXIMAL_ISR] = state[o + MD_ISR]
-        self.rep.hw_on_partition_change(s, b, s[o + MD_ISR], s[o + MD_MAXIMAL_ISR], state[o + FOLLOWERS])
-        result = "accepted" if slot[0] == AP_ACCEPTED else "rejected"
-        out.append((A.ReceiveAlterPartitionResponse(b + 1, result), tuple(s)))
-
-    # -- replication ------------------------------------------------------------------------------------
-
-    def fetch(self, state: tuple, f: int, out: list) -> None:
-        """A follower's fetch, request and response in one step. An error response (the leader is not
-        leader, or at another leader epoch) changes nothing, so it is not a step here."""
-        lay = self.lay
-        fo = lay.base[f]
-        leader = state[fo + FETCH_FROM]
-        if leader == NIL or state[fo + STATUS] != RUNNING:
-            return
-        lo = lay.base[leader]
-        if (state[lo + STATUS] != RUNNING or state[lo + ROLE] != LEADER
-                or state[lo + MD_LEADER_EPOCH] != state[fo + MD_LEADER_EPOCH]):
-            return
-        flog = state[fo + LOG]
-        fetch_offset = len(flog)
-        last_fetched_epoch = flog[-1] // self.nv if flog else 0
-        diverging = self.rep.last_offset_for_epoch(state, leader, last_fetched_epoch, True)
-        s = list(state)
-        if diverging[0] < last_fetched_epoch or diverging[1] < fetch_offset:
-            cut = self.rep.truncation_point(state, f, diverging)
-            s[fo + LOG] = flog[:cut]
-            out.append((A.Fetch(f + 1, leader + 1, fetch_offset, "diverging", cut), tuple(s)))
-            return
-        known = list(state[lo + FOLLOWERS])
-        known[f] = (fetch_offset, state[fo + BROKER_EPOCH])
-        known = tuple(known)
-        s[lo + FOLLOWERS] = known
-        old = state[lo + HW]
-        members = self.rep.hw_members(state[lo + MD_ISR], state[lo + MD_MAXIMAL_ISR])
-        new = self.rep.commit_offset(leader, members, len(state[lo + LOG]), known)
-        response_hw = old
-        if self.rep.can_advance(state[lo + MD_ISR], old, new):
-            self.rep.advance_hw(s, leader, old, new, True)
-            response_hw = new
-        llog = state[lo + LOG]
-        if fetch_offset < len(llog):
-            flog = flog + (llog[fetch_offset],)
-            s[fo + LOG] = flog
-        if response_hw <= len(flog):
-            s[fo + HW] = response_hw  # a follower's HW is not monotone
-        out.append((A.Fetch(f + 1, leader + 1, fetch_offset, "ok"), tuple(s)))
-
-    # -- the fetch as the spec's three message steps (option split_fetch) ---------------------------------
+    # -- the fetch as the spec's three message steps (option split_fetch; no symbolic form) -------------
 
     def send_fetch_request(self, state: tuple, f: int, out: list) -> None:
         """``SendFetchRequest``: at most one request per fetcher (peer) in flight."""
@@ -675,27 +235,3 @@ class KraftSteps:
                 else:
                     result = "error"
             out.append((A.ReceiveFetchResponse(f + 1, leader + 1, fetch_offset, result), tuple(s)))
-
-    def write_record_to_leader(self, state: tuple, b: int, out: list) -> None:
-        """``WriteRecordToLeader``: an acks=all produce, accepted while the maximal ISR has MinISR members."""
-        o = self.lay.base[b]
-        if state[o + STATUS] != RUNNING or state[o + ROLE] != LEADER:
-            return
-        if self.lay.size[state[o + MD_MAXIMAL_ISR]] < self.min_isr:
-            return
-        g = self.g
-        log = state[o + LOG]
-        for v in range(self.nv):
-            if state[g + SENT] >> v & 1:
-                continue
-            s = list(state)
-            s[o + LOG] = log + (state[o + MD_LEADER_EPOCH] * self.nv + v,)
-            old = state[o + HW]
-            members = self.rep.hw_members(state[o + MD_ISR], state[o + MD_MAXIMAL_ISR])
-            new = self.rep.commit_offset(b, members, len(log) + 1, state[o + FOLLOWERS])
-            if self.rep.can_advance(state[o + MD_ISR], old, new):
-                self.rep.advance_hw(s, b, old, new, True)  # only with min ISR 1: v is not yet sent, not acked
-            s[g + SENT] |= 1 << v
-            if state[o + WRITE_FLOOR] == NO_FLOOR:
-                s[o + WRITE_FLOOR] = len(log)
-            out.append((A.WriteRecordToLeader(b + 1, VALUES[v], len(log)), tuple(s)))

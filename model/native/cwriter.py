@@ -215,9 +215,11 @@ class CWriter(Writer):
     def ack(self, rid: Any, when: Any = True) -> None:
         raise Unsupported("acknowledgements")
 
-    def emit(self, *idx: Any) -> None:
+    def emit(self, *idx: Any, acts: str | None = None) -> None:
         if self.dead:
             return
+        if acts is not None:  # only the options' steps name another table, and they add fields
+            raise Unsupported(f"the action table {acts}")
         table = action_tables().index(self.acts_table)
         setters = " ".join(f"idx[{i}] = {c(v)};" for i, v in enumerate(idx))
         lines = ["if (err) goto fail;", "NEW(nxt);", *self.updates, setters,

@@ -30,22 +30,22 @@ from . import compiled, pure_python
 MAX_LOG_CODES = 4096
 
 
-def qualifies(t: Any, extra_steps: tuple = ()) -> bool:
+def qualifies(t: Any) -> bool:
     """Whether the C successor function can stand in for next.py's on this configuration."""
     lay, opts = t.layout, t.options
-    return (not extra_steps and not t.fields.initial() and lay.length == lay.requests_i + 1
+    return (not t.fields.initial() and lay.length == lay.requests_i + 1
             and t.fields.dead < 0 and t.fields.acked < 0 and t.fields.flushed < 0
             and opts.acks not in ("1", "all") and 1 <= t.config.log_size and t.logs.size <= MAX_LOG_CODES
             and lay.n <= 8 and t.config.max_leader_epoch <= 62)
 
 
-def native_successors(t: Any, extra_steps: tuple = (), fallback: bool = True) -> Any | None:
+def native_successors(t: Any, fallback: bool = True) -> Any | None:
     """The C ``successors(state)`` for tables ``t``, or ``None`` (no compiler, forced off, or the
     configuration does not qualify): the caller keeps next.py's function. A state with a value
     outside the ranges the C code handles (out of the model's reachable states, e.g. a
     counterexample to induction) goes to next.py's function; with ``fallback=False`` it raises
     ``ValueError`` (the compiled module's ``OutOfRange``) instead."""
-    if pure_python() or not qualifies(t, extra_steps):
+    if pure_python() or not qualifies(t):
         return None
     from ..steps.next import NEXT_ORDER, next_successors
 

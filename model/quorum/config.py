@@ -6,7 +6,9 @@ election state (``QuorumSteps.restart`` in ``isrcheck.model.quorum.steps``). KIP
 voters (``isrcheck.model.quorum.reconfig``) are on when ``max_reconfigs`` is 1 or more:
 ``joining`` servers start outside the voter set (|Hosts| - InitClusterSize of KRaftWithReconfig),
 ``max_reconfigs`` is MaxAddReconfigs + MaxRemoveReconfigs, ``reconfig_rule`` the rule a leader
-follows (the spec's, or a pitfall the write-ups warn against). Every bound is
+follows (the spec's, or a pitfall the write-ups warn against). ``max_fetches`` is not a spec
+constant: it bounds the FetchRequests of a run so that a search completes where the specs' state
+space does not (docs/quorum.md, "The two-majorities pitfall's fixed form"). Every bound is
 checked here so that an impossible one is refused with the reason and the fix before any state is
 built.
 
@@ -39,6 +41,12 @@ class QuorumConfig:
     joining: int = 0
     max_reconfigs: int = 0
     reconfig_rule: str = "spec"
+    max_fetches: int | None = None  # a bound of the search (not a spec constant): FetchRequests sent in a run
+
+    @property
+    def fetch_bound(self) -> bool:
+        """Fetches are bounded (the state has the fetch counter)."""
+        return self.max_fetches is not None
 
     @property
     def reconfig(self) -> bool:
@@ -65,6 +73,9 @@ class QuorumConfig:
             raise ValueError(f"restart={self.restart!r}: choose {' or '.join(RESTARTS)}")
         if self.restart != "spec" and not self.max_restarts:
             raise ValueError(f"restart={self.restart!r} has no effect with max_crashes=0: set max_crashes >= 1")
+        if self.max_fetches is not None and self.max_fetches < 0:
+            raise ValueError(f"max_fetches={self.max_fetches}: give 0 or more FetchRequests, or leave it out "
+                             "(unbounded, as the specs)")
         self._validate_reconfig()
 
     def _validate_reconfig(self) -> None:
@@ -82,13 +93,11 @@ class QuorumConfig:
                 raise ValueError(f"reconfig_rule={self.reconfig_rule!r} has no effect with max_reconfigs=0: "
                                  "set max_reconfigs >= 1")
             return
-        if self.pre_vote or self.init_leader:
-            # Pre-vote's state (the fetched set) and the reconfiguration's sit at the same place after
-            # the base fields, and kip_996 and KRaftWithReconfig are separate specs: not combined yet.
-            raise ValueError(f"{'pre_vote' if self.pre_vote else 'init_leader'} with max_reconfigs="
-                             f"{self.max_reconfigs}: pre-vote (KIP-996) and dynamic voters (KIP-853) are not "
-                             "modelled together yet; drop --pre-vote/--init-leader or --max-reconfigs (with "
-                             "--max-reconfigs server 1 already leads epoch 1)")
+        if self.init_leader:
+            # KRaftWithReconfig's Init already has server 1 leading epoch 1 (and kip_996's, which holds
+            # pre-vote and reconfiguration together, is the same): the option would say nothing more.
+            raise ValueError(f"init_leader with max_reconfigs={self.max_reconfigs}: with --max-reconfigs server 1 "
+                             "already leads epoch 1; drop --init-leader (--pre-vote combines with --max-reconfigs)")
         if self.servers > MAX_VOTERS:
             raise ValueError(f"voters={self.voters} and joining={self.joining}: at most {MAX_VOTERS} servers in "
                              f"all; lower --joining or --voters")

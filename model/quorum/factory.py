@@ -31,6 +31,7 @@ def make_model(
     reconfig_rule: ReconfigRule = "spec",
     pre_vote: bool = False,
     init_leader: bool = False,
+    max_fetches: int | None = None,
     property_set: str = "all",
 ) -> QuorumModel:
     """The metadata quorum: KRaft's pull-based Raft (KIP-595), after KRaft.tla (docs/quorum.md).
@@ -50,10 +51,13 @@ def make_model(
     pre_vote: KIP-996 (kafka-tlaplus kraft/kip_996): a timeout makes the server Prospective, asking for
         pre-votes in its epoch; only a majority of them lets it stand for election (docs/quorum.md).
     init_leader: start as kraft/kip_996's Init does: server 1 leads epoch 1, the others follow it.
+    max_fetches: a bound of the search, not in the specs: how many FetchRequests followers may send in a run
+        (default: unbounded); safety only, the liveness properties are left out under it (docs/quorum.md).
     property_set: which properties the model builds: all, default, or comma-separated names
         (isrcheck properties quorum lists them); a run checks the default ones unless --invariant names others.
     """
     config = QuorumConfig(voters=voters, values=values, max_elections=max_elections, max_restarts=max_crashes,
                           restart=restart, joining=joining, max_reconfigs=max_reconfigs, reconfig_rule=reconfig_rule,
-                          pre_vote=pre_vote, init_leader=init_leader)
+                          pre_vote=pre_vote, init_leader=init_leader,
+                          max_fetches=max_fetches)
     return QuorumModel(config, property_set)

@@ -98,6 +98,12 @@ RECONFIG_GLOBAL_FIELDS = (
     Field("reconfigs", "_reconfigCtr", 0, show=_plain,
           doc="AddVoter and RemoveVoter entries appended so far, up to --max-reconfigs"),
 )
+# With --max-fetches: the fetch counter, one global field after the reconfiguration's (when there is
+# one), so that the states of every configuration without the bound keep their shape.
+FETCH_GLOBAL_FIELDS = (
+    Field("fetches", "_fetchCtr", 0, show=_plain,
+          doc="FetchRequests sent so far, up to --max-fetches (a bound of the search, not in the specs)"),
+)
 RECONFIG_VIEW_DOCS = {
     "config": "the server's voter set: the newest voter-set entry in its log, used whether committed or not "
               "(committed: within its high watermark); no entry: an empty set",
@@ -108,6 +114,7 @@ RECONFIG_VIEW_DOCS = {
 BLOCK = len(SERVER_FIELDS)
 (MESSAGES, ACKED_FIELD, ELECTIONS, RESTARTS) = range(len(GLOBAL_FIELDS))
 FIELD_DOCS = {f.view: f.doc for f in (*SERVER_FIELDS, *GLOBAL_FIELDS)}
+FETCH_FIELD_DOCS = {f.view: f.doc for f in FETCH_GLOBAL_FIELDS}
 RECONFIG_FIELD_DOCS = {**{f.view: f.doc for f in RECONFIG_GLOBAL_FIELDS}, **RECONFIG_VIEW_DOCS}
 assert all(FIELD_DOCS.values()), "every field has a one-line description"
 assert SERVER_FIELDS[END_OFFSET].name == "end_offset" and GLOBAL_FIELDS[RESTARTS].name == "restarts"
@@ -115,9 +122,11 @@ assert SERVER_FIELDS[END_OFFSET].name == "end_offset" and GLOBAL_FIELDS[RESTARTS
 
 class Layout:
     """Positions for ``n`` servers, computed once: server i's field F is at ``i * BLOCK + F``,
-    global field G at ``g + G``; with ``reconfig``, the reconfiguration counter at ``reconfigs``."""
+    global field G at ``g + G``; with ``reconfig``, the reconfiguration counter at ``reconfigs``; with
+    ``fetch_bound``, the fetch counter at ``fetches`` (after it). Fields from ``length`` on are server
+    sets (pre-vote's ``fetched``)."""
 
-    def __init__(self, n: int, reconfig: bool = False) -> None:
+    def __init__(self, n: int, reconfig: bool = False, fetch_bound: bool = False) -> None:
         self.n = n
         self.servers = tuple(range(n))
         self.base = tuple(i * BLOCK for i in range(n))
@@ -126,6 +135,9 @@ class Layout:
         self.reconfigs = self.length if reconfig else None
         if reconfig:
             self.length += len(RECONFIG_GLOBAL_FIELDS)
+        self.fetches = self.length if fetch_bound else None
+        if fetch_bound:
+            self.length += len(FETCH_GLOBAL_FIELDS)
         self.all_mask = (1 << n) - 1
         self.members = tuple(tuple(i for i in range(n) if mask >> i & 1) for mask in range(1 << n))
         self.size = tuple(len(m) for m in self.members)

@@ -7,7 +7,8 @@ each field's description), operator signals, and an exact packing of states (``p
 marshal's version 2 bytes, which has no back-references, so equal states give equal bytes) for the
 compact stores and Spark. With ``--max-reconfigs`` (KIP-853, ``isrcheck.model.quorum.reconfig``) the
 initial state is KRaftWithReconfig's, the state has one field more (the reconfiguration counter, last)
-and the view two derived keys per server (its voter set and role).
+and the view two derived keys per server (its voter set and role). With ``--max-fetches`` (a bound of the
+search, not in the specs) the state has the fetch counter after those fields.
 """
 
 from __future__ import annotations
@@ -62,7 +63,7 @@ class QuorumModel:
         config.validate()
         self.config = config
         self.property_set = property_set
-        self.layout = Layout(config.servers, config.reconfig)
+        self.layout = Layout(config.servers, config.reconfig, config.fetch_bound)
         self._steps = (prevote.PreVoteSteps if config.pre_vote else QuorumSteps)(config, self.layout)
         self.successors = self._steps.successors
         self.tables = QuorumTables(config, self.layout, fields)
@@ -84,7 +85,8 @@ class QuorumModel:
                 f"max_restarts={c.max_restarts}" + ("" if c.restart == "spec" else f", restart={c.restart}")
                 + (f", max_reconfigs={c.max_reconfigs}, joining={c.joining}, reconfig_rule={c.reconfig_rule}"
                    if c.reconfig else "")
-                + (", pre_vote=True" if c.pre_vote else "") + (", init_leader=True" if c.init_leader else "") + ")")
+                + (", pre_vote=True" if c.pre_vote else "") + (", init_leader=True" if c.init_leader else "")
+                + ("" if c.max_fetches is None else f", max_fetches={c.max_fetches}") + ")")
 
     def __reduce__(self):
         return (QuorumModel, (self.config, self.property_set))
@@ -94,12 +96,18 @@ class QuorumModel:
     def init_states(self) -> Sequence[tuple]:
         lay = self.layout
         if self._steps.rc is not None:
-            return [self._steps.rc.init_state(self.config.values)]
-        if self.config.pre_vote or self.config.init_leader:  # kip_996's Init, pre-vote's fetched set
-            return [prevote.initial_state(lay, self.config.values, self.config.pre_vote, self.config.init_leader)]
-        block = (1, UNATTACHED, NIL, NIL, (), (), 0, 0, (0,) * lay.n)
-        assert len(block) == len(SERVER_FIELDS)
-        return [block * lay.n + ((), (UNWRITTEN,) * self.config.values, 0, 0)]
+            state = self._steps.rc.init_state(self.config.values)
+            if self.config.pre_vote:  # kip_996's Init: the initial voters follow server 1, having fetched
+                state += (((1 << self.config.voters) - 1) & ~1,)
+        elif self.config.pre_vote or self.config.init_leader:  # kip_996's Init, pre-vote's fetched set
+            state = prevote.initial_state(lay, self.config.values, self.config.pre_vote, self.config.init_leader)
+        else:
+            block = (1, UNATTACHED, NIL, NIL, (), (), 0, 0, (0,) * lay.n)
+            assert len(block) == len(SERVER_FIELDS)
+            state = block * lay.n + ((), (UNWRITTEN,) * self.config.values, 0, 0)
+        if lay.fetches is not None:  # --max-fetches: the fetch counter, before pre-vote's fetched set
+            state = state[:lay.fetches] + (0,) + state[lay.fetches:]
+        return [state]
 
     def properties(self) -> Sequence[Property]:
         return self._properties
@@ -132,6 +140,9 @@ class QuorumModel:
         ``--max-reconfigs``."""
         if name in quorum_properties.RECONFIG and not self.config.reconfig:
             return f"{name} is KIP-853's: add --max-reconfigs 1 (or more)"
+        if name in quorum_properties.LIVE and self.config.fetch_bound:
+            return (f"{name} is a liveness property, left out under --max-fetches (running out of fetches would "
+                    "stop replication and fail it for the bound's sake): drop --max-fetches")
         return None
 
     # -- what users read --------------------------------------------------------------------------------
@@ -154,6 +165,9 @@ class QuorumModel:
                 view[f"role.{i + 1}"] = "Voter" if mask >> i & 1 else "Observer"
             for k, f in enumerate(fields.RECONFIG_GLOBAL_FIELDS):
                 view[f.view] = f.show(t, s, lay.reconfigs + k)
+        if lay.fetches is not None:
+            for k, f in enumerate(fields.FETCH_GLOBAL_FIELDS):
+                view[f.view] = f.show(t, s, lay.fetches + k)
         if self.config.pre_vote:
             view["fetched"] = lay.ids(s[lay.length])
         return view
@@ -173,6 +187,8 @@ class QuorumModel:
         docs = dict(fields.FIELD_DOCS)
         if self.layout.reconfigs is not None:
             docs.update(fields.RECONFIG_FIELD_DOCS)
+        if self.layout.fetches is not None:
+            docs.update(fields.FETCH_FIELD_DOCS)
         if self.config.pre_vote:
             docs["fetched"] = prevote.FETCHED_DOC
         return docs

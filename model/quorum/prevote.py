@@ -29,8 +29,14 @@ What is modelled, with kip_996's names for the steps:
 epoch 1 and the others follow it (and, with pre-vote, have fetched from it), so that a disruption
 needs no election first.
 
+With ``--max-reconfigs`` (KIP-853, ``isrcheck.model.quorum.reconfig``) the steps compose as kip_996,
+which holds both, has them: only a voter (in its own voter set) times out, it asks the other members
+of that set and concludes with a majority of it, an observer ignores pre-vote responses (any server
+answers a pre-vote request); the initial followers have fetched, the joining servers have not; the
+reconfiguration steps are not fair (kip_996's ``Fairness`` leaves AddVoter and RemoveVoter out).
+
 Abstracted away, and why (docs/quorum.md, "Pre-vote (KIP-996)"): kip_996's network partitions,
-crashes that lose state, Resigned leaders, CheckQuorum, reconfiguration and its auxiliary counters
+crashes that lose state, Resigned leaders, CheckQuorum and its auxiliary counters
 (a timeout here may happen at any moment, as KRaft.tla's; the network is KRaft.tla's bag, so a
 server asks for pre-votes once per epoch and log end, which keeps the state space finite); the
 log's leader-change and InitCluster records (logs hold values only, as KRaft.tla's). A Prospective
@@ -137,7 +143,18 @@ class PreVoteSteps(QuorumSteps):
                      self.handle_error_fetch_response):
             for action, t in step(s):
                 out.append((action, self._track(s, action, t)))
+        if self.rc is not None:  # KIP-853's AddVoter and RemoveVoter close Next, as without pre-vote
+            out.extend((action, self._track(s, action, t)) for action, t in self.rc.steps(s))
         return out
+
+    def _peers(self, s: tuple, i: int) -> tuple[int, ...] | None:
+        """Whom ``i`` asks for (pre-)votes: every other server, or with ``--max-reconfigs`` the other
+        members of its voter set, None when it is not in it (kip_996: only a voter times out and
+        stands, and it asks its voter set)."""
+        if self.rc is None:
+            return tuple(j for j in self.layout.servers if j != i)
+        members = self.rc.members(s, i)
+        return tuple(j for j in members if j != i) if i in members else None
 
     def _track(self, s: tuple, action: QuorumAction, t: tuple) -> tuple:
         """The step's effect on ``fetched`` (kip_996's fetch state): cleared for a server whose state,
@@ -173,11 +190,11 @@ class PreVoteSteps(QuorumSteps):
             return
         for i in self.layout.servers:
             o = self.layout.base[i]
-            if s[o + STATE] not in states:
+            peers = self._peers(s, i) if s[o + STATE] in states else None
+            if peers is None:
                 continue
             epoch, log = s[o + EPOCH], s[o + LOG]
-            requests = [(msg.RVQ, epoch, last_epoch(log), len(log), i, j, msg.PRE_VOTE)
-                        for j in self.layout.servers if j != i]
+            requests = [(msg.RVQ, epoch, last_epoch(log), len(log), i, j, msg.PRE_VOTE) for j in peers]
             bag = msg.send_all_once(s[g + MESSAGES], requests)
             if bag is None:
                 continue
@@ -232,6 +249,8 @@ class PreVoteSteps(QuorumSteps):
         g, base = self.layout.g, self.layout.base
         for m in self._pre_votes(s, msg.RVR):
             _, m_epoch, m_leader, granted, error, j, i, _ = m
+            if self.rc is not None and not self.rc.is_voter(s, i):  # kip_996: roles change with reconfigurations
+                continue
             o = base[i]
             triple, handled = self._common_response(s, i, m_leader, m_epoch, error)
             t = list(s)
@@ -258,11 +277,17 @@ class PreVoteSteps(QuorumSteps):
             o = lay.base[i]
             if s[o + STATE] != PROSPECTIVE:
                 continue
-            majority = lay.size[s[o + VOTES_GRANTED]] * 2 > self.n
+            peers = self._peers(s, i)
+            if self.rc is None:
+                majority = lay.size[s[o + VOTES_GRANTED]] * 2 > self.n
+            else:  # kip_996's votes_recv \in Quorum(config.members): a majority of the voter set, all members
+                votes = sum(1 for k in self.rc.members(s, i) if s[o + VOTES_GRANTED] >> k & 1)
+                majority = (peers is not None and votes * 2 > len(peers) + 1
+                            and lay.size[s[o + VOTES_GRANTED]] == votes)
             t = list(s)
             if majority:
                 epoch, log = s[o + EPOCH] + 1, s[o + LOG]
-                requests = [(msg.RVQ, epoch, last_epoch(log), len(log), i, j) for j in lay.servers if j != i]
+                requests = [(msg.RVQ, epoch, last_epoch(log), len(log), i, j) for j in peers]
                 bag = msg.send_all_once(s[g + MESSAGES], requests)
                 if bag is None:
                     continue

@@ -433,8 +433,10 @@ class QuorumSteps:
 
     def send_fetch_request(self, s: tuple) -> Iterator[tuple[QuorumAction, tuple]]:
         """``SendFetchRequest(i, j)``: a follower with no fetch in flight fetches from its leader,
-        naming its log end and last epoch."""
-        g = self.layout.g
+        naming its log end and last epoch; with ``--max-fetches``, while the run has fetches left."""
+        g, bound = self.layout.g, self.layout.fetches
+        if bound is not None and s[bound] >= self.config.max_fetches:
+            return  # --max-fetches: a bound of the search, not a step of the spec
         for i in self.layout.servers:
             o = self.layout.base[i]
             if s[o + PENDING_FETCH]:
@@ -454,6 +456,8 @@ class QuorumSteps:
                 t = list(s)
                 t[o + PENDING_FETCH] = request
                 t[g + MESSAGES] = msg.send(s[g + MESSAGES], request)
+                if bound is not None:
+                    t[bound] += 1
                 yield QuorumAction("SendFetchRequest", i + 1, j + 1, epoch=s[o + EPOCH],
                                    detail=f"offset {len(log)}" + (", observer" if observer == (1,) else "")), tuple(t)
 

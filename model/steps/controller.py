@@ -2,7 +2,7 @@
 
 Their code is their description in ``isrcheck.model.steps.described`` (from which the successor
 functions and the z3 relation are derived);
-this module says what they model and holds what the steps share (``Step``, ``NamedRequests``).
+this module says what they model and holds the request decoding the steps share (``NamedRequests``).
 
 Modelled (``KafkaReplication.tla``):
 
@@ -32,10 +32,6 @@ never acted on (the spec's followers and leaders quantify over ``Replicas``, nev
 """
 
 from __future__ import annotations
-
-from collections.abc import Callable
-
-Step = Callable[[tuple, list], None]
 
 
 class NamedRequests(dict):

@@ -13,11 +13,15 @@ A step is a function of one argument ``x``, the back end's operations (``Ops`` b
 It may branch in Python only on build-time values: the generation's rules (``x.gen``), the
 options (``x.opt``) and bounds (``x.log_size``...; ``None`` when unbounded). Everything read from
 the state is a value of the back end, combined with ``x.and_``, ``x.or_``, ``x.not_``, ``x.ite``
-and Python's comparison and arithmetic operators. Each choice of the replicas named in ``who``
-(and of a request's epoch) emits at most one successor.
+and Python's comparison and arithmetic operators. Each choice of the replicas and cases named in
+``who`` (and of a request's epoch) emits at most one successor.
 
-What each step models is in the docstrings of ``isrcheck.model.steps.controller``, ``leader``
-and ``follower``. A user's variant may replace a step by one of its own (``step_form`` in
+The steps the options add are written the same way, in ``isrcheck.model.steps.failures`` and
+``consumers`` (registered with ``option_step`` in ``OPTION_STEPS``; their order is
+``option_step_names``), and read by the same back ends but the C one (their fields keep C out).
+
+What each classic step models is in the docstrings of ``isrcheck.model.steps.controller``,
+``leader`` and ``follower``. A user's variant may replace a step by one of its own (``step_form`` in
 ``isrcheck.model.variants``), written against the same operations.
 """
 
@@ -33,15 +37,19 @@ class Ops(Protocol):
 
     Control: ``replicas(name)`` (each replica, in order), ``replica_named(name, v)`` (the replica
     ``v`` names, if any), ``requests(name)`` (each LeaderAndIsr request naming a leader, by epoch:
-    ``(epoch, leader, isr)``), ``require(*conds)``, ``let(v)`` (computed once). Logic: ``and_``,
-    ``or_``, ``not_``, ``ite``, ``min``, ``every(fn)`` (over the replicas). The state: ``hw(r)``,
-    ``ep(r)``, ``ld(r)``, ``isr(r)``, ``running(r)``, ``log_end(r)``, ``rec_epoch(r, k)``,
-    ``rec_id(r, k)``, ``caught_up(rule, lead, f, end)``, ``truncation_offset(rule, lead, r)`` and
-    the attributes below. Replica sets: ``has``, ``with_``, ``without``, ``only``, ``empty``,
-    ``at_least``, ``set_ite``. The next state: ``put(field, r, v)`` (``hw``, ``ep``, ``ld``,
-    ``isr`` of replica r; ``ql``, ``qisr``, ``nrid`` with r None), ``send_request(leader, isr)``,
+    ``(epoch, leader, isr)``), ``cases(name, values)`` (each build-time value, in order; z3: the
+    instance's), ``require(*conds)``, ``let(v)`` (computed once). Logic: ``and_``, ``or_``,
+    ``not_``, ``ite``, ``min``, ``every(fn)`` (over the replicas). The state: ``hw(r)``, ``ep(r)``,
+    ``ld(r)``, ``isr(r)``, ``running(r)``, ``log_end(r)``, ``last_epoch(r)``, ``rec_epoch(r, k)``,
+    ``rec_id(r, k)``, ``caught_up(rule, lead, f, end)``, ``truncation_offset(rule, lead, r)``, the
+    options' fields ``flushed(r)`` and ``served(off)``, and the attributes below (``stopped``, a
+    replica set, ``crashes`` and ``az_failures`` with the options that add them). Replica sets:
+    ``has``, ``with_``, ``without``, ``only``, ``single``, ``subset``, ``empty``, ``at_least``,
+    ``set_ite``. The next state: ``put(field, r, v)`` (``hw``, ``ep``, ``ld``, ``isr``,
+    ``flushed`` of replica r; ``served`` at offset r; ``ql``, ``qisr``, ``nrid``, ``stopped``,
+    ``crashes``, ``az_failures`` with r None), ``send_request(leader, isr, when=True)``,
     ``append(r, rid, epoch)``, ``copy_next(f, lead)``, ``truncate(r, off)``, ``ack(rid, when)``,
-    then ``emit(*action_indices)``.
+    then ``emit(*action_indices, acts=None)`` (``acts``: another action table than the step's).
     """
 
     n: int
@@ -54,37 +62,107 @@ class Ops(Protocol):
     qisr: Any
     nrid: Any
     nreq: Any
+    stopped: Any
+    crashes: Any
+    az_failures: Any
 
 
 @dataclass(frozen=True)
 class StepOptions:
-    """The options that change how a classic step behaves (the rest add steps of their own)."""
+    """The options the steps read: the first three change how a classic step behaves, the rest
+    choose and shape the steps the options add (``OPTION_STEPS``)."""
 
     acks: str = "none"  # "1": acknowledged on the leader's append; "all": on the HW passing it
     min_isr: int = 1
     expand_before_epoch_start: bool = False  # bug K6: LeaderExpandIsr does not wait for the HW
+    max_crashes: int = 0
+    stop_kinds: tuple[str, ...] = ()  # of "controlled", "crash", "lossy", in that order
+    unclean: str = "off"  # "any", "highest-last-epoch"
+    kip966: bool = False  # KIP-966's rule for a broker back from an unclean shutdown
+    consumer_reads: str = "off"  # "leader", "any" (KIP-392 follower fetching)
+    max_az_failures: int = 0
+    az_of: tuple[int, ...] = ()  # each replica's availability zone
+
+    @property
+    def stops(self) -> bool:
+        """Brokers may stop (the ``dead`` field): broker stops or zone failures."""
+        return bool(self.max_crashes or self.max_az_failures)
+
+    @property
+    def flushes(self) -> bool:
+        """Replicas have a recovery point (the ``flushed`` field): lossy stops or zone failures."""
+        return "lossy" in self.stop_kinds or bool(self.max_az_failures)
+
+
+STOP_KINDS = ("controlled", "crash", "lossy")
+
+
+def step_options(options: Any, consumers: Any = None, az_of: tuple[int, ...] = ()) -> StepOptions:
+    """The ``StepOptions`` of a model's ``DurabilityOptions`` and ``ConsumerOptions``."""
+    kinds = tuple(k for k in STOP_KINDS if k in options.crash_kinds)
+    reads, azs = ("off", 0) if consumers is None else (consumers.consumer_reads, consumers.max_az_failures)
+    return StepOptions(options.acks, options.min_insync_replicas, options.expand_before_epoch_start,
+                       options.max_crashes, kinds, options.unclean_election, options.kip966_unclean_recovery,
+                       reads, azs, tuple(az_of) if azs else ())
+
+
+def option_step_names(opt: StepOptions) -> list[str]:
+    """The steps the options add after the generation's ``Next``, in order (the order of their
+    successors)."""
+    names = []
+    if opt.max_crashes:
+        names += ["BrokerStop", "BrokerRestart"]
+        if opt.flushes:
+            names.append("FlushLog")
+        if opt.unclean != "off":
+            names.append("UncleanLeaderElection")
+    if opt.max_az_failures:
+        names.append("AvailabilityZoneFailure")
+        if not opt.max_crashes:  # the stop options did not add restarts and flushes
+            names += ["BrokerRestart", "FlushLog"]
+        elif "lossy" not in opt.stop_kinds:
+            names.append("FlushLog")
+    if opt.consumer_reads != "off":
+        names.append("ConsumerFetch")
+    return names
 
 
 @dataclass(frozen=True)
 class Described:
     """A step: its TLA+ action name, the replicas that name one instance of it (z3 unrolls them),
-    the action table its successors are labelled from, and the description itself."""
+    the action table its successors are labelled from, and the description itself. ``cases``: the
+    names in ``who`` that are not replicas but build-time choices (``x.cases``), each with the
+    ``StepOptions`` attribute that lists its values."""
 
     name: str
     who: tuple[str, ...]
     acts: str
     fn: Callable[[Any], None]
+    cases: tuple[tuple[str, str], ...] = ()
 
 
 # The built-in steps, by TLA+ action, in the one order of every generation's Next (``NEXT_ORDER``):
 # the order of their sections in the successor functions, so of the successors.
 STEPS: dict[str, Described] = {}
 FORMS: dict[str, Described] = {}  # forms of a step registered by a user's variant, by the form's name
+# The steps the options add (``isrcheck.model.steps.failures``, ``consumers``), by TLA+ action; they
+# run after the generation's Next, in the order of ``option_step_names``.
+OPTION_STEPS: dict[str, Described] = {}
 
 
 def step(name: str, who: tuple[str, ...], acts: str) -> Callable[[Callable[[Any], None]], Callable[[Any], None]]:
     def register(fn: Callable[[Any], None]) -> Callable[[Any], None]:
         STEPS[name] = Described(name, who, acts, fn)
+        return fn
+
+    return register
+
+
+def option_step(name: str, who: tuple[str, ...], acts: str,
+                cases: tuple[tuple[str, str], ...] = ()) -> Callable[[Callable[[Any], None]], Callable[[Any], None]]:
+    """Registers the description of a step an option adds (see ``Described``)."""
+    def register(fn: Callable[[Any], None]) -> Callable[[Any], None]:
+        OPTION_STEPS[name] = Described(name, who, acts, fn, cases)
         return fn
 
     return register

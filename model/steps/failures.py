@@ -1,8 +1,13 @@
 """Steps the failure options add: brokers that stop and come back, log flushes, unclean election,
 availability-zone power failures.
 
-Each builds whole next states (classic fields plus the option fields of ``isrcheck.model.encoding.fields``)
-and cites the Kafka mechanism it models. What a stop does to the replica, in every kind: the broker
+Each is written once, as the classic steps are (``isrcheck.model.steps.described``: guards, updates
+and the action, against the step operations), and read by the same back ends: the generated Python
+successor function (``isrcheck.model.steps.staging``) and the z3 relation
+(``isrcheck.model.symbolic.derived``; controlled shutdown, KIP-966's rule and zone failures are
+refused there by name). Each cites the Kafka mechanism it models.
+
+What a stop does to the replica, in every kind: the broker
 no longer presumes leadership of anything (its cached leader becomes None: it serves no produce or
 fetch request), keeps its cached epoch and ISR, and the controller reacts in the same step as it
 does in ``ControllerShrinkIsr`` (ZooKeeper session expiry / missed KRaft heartbeats, or the
@@ -20,220 +25,165 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..actions import AvailabilityZoneFailure
-from ..encoding.state import EPOCH, HW, LEADER, Q_ISR, Q_LEADER, REQUESTS
-from .controller import Step
+from .described import epoch_left, option_step
 
 
-def _controller_removes(t: Any, controlled: bool):
-    """How the controller takes broker ``r`` out of the partition (``ControllerShrinkIsr``'s rule, so
-    the classic invariants keep their meaning): returns (epoch or -1, quorum tail) or None when the
-    step is not possible. ``controlled``: leadership must move to a live ISR member first (a
-    controlled shutdown of the last live ISR member is refused, as Kafka's
-    ``ControlledShutdownLeaderSelector`` refuses it) and the broker always leaves the ISR."""
-    n = t.layout.n
-    g = t.layout.g
-    ql_i, qi_i, rq_i = g + Q_LEADER, g + Q_ISR, g + REQUESTS
-    bit = t.layout.bit
-    members = t.layout.members
-    max_epoch = t.config.max_leader_epoch
-
-    def removes(s: tuple, r: int, dead: int) -> list[tuple[int, int, tuple]]:
-        ql, qi, reqs = s[ql_i], s[qi_i], s[rq_i]
-        epoch = len(reqs)
-        if ql != r and not qi & bit[r]:
-            return [(-1, -1, s[ql_i:rq_i + 1])]  # not in the ISR: no controller action
-        if epoch > max_epoch:
-            return []
-        if ql == r:
-            others = qi & ~bit[r]
-            if controlled:
-                options = [(c, others) for c in members[others & ~dead]]
-            else:
-                options = [(-1, qi if qi == bit[r] else others)]
-        else:
-            if controlled and qi == bit[r]:
-                return []
-            options = [(ql, qi & ~bit[r])]
-        out = []
-        for leader, isr in options:
-            request = ((leader + 1) << n) | isr
-            out.append((epoch, leader, (leader, isr, reqs + (request,))))
-        return out
-
-    return removes
+def _leaves(x: Any, r: Any, sole_stays: bool) -> tuple[Any, Any, Any]:
+    """How the controller takes failed broker ``r`` out of the partition (``ControllerShrinkIsr``'s
+    rule, so the classic invariants keep their meaning): (whether it acts, the quorum's new leader,
+    its new ISR). It acts when r is the leader or an ISR member, with a bumped epoch (so only while
+    ``max_leader_epoch`` allows); a leader that was the sole ISR member stays in it if
+    ``sole_stays`` (the ZooKeeper controller never empties an ISR)."""
+    was_leader = x.ql == r
+    involved = x.let(x.or_(was_leader, x.has(x.qisr, r)))
+    x.require(x.or_(x.not_(involved), epoch_left(x)))
+    isr = x.without(x.qisr, r)
+    if sole_stays:
+        isr = x.set_ite(x.and_(was_leader, x.only(x.qisr, r)), x.qisr, isr)
+    return involved, x.let(x.ite(was_leader, -1, x.ql)), x.let(isr)
 
 
-def broker_stops(t: Any) -> Step:
-    """``ControlledShutdown``, ``BrokerCrash`` and its lossy form, for every live broker while
-    fewer than ``max_crashes`` stops have happened."""
-    options = t.options
-    kinds = options.crash_kinds
-    kip966 = options.kip966_unclean_recovery
-    g = t.layout.g
-    ql_i, rq_i = g + Q_LEADER, g + REQUESTS
-    dead_i, crashes_i, flushed_i = t.fields.dead, t.fields.crashes, t.fields.flushed
-    max_crashes = options.max_crashes
-    base = t.layout.base
-    bit = t.layout.bit
-    n = t.layout.n
-    length = t.logs.length
-    pow_ = t.logs.pow
-    acts = t.actions
-    controlled = _controller_removes(t, controlled=True)
-    failed = _controller_removes(t, controlled=False)
-    start = t.fields.start
+def _stopped(x: Any, r: Any) -> None:
+    """What every stop does to broker r: it leads nothing (cached leader None; epoch and ISR cache
+    kept), it is stopped, and one more stop happened."""
+    x.put("ld", r, -1)
+    x.put("stopped", None, x.with_(x.stopped, r))
+    x.put("crashes", None, x.crashes + 1)
 
-    def with_replica(s: tuple, b: int, log: int, hw: int) -> tuple:
-        # The stopped broker leads nothing: cached leader None; epoch and ISR cache kept.
-        return s[:b] + (log, hw, s[b + EPOCH], -1) + s[b + LEADER + 1 : ql_i]
 
-    def step(s: tuple, out: list) -> None:
-        crashes = s[crashes_i]
-        if crashes >= max_crashes:
-            return
-        dead = s[dead_i]
-        for r in range(n):
-            if dead & bit[r]:
+@option_step("BrokerStop", ("kind", "r"), "crash", cases=(("kind", "stop_kinds"),))
+def broker_stop(x: Any) -> None:
+    """``ControlledShutdown``, ``BrokerCrash`` and its lossy form, for every running broker while
+    fewer than ``max_crashes`` stops have happened (per broker, in that order)."""
+    kinds = x.opt.stop_kinds
+    x.require(x.crashes < x.opt.max_crashes)
+    for r in x.replicas("r"):
+        x.require(x.running(r))
+        if "crash" in kinds or "lossy" in kinds:
+            # One removal for both kinds (one request value, shared by their successors). KIP-966: a
+            # broker back from an unclean shutdown is not eligible: it leaves the ISR even as its
+            # last member (the partition goes offline).
+            involved, lead, isr = _leaves(x, r, sole_stays=not x.opt.kip966 or "crash" in kinds)
+            requests = x.let(x.request(lead, isr, when=involved))
+            epoch = x.let(x.ite(involved, x.nreq + 1, 0))
+        for kind in x.cases("kind", kinds):
+            if kind == "controlled":
+                controlled_shutdown(x, r)
                 continue
-            b = base[r]
-            log = s[b]
-            hw = s[b + HW]
-            k = length[log]
-            flushed = s[flushed_i + r] if flushed_i >= 0 else 0
-            new_dead = (dead | bit[r], crashes + 1)
-            if "controlled" in kinds:
-                # Controlled shutdown: leadership moved and ISR shrunk by the controller first; the
-                # broker flushes its log on the way down (recovery point = log end).
-                for epoch, leader, quorum in controlled(s, r, dead):
-                    tail = s[rq_i + 1 : start] + new_dead
-                    if flushed_i >= 0:
-                        tail += s[start + 2 : flushed_i + r] + (k,) + s[flushed_i + r + 1 :]
-                    else:
-                        tail += s[start + 2 :]
-                    nxt = with_replica(s, b, log, hw) + quorum + tail
-                    out.append((acts.controlled[r][leader + 1][epoch + 1], nxt))
-            removals = None
-            if "crash" in kinds:
-                # Crash (kill -9, lost session): the page cache survives, so does the whole log.
-                removals = failed(s, r, dead)
-                for epoch, _leader, quorum in removals:
-                    nxt = with_replica(s, b, log, hw) + quorum + s[rq_i + 1 : start] + new_dead + s[start + 2 :]
-                    out.append((acts.crash[r][epoch + 1], nxt))
-            if "lossy" in kinds and (flushed < k or "crash" not in kinds):
-                # Power failure: log recovery truncates to the recovery point (the flushed prefix).
-                if removals is None:
-                    removals = failed(s, r, dead)
-                new_log = log % pow_[flushed]
-                new_hw = hw if hw < flushed else flushed
-                for epoch, leader, quorum in removals:
-                    if kip966 and epoch >= 0 and quorum[1] == bit[r]:
-                        # KIP-966: a broker back from an unclean shutdown is not eligible: it leaves
-                        # the ISR even as its last member (the partition goes offline).
-                        quorum = (leader, 0, quorum[2][:-1] + (((leader + 1) << n),))
-                    nxt = with_replica(s, b, new_log, new_hw) + quorum + s[rq_i + 1 : start] + new_dead + s[start + 2 :]
-                    out.append((acts.lossy[r][epoch + 1][flushed], nxt))
-
-    return step
+            if kind == "lossy":
+                # Power failure: log recovery truncates to the recovery point (the flushed prefix);
+                # beside plain crashes, only when something is unflushed (else it is a crash).
+                keep = x.flushed(r)
+                if "crash" in kinds:
+                    x.require(keep < x.log_end(r))
+                if x.opt.kip966 and "crash" in kinds:
+                    _, lead, isr = _leaves(x, r, sole_stays=False)
+                    requests = x.let(x.request(lead, isr, when=involved))
+                x.truncate(r, keep)
+            # Crash (kill -9, lost session): the page cache survives, so does the whole log.
+            x.put("ql", None, lead)
+            x.put("qisr", None, isr)
+            x.put("requests", None, requests)
+            _stopped(x, r)
+            if kind == "lossy":
+                x.emit(r, epoch, keep, acts="lossy")
+            else:
+                x.emit(r, epoch)
 
 
-def broker_restart(t: Any) -> Step:
+def controlled_shutdown(x: Any, r: Any) -> None:
+    """``ControlledShutdown``: the controller moves leadership to a running ISR member first (a
+    controlled shutdown of the last running ISR member is refused, as Kafka's
+    ``ControlledShutdownLeaderSelector`` refuses it) and the broker always leaves the ISR; it
+    flushes its log on the way down (recovery point = log end). Not involved: no request."""
+    was_leader = x.ql == r
+    for case in x.cases("removal", ("none", "leader", "member")):
+        if case == "none":
+            x.require(x.not_(was_leader), x.not_(x.has(x.qisr, r)))
+            lead, epoch = -1, 0
+        else:
+            x.require(epoch_left(x))
+            isr = x.without(x.qisr, r)
+            if case == "member":
+                x.require(x.not_(was_leader), x.has(x.qisr, r), x.not_(x.only(x.qisr, r)))
+                lead = x.ql
+            else:
+                x.require(was_leader)
+        for c in x.replicas("c") if case == "leader" else (None,):
+            if case == "leader":
+                x.require(c != r, x.has(isr, c), x.running(c))
+                lead = c
+            if case != "none":
+                x.put("ql", None, lead)
+                x.put("qisr", None, isr)
+                x.send_request(lead, isr)
+                epoch = x.nreq + 1
+            if x.opt.flushes:
+                x.put("flushed", r, x.log_end(r))
+            _stopped(x, r)
+            x.emit(r, lead + 1, epoch, acts="controlled")
+
+
+@option_step("BrokerRestart", ("r",), "restart")
+def broker_restart(x: Any) -> None:
     """``BrokerRestart``: a stopped broker comes back with its on-disk log. The controller sends a
     starting broker the partition's current LeaderAndIsr (``KafkaController.onBrokerStartup``; KRaft:
     the broker replays the metadata log): the replica's epoch is set just below the current one, so
     that it adopts the current request (or a later one, never an older one: requests in flight to
     it died with its connections) through the generation's own ``BecomeLeader`` /
     ``BecomeFollower...`` step, truncating as that generation truncates."""
-    rq_i, dead_i = t.layout.requests_i, t.fields.dead
-    base, bit, members = t.layout.base, t.layout.bit, t.layout.members
-    acts = t.actions.restart
-
-    def step(s: tuple, out: list) -> None:
-        dead = s[dead_i]
-        current = len(s[rq_i]) - 1
-        for r in members[dead]:  # every stopped broker, in ascending order
-            b = base[r]
-            # Requests older than the current one died with the broker's connections.
-            epoch = current - 1 if current >= 0 else s[b + EPOCH]
-            nxt = s[: b + EPOCH] + (epoch,) + s[b + EPOCH + 1 : dead_i] + (dead & ~bit[r],) + s[dead_i + 1 :]
-            out.append((acts[r], nxt))
-
-    return step
+    for r in x.replicas("r"):
+        x.require(x.has(x.stopped, r))
+        x.put("ep", r, x.ite(x.nreq >= 1, x.nreq - 2, x.ep(r)))
+        x.put("stopped", None, x.without(x.stopped, r))
+        x.emit(r)
 
 
-def flush_log(t: Any) -> Step:
-    """``FlushLog``: a live replica fsyncs its log to its end offset (Kafka flushes on
+@option_step("FlushLog", ("r",), "flush")
+def flush_log(x: Any) -> None:
+    """``FlushLog``: a running replica fsyncs its log to its end offset (Kafka flushes on
     ``log.flush.interval.*``, segment roll and when the recovery point is checkpointed; any moment
-    is possible). Truncation lowers the flushed offset with the log (``isrcheck.model.steps.follower``)."""
-    dead_i, flushed_i = t.fields.dead, t.fields.flushed
-    base, members, all_mask = t.layout.base, t.layout.members, t.layout.all_mask
-    length = t.logs.length
-    acts = t.actions.flush
-
-    def step(s: tuple, out: list) -> None:
-        for r in members[all_mask & ~s[dead_i]]:  # every running broker
-            k = length[s[base[r]]]
-            f = flushed_i + r
-            if s[f] < k:
-                out.append((acts[r][k], s[:f] + (k,) + s[f + 1 :]))
-
-    return step
+    is possible). Truncation lowers the flushed offset with the log (``x.truncate``)."""
+    for r in x.replicas("r"):
+        x.require(x.running(r))
+        k = x.let(x.log_end(r))
+        x.require(x.flushed(r) < k)
+        x.put("flushed", r, k)
+        x.emit(r, k)
 
 
-def unclean_leader_election(t: Any) -> Step:
+@option_step("UncleanLeaderElection", ("r",), "unclean")
+def unclean_leader_election(x: Any) -> None:
     """``UncleanLeaderElection``: with ``unclean.leader.election.enable=true`` and no live ISR
     member, the controller elects a live replica outside the ISR, ISR = {it}, bumping the epoch
     (``OfflinePartitionLeaderElectionStrategy`` with unclean allowed). Rule "any": any live replica
     (Kafka takes the first live one in assignment order; every order is explored). Rule
     "highest-last-epoch": ocadaruma/kafka-spec ``UncleanLeaderElection3``: among live replicas, those
     whose last record has the highest leader epoch, then the longest logs among them."""
-    n = t.layout.n
-    g = t.layout.g
-    ql_i, qi_i, rq_i = g + Q_LEADER, g + Q_ISR, g + REQUESTS
-    dead_i = t.fields.dead
-    base = t.layout.base
-    bit = t.layout.bit
-    length = t.logs.length
-    last_epoch = t.logs.last_epoch
-    max_epoch = t.config.max_leader_epoch
-    options = t.options
-    highest = options.unclean_election == "highest-last-epoch"
-    emptied_on_purpose = options.kip966_unclean_recovery
-    acts = t.actions.unclean
-
-    def step(s: tuple, out: list) -> None:
-        if s[ql_i] >= 0:
-            return
-        dead = s[dead_i]
-        isr = s[qi_i]
-        if isr & ~dead or not (isr or emptied_on_purpose):
-            # A live ISR member exists: clean election (ControllerElectLeader) applies. An ISR that
-            # is empty without KIP-966's rule is a quirk of the spec's ControllerShrinkIsr (Kafka's
-            # controller never empties it), not "every ISR member is down".
-            return
-        reqs = s[rq_i]
-        epoch = len(reqs)
-        if epoch > max_epoch:
-            return
-        live = [r for r in range(n) if not dead & bit[r]]
-        if highest and live:
-            top = max(last_epoch[s[base[r]]] for r in live)
-            live = [r for r in live if last_epoch[s[base[r]]] == top]
-            longest = max(length[s[base[r]]] for r in live)
-            live = [r for r in live if length[s[base[r]]] == longest]
-        head = s[:ql_i]
-        tail = s[rq_i + 1 :]
-        for r in live:
-            request = ((r + 1) << n) | bit[r]
-            out.append((acts[r][epoch + 1], head + (r, bit[r], reqs + (request,)) + tail))
-
-    return step
+    x.require(x.ql == -1, x.subset(x.qisr, x.stopped))
+    if not x.opt.kip966:
+        # An ISR that is empty without KIP-966's rule is a quirk of the spec's ControllerShrinkIsr
+        # (Kafka's controller never empties it), not "every ISR member is down".
+        x.require(x.not_(x.empty(x.qisr)))
+    x.require(epoch_left(x))
+    for r in x.replicas("r"):
+        x.require(x.running(r))
+        if x.opt.unclean == "highest-last-epoch":
+            top, end = x.let(x.last_epoch(r)), x.let(x.log_end(r))
+            x.require(x.every(lambda m, top=top, end=end, r=r: True if m == r else x.or_(
+                x.not_(x.running(m)), x.and_(x.last_epoch(m) <= top, x.or_(
+                    x.last_epoch(m) != top, x.log_end(m) <= end)))))
+        x.put("ql", None, r)
+        x.put("qisr", None, x.single(r))
+        x.send_request(r, x.single(r))
+        x.emit(r, x.nreq + 1)
 
 
 # -- racks -------------------------------------------------------------------------------------------
 
 
-def az_failure(t: Any) -> Step:
+@option_step("AvailabilityZoneFailure", ("zone",), "az_failure")
+def az_failure(x: Any) -> None:
     """``AvailabilityZoneFailure``: every running broker of one zone loses power at once. Each
     keeps its flushed prefix (log recovery truncates to the recovery point), caps its HW there and
     leads nothing; the controller (``KafkaController.onBrokerFailure`` with every dead broker at once)
@@ -243,64 +193,59 @@ def az_failure(t: Any) -> Step:
     which one depends on the order the dead brokers are processed in, so every choice is explored),
     unless KIP-966's rule for unclean shutdowns is on, which
     empties it (the partition goes offline rather than be led by a replica that lost data)."""
-    az_of, max_failures = t.az_of, t.consumers.max_az_failures
-    kip966 = t.options.kip966_unclean_recovery
-    n, g = t.layout.n, t.layout.g
-    ql_i, qi_i, rq_i = g + Q_LEADER, g + Q_ISR, g + REQUESTS
-    dead_i, flushed_i, fail_i = t.fields.dead, t.fields.flushed, t.fields.az_failed
-    base, bit, members = t.layout.base, t.layout.bit, t.layout.members
-    pow_ = t.logs.pow
-    max_epoch = t.config.max_leader_epoch
-    zones = sorted(set(az_of))
-    zone_mask = {z: sum(bit[r] for r in range(n) if az_of[r] == z) for z in zones}
-    made: dict[tuple, AvailabilityZoneFailure] = {}
+    az_of = x.opt.az_of
+    x.require(x.az_failures < x.opt.max_az_failures)
+    for z in sorted(set(az_of)):
+        zone = [r for r in range(len(az_of)) if az_of[r] == z]
+        # Which of the zone's brokers are still running (and so go down now): each nonempty subset.
+        for down in x.cases("down", [d for d in _subsets(zone) if d]):
+            for r in zone:
+                x.require(x.not_(x.has(x.stopped, r)) if r in down else x.has(x.stopped, r))
+            zone_failure(x, z, down)
 
-    def make_action(az: int, brokers: tuple, epoch: int, ends: tuple) -> AvailabilityZoneFailure:
-        key = (az, brokers, epoch, ends)
-        got = made.get(key)
-        if got is None:
-            got = made[key] = AvailabilityZoneFailure(az, brokers, epoch, ends)
-        return got
 
-    def step(s: tuple, out: list) -> None:
-        if s[fail_i] >= max_failures:
-            return
-        dead = s[dead_i]
-        for z in zones:
-            down = zone_mask[z] & ~dead
-            if not down:
-                continue
-            ql, qi, reqs = s[ql_i], s[qi_i], s[rq_i]
-            if (ql >= 0 and down & bit[ql]) or qi & down:
-                epoch = len(reqs)
-                if epoch > max_epoch:
+def _subsets(items: list) -> list[tuple]:
+    out: list[tuple] = [()]
+    for item in items:
+        out += [s + (item,) for s in out]
+    return sorted(out)
+
+
+def zone_failure(x: Any, z: int, down: tuple) -> None:
+    """The brokers ``down`` of zone ``z`` fail together (see ``az_failure``)."""
+    leader_down = x.let(x.or_(*(x.ql == r for r in down)))
+    involved = x.let(x.or_(leader_down, *(x.has(x.qisr, r) for r in down)))
+    survivors = x.qisr
+    for r in down:
+        survivors = x.without(survivors, r)
+    survivors = x.let(survivors)
+    for case in x.cases("isr", ("untouched", "survivors", "sole")):
+        isr = survivors
+        if case == "untouched":
+            x.require(x.not_(involved))
+        else:
+            x.require(involved, epoch_left(x))
+            if case == "survivors" and not x.opt.kip966:
+                x.require(x.not_(x.empty(survivors)))
+            elif case == "sole":
+                if x.opt.kip966:
                     continue
-                leader = -1 if ql >= 0 and down & bit[ql] else ql
-                isr = qi & ~down
-                # Which sole member the controller keeps depends on the order it processes the dead
-                # brokers in: every choice is explored (and symmetry stays sound).
-                isrs = [isr] if isr or kip966 else [bit[m] for m in members[qi]]
-                quorums = [(leader, i, reqs + (((leader + 1) << n) | i,)) for i in isrs]
-            else:
-                epoch = -1
-                quorums = [(ql, qi, reqs)]
-            for quorum in quorums:
-                emit(s, z, down, dead, epoch, quorum, out)
-
-    def emit(s: tuple, z: int, down: int, dead: int, epoch: int, quorum: tuple, out: list) -> None:
-        nxt = list(s)
-        ends = []
-        for r in members[down]:
-            b = base[r]
-            keep = s[flushed_i + r]
-            hw = s[b + HW]
-            nxt[b] = s[b] % pow_[keep]
-            nxt[b + HW] = hw if hw < keep else keep
-            nxt[b + LEADER] = -1
-            ends.append(keep)
-        nxt[ql_i], nxt[qi_i], nxt[rq_i] = quorum
-        nxt[dead_i] = dead | down
-        nxt[fail_i] = s[fail_i] + 1
-        out.append((make_action(z + 1, tuple(r + 1 for r in members[down]), epoch, tuple(ends)), tuple(nxt)))
-
-    return step
+                x.require(x.empty(survivors))
+        for m in x.replicas("m") if case == "sole" else (None,):
+            if case == "sole":
+                x.require(x.has(x.qisr, m))
+                isr = x.single(m)
+            if case != "untouched":
+                lead = x.let(x.ite(leader_down, -1, x.ql))
+                x.put("ql", None, lead)
+                x.put("qisr", None, isr)
+                x.send_request(lead, isr)
+            stopped = x.stopped
+            for r in down:
+                x.truncate(r, x.flushed(r))
+                x.put("ld", r, -1)
+                stopped = x.with_(stopped, r)
+            x.put("stopped", None, stopped)
+            x.put("az_failures", None, x.az_failures + 1)
+            epoch = -1 if case == "untouched" else x.nreq
+            x.emit(z + 1, tuple(r + 1 for r in down), epoch, tuple(x.flushed(r) for r in down))

@@ -7,7 +7,8 @@ in. A generation's ``Next`` (``isrcheck.model.generations``) names which section
 is generated from the descriptions as straight-line source (``isrcheck.model.steps.staging``): the
 generation's rules and the options that change a step are folded in when it is generated, so the
 hot path tests nothing that is constant, and a replica's fields are constant indices. The steps
-the options add (``isrcheck.model.steps.failures``, ``consumers``) follow as closures of their own.
+the options add (``isrcheck.model.steps.failures``, ``consumers``) are described the same way and
+follow as sections of the same function.
 
 The successors and their order are exactly those of the hand-written functions this replaced, in
 every generation and option (``tests/model/test_successor_digest.py`` holds digests recorded
@@ -31,11 +32,11 @@ assert NEXT_ORDER[:len(HEAD)] == HEAD, "the descriptions' order starts with gene
 Successors = Callable[[tuple], list]
 
 
-def next_successors(t: Any, extra_steps: tuple = ()) -> Successors:
+def next_successors(t: Any) -> Successors:
     """``successors(state)``: every (action, next state) of the generation's ``Next``, in its order,
-    then those of ``extra_steps`` (the options' steps, ``step(state, out)``)."""
+    then those of the options' steps (``isrcheck.model.steps.failures``, ``consumers``)."""
     gen = t.generation
     names = tuple(gen.next)
     if tuple(name for name in NEXT_ORDER if name in names) != names:
         raise ValueError(f"generation {gen.name}: Next {names} is not in the order of NEXT_ORDER {NEXT_ORDER}")
-    return generated_successors(t, extra_steps)
+    return generated_successors(t)

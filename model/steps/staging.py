@@ -23,7 +23,7 @@ from typing import Any
 
 from ..encoding.state import EPOCH, FIELDS_PER_REPLICA, HW, ISR, LEADER
 from .controller import NamedRequests
-from .described import FORMS, StepOptions, described
+from .described import FORMS, OPTION_STEPS, described, option_step_names, step_options
 from .rules import caught_up_table
 from .truncation import TRUNCATE_TO, offset_table
 
@@ -65,6 +65,8 @@ class Staged:
 def src(v: Any) -> str:
     if isinstance(v, Staged):
         return v.src
+    if isinstance(v, tuple):
+        return "(" + "".join(f"{src(e)}, " for e in v) + ")"
     if isinstance(v, bool):
         return "True" if v else "False"
     if isinstance(v, int):
@@ -113,14 +115,19 @@ class Writer:
         self.t = t
         self.n = lay.n
         self.gen = t.generation
-        self.opt = StepOptions(opts.acks, opts.min_insync_replicas, opts.expand_before_epoch_start)
+        self.opt = step_options(opts, t.consumers, t.az_of)
         self.log_size, self.max_records, self.max_leader_epoch = cfg.log_size, cfg.max_records, cfg.max_leader_epoch
         self.rq_i, self.dead_i, self.acked_i, self.flushed_i = lay.requests_i, fields.dead, fields.acked, fields.flushed
+        self.served_i = fields.served
         self.ql = Staged(f"s[{lay.q_leader}]")
         self.qisr = Staged(f"s[{lay.q_isr}]")
         self.nrid = Staged(f"s[{lay.next_record_id}]")
         self.nreq = Staged("next_epoch")
-        self._globals = {"ql": lay.q_leader, "qisr": lay.q_isr, "nrid": lay.next_record_id}
+        self._globals = {"ql": lay.q_leader, "qisr": lay.q_isr, "nrid": lay.next_record_id, "stopped": fields.dead,
+                         "crashes": fields.crashes, "az_failures": fields.az_failed}
+        # The options' fields (isrcheck.model.encoding.fields), where present.
+        self.stopped, self.crashes, self.az_failures = (
+            Staged(f"s[{i}]") if i >= 0 else 0 for i in (fields.dead, fields.crashes, fields.az_failed))
         self.namespace = self.base_namespace(t)
         self._tables: dict[tuple[str, str], str] = {}
         # How each name the sections added to the namespace is found in tables ``t`` (so a cached
@@ -138,6 +145,7 @@ class Writer:
     def base_namespace(t: Any) -> dict[str, Any]:
         logs, n = t.logs, t.layout.n
         return {"length": logs.length, "pow_": logs.pow, "records": logs.records, "epoch_at": logs.epoch_at,
+                "last_epoch": logs.last_epoch,
                 "popcount": tuple(bin(m).count("1") for m in range(1 << n)), "named": NamedRequests(n)}
 
     # -- writing source ----------------------------------------------------------------------
@@ -183,6 +191,14 @@ class Writer:
         self._open(f"for {e}, {ld}, {isr} in requests:")
         self._open(f"if {e} > lowest:")
         yield Staged(e), Staged(ld), Staged(isr)
+        self.at, self.dead = at, dead
+
+    def cases(self, name: str, values: Any) -> Iterator[Any]:
+        """Each build-time value, in order, each with its own guards (a branch of the source)."""
+        at, dead = list(self.at), self.dead
+        for value in values:
+            self.at, self.dead, self.updates = list(at), dead, []
+            yield value
         self.at, self.dead = at, dead
 
     def require(self, *conds: Any) -> None:
@@ -270,6 +286,15 @@ class Writer:
     def log_end(self, r: Any) -> Staged:
         return Staged(f"length[{self._log(r)}]")
 
+    def last_epoch(self, r: Any) -> Staged:
+        return Staged(f"last_epoch[{self._log(r)}]")
+
+    def flushed(self, r: Any) -> Staged:
+        return Staged(f"s[{self.flushed_i + r}]")
+
+    def served(self, off: int) -> Staged:
+        return Staged(f"s[{self.served_i + off}]")
+
     def rec_epoch(self, r: Any, k: Any) -> Staged:
         return Staged(f"epoch_at[{self._log(r)}][{src(k)}]")
 
@@ -317,18 +342,42 @@ class Writer:
     def empty(self, s: Any) -> Staged:
         return Staged(f"(not {src(s)})")
 
+    def single(self, r: Any) -> Any:
+        return 1 << r if const(r) else Staged(f"(1 << {src(r)})")
+
+    def subset(self, a: Any, b: Any) -> Staged:
+        return Staged(f"(not {src(a)} & ~{src(b)})")
+
     def at_least(self, s: Any, m: int) -> Any:
         return True if m <= 0 else Staged(f"(popcount[{src(s)}] >= {m})")
 
     # -- the next state ------------------------------------------------------------------------
 
     def put(self, field: str, r: Any, v: Any) -> None:
-        at = self._at(r, REPLICA_FIELD[field]) if field in REPLICA_FIELD else str(self._globals[field])
+        if field in REPLICA_FIELD:
+            at = self._at(r, REPLICA_FIELD[field])
+        elif field == "flushed":
+            at = str(self.flushed_i + r)
+        elif field == "served":
+            at = str(self.served_i + r)
+        elif field == "requests":
+            at = str(self.rq_i)
+        else:
+            at = str(self._globals[field])
         self.updates.append(f"nxt[{at}] = {src(v)}")
 
     def send_request(self, lead: Any, isr: Any) -> None:
         code = src((lead + 1) << self.n) if const(lead) else f"(({src(lead)} + 1) << {self.n})"
         self.updates.append(f"nxt[{self.rq_i}] = reqs + (({code} | {src(isr)}),)")
+
+    def request(self, lead: Any, isr: Any, when: Any = True) -> Any:
+        """The requests after the controller sends one (if ``when``), as a value: ``let`` it to
+        compute it once for several successors (``put("requests", None, v)``)."""
+        if const(when) and not when:
+            return Staged("reqs")
+        code = src((lead + 1) << self.n) if const(lead) else f"(({src(lead)} + 1) << {self.n})"
+        sent = f"reqs + (({code} | {src(isr)}),)"
+        return Staged(f"({sent})" if when is True else f"(({sent}) if {src(when)} else reqs)")
 
     def append(self, r: Any, rid: Any, epoch: Any) -> None:
         log = self._log(r)
@@ -343,7 +392,8 @@ class Writer:
     def truncate(self, r: Any, off: Any) -> None:
         self.updates.append(f"nxt[{self._at(r, 0)}] = {self._log(r)} % pow_[{src(off)}]")
         self.put("hw", r, self.min(off, self.hw(r)))
-        if self.flushed_i >= 0:  # the recovery point never exceeds the log end
+        # The recovery point never exceeds the log end (truncating to it leaves it).
+        if self.flushed_i >= 0 and src(off) != src(self.flushed(r)):
             at = self.flushed_i + r if const(r) else f"{self.flushed_i} + {src(r)}"
             self.updates.append(f"if nxt[{at}] > {src(off)}: nxt[{at}] = {src(off)}")
 
@@ -353,16 +403,18 @@ class Writer:
         stmt = f"nxt[{self.acked_i}] |= 1 << {src(rid)}"
         self.updates.append(stmt if when is True else f"if {src(when)}: {stmt}")
 
-    def emit(self, *idx: Any) -> None:
+    def emit(self, *idx: Any, acts: str | None = None) -> None:
         if self.dead:
             return
-        if all(const(i) for i in idx):
+        acts = acts or self.acts_table
+        keyed = isinstance(getattr(self.t.actions, acts), dict)  # made on first use, by key
+        if all(const(i) for i in idx) and not keyed:
             action = self._name("act")
-            self._add(action, "act", (self.acts_table, tuple(idx)))
+            self._add(action, "act", (acts, tuple(idx)))
         else:
-            table = f"acts_{self.acts_table}"
-            self._add(table, "acts", (self.acts_table,))
-            action = table + "".join(f"[{src(i)}]" for i in idx)
+            table = f"acts_{acts}"
+            self._add(table, "acts", (acts,))
+            action = table + (f"[{src(tuple(idx))}]" if keyed else "".join(f"[{src(i)}]" for i in idx))
         for line in ("nxt = list(s)", *self.updates, f"out.append(({action}, tuple(nxt)))"):
             self._line(line)
         for block in self.at:
@@ -397,37 +449,40 @@ def rule_table(t: Any, kind: str, rule: str) -> Any:
 
 def shape(t: Any) -> tuple:
     """Everything a generated source depends on (two models of one shape share it): the generation
-    (its rules, its Next, its forms and their functions), the layout, the options that change a
-    step, the bounds and the log encoding."""
-    lay, f, o, c, gen = t.layout, t.fields, t.options, t.config, t.generation
+    (its rules, its Next, its forms and their functions), the option steps' functions, the layout
+    and the option fields, the options the steps read, the bounds and the log encoding."""
+    lay, f, c, gen = t.layout, t.fields, t.config, t.generation
+    opt = step_options(t.options, t.consumers, t.az_of)
     forms = tuple(id(FORMS[name].fn) for name in gen.forms if name in FORMS)
+    forms += tuple(id(OPTION_STEPS[name].fn) for name in option_step_names(opt))
     return (gen, forms, lay.n, lay.requests_i, lay.q_leader, lay.q_isr, lay.next_record_id, f.dead, f.acked,
-            f.flushed, o.acks, o.min_insync_replicas, o.expand_before_epoch_start, c.log_size, c.max_records,
-            c.max_leader_epoch, t.logs.epochs, t.logs.size)
+            f.flushed, f.crashes, f.served, f.az_failed, opt,
+            c.log_size, c.max_records, c.max_leader_epoch, t.logs.epochs, t.logs.size)
 
 
-_SOURCES: dict[tuple, tuple[str, list]] = {}  # shape and extra step count -> (source, recipe)
+_SOURCES: dict[tuple, tuple[str, list]] = {}  # shape -> (source, recipe)
 _CODE: dict[str, Any] = {}  # source -> its code object
 
 
-def successors_source(t: Any, extra_steps: tuple = ()) -> tuple[str, dict[str, Any]]:
+def successors_source(t: Any) -> tuple[str, dict[str, Any]]:
     """The generated source of the generation's ``Next`` for tables ``t`` and its namespace."""
-    key = (shape(t), len(extra_steps))
+    key = shape(t)
     if key not in _SOURCES:
         w = Writer(t)
-        _SOURCES[key] = _write(w, t, len(extra_steps)), w.recipe
+        _SOURCES[key] = _write(w, t), w.recipe
     source, recipe = _SOURCES[key]
     namespace = Writer.base_namespace(t)
     for entry in recipe:
         namespace.update(bind(t, *entry))
-    for i, step in enumerate(extra_steps):
-        namespace[f"extra{i}"] = step
     return source, namespace
 
 
-def _write(w: Writer, t: Any, extra: int) -> str:
+def _write(w: Writer, t: Any) -> str:
     for name in t.generation.next:
         d = described(t.generation, name)
+        w.section(name, d.acts, d.fn)
+    for name in option_step_names(w.opt):  # the options' steps, described the same way
+        d = OPTION_STEPS[name]
         w.section(name, d.acts, d.fn)
     body = w.lines
     n, head = t.layout.n, ["def successors(s):", "    out = []", f"    reqs = s[{t.layout.requests_i}]",
@@ -436,13 +491,12 @@ def _write(w: Writer, t: Any, extra: int) -> str:
         epochs = ", ".join(f"s[{FIELDS_PER_REPLICA * r + EPOCH}]" for r in range(n))
         head += [f"    lowest = min({epochs})" if n > 1 else f"    lowest = {epochs}",
                  "    requests = named[reqs] if lowest < next_epoch - 1 else ()"]
-    tail = [f"    extra{i}(s, out)" for i in range(extra)]
-    return "\n".join([*head, *body, *tail, "    return out", ""])
+    return "\n".join([*head, *body, "    return out", ""])
 
 
-def generated_successors(t: Any, extra_steps: tuple = ()) -> Callable[[tuple], list]:
-    """The generation's ``Next`` (then ``extra_steps``) as one compiled function."""
-    source, namespace = successors_source(t, extra_steps)
+def generated_successors(t: Any) -> Callable[[tuple], list]:
+    """The generation's ``Next``, then the options' steps, as one compiled function."""
+    source, namespace = successors_source(t)
     code = _CODE.get(source)
     if code is None:
         code = _CODE[source] = compile(source, f"<isrcheck generated Next of {t.generation.name}>", "exec")

@@ -1,7 +1,8 @@
-"""The classic steps as symbolic relations, derived from their one description
-(``isrcheck.model.steps.described``): each step function is run on the state variables of an
-``Ops`` backend (z3 terms, bounded or unbounded, or concrete values), once per choice of the
-replicas it names (``Described.who``), giving that ``SymStep``'s ``(guard, next variables)``.
+"""The classic steps and the options' steps as symbolic relations, derived from their one
+description (``isrcheck.model.steps.described``, ``failures``): each step function is run on the
+state variables of an ``Ops`` backend (z3 terms, bounded or unbounded, or concrete values), once
+per choice of the replicas it names (``Described.who``) and of its build-time cases
+(``Described.cases``: the kind of a stop), giving that ``SymStep``'s ``(guard, next variables)``.
 
 How the description's operations read here: a loop over replicas takes the instance's replica;
 a replica read from the state (``replica_named``: the quorum leader, a follower's leader) is the
@@ -9,7 +10,8 @@ instance's replica under the guard that the state names it; a loop over LeaderAn
 an existential choice of an epoch (``ops.choose`` over the epochs sent so far, so epochs stay
 unbounded) whose request names the instance's leader; rules over two logs are the functions of
 ``isrcheck.model.steps.rules`` and ``truncation`` on symbolic logs; a replica set is a list of
-Booleans. A variable a step does not update stays the very term it was (``relation.same_term``).
+Booleans, as are the stopped brokers. A variable a step does not update stays the very term it
+was (``relation.same_term``).
 
 Abstracted away: as in the explicit steps.
 """
@@ -28,8 +30,9 @@ from isrcheck.model.steps.truncation import TRUNCATE_TO
 from .durability import popcount_at_least
 from .vars import KafkaVars
 
-# The one step whose action (what traces print) is not spelled as its TLA+ action.
-LABEL = {"BecomeFollowerAndTruncateTo": "BecomeFollowerAndTruncate"}
+# The steps whose action (what traces print) is not spelled as their TLA+ action (a crash of
+# either kind is a BrokerCrash).
+LABEL = {"BecomeFollowerAndTruncateTo": "BecomeFollowerAndTruncate", "BrokerStop": "BrokerCrash"}
 
 
 class _Off(Exception):
@@ -47,6 +50,7 @@ class Reader:
             bounds.max_leader_epoch
         self.epochs = epochs
         self.ql, self.qisr, self.nrid, self.nreq = v.ql, v.qisr, v.nrid, v.nreq
+        self.stopped, self.crashes, self.az_failures = v.dead, v.crashes, 0
         self.w = v.copy()
         self.guards: list[Any] = []
         self.result: tuple[Any, Any] | None = None
@@ -62,6 +66,9 @@ class Reader:
         lead = self.pinned[name]
         self.require(o.sel(v.req_ld, e) == lead)
         yield e, lead, [o.sel(v.req_isr[j], e) for j in range(self.n)]
+
+    def cases(self, name: str, values: Any) -> Iterator[Any]:
+        yield self.pinned[name]
 
     def require(self, *conds: Any) -> None:
         for c in conds:
@@ -101,6 +108,11 @@ class Reader:
     def log_end(self, r: int) -> Any: return self.v.length[r]  # noqa: E704
     def rec_epoch(self, r: int, k: Any) -> Any: return self.o.sel(self.v.rep[r], k)  # noqa: E704
     def rec_id(self, r: int, k: Any) -> Any: return self.o.sel(self.v.rid[r], k)  # noqa: E704
+    def flushed(self, r: int) -> Any: return self.v.flushed[r]  # noqa: E704
+
+    def last_epoch(self, r: int) -> Any:
+        v = self.v
+        return self.o.ite(v.length[r] == 0, -1, self.o.sel(v.rep[r], v.length[r] - 1))
 
     def running(self, r: int) -> Any:
         return self.o.not_(self.v.dead[r]) if self.v.dead else True
@@ -127,6 +139,12 @@ class Reader:
     def empty(self, s: list) -> Any:
         return self.o.and_(*(self.o.not_(x) for x in s))
 
+    def single(self, r: int) -> list:
+        return [j == r for j in range(self.n)]
+
+    def subset(self, a: list, b: list) -> Any:
+        return self.o.and_(*(self.o.implies(x, y) for x, y in zip(a, b, strict=True)))
+
     def at_least(self, s: list, m: int) -> Any:
         return popcount_at_least(self.o, s, m)
 
@@ -141,16 +159,27 @@ class Reader:
             w.isr[r] = list(value)
         elif field == "qisr":
             w.qisr = list(value)
+        elif field == "stopped":
+            w.dead = list(value)
+        elif field == "requests":
+            w.req_ld, w.req_isr, w.nreq = value
         elif r is None:
             setattr(w, field, value)
         else:
             getattr(w, field)[r] = value
 
     def send_request(self, lead: Any, isr: list) -> None:
-        o, v, w = self.o, self.v, self.w
-        w.req_ld = o.store(v.req_ld, v.nreq, lead)
-        w.req_isr = [o.store(v.req_isr[j], v.nreq, isr[j]) for j in range(self.n)]
-        w.nreq = v.nreq + 1
+        self.put("requests", None, self.request(lead, isr))
+
+    def request(self, lead: Any, isr: list, when: Any = True) -> tuple[Any, list, Any]:
+        """The requests after one more (if ``when``): (leaders, ISRs, count)."""
+        o, v = self.o, self.v
+        req_ld = o.store(v.req_ld, v.nreq, lead)
+        req_isr = [o.store(v.req_isr[j], v.nreq, isr[j]) for j in range(self.n)]
+        if when is True:
+            return req_ld, req_isr, v.nreq + 1
+        return (o.ite(when, req_ld, v.req_ld), [o.ite(when, a, b) for a, b in zip(req_isr, v.req_isr, strict=True)],
+                o.ite(when, v.nreq + 1, v.nreq))
 
     def append(self, r: int, rid: Any, epoch: Any) -> None:
         o, v, w = self.o, self.v, self.w
@@ -168,20 +197,20 @@ class Reader:
         o, v, w = self.o, self.v, self.w
         w.length[r] = off
         w.hw[r] = o.ite(off < v.hw[r], off, v.hw[r])
-        if v.flushed:  # the recovery point never exceeds the log end
+        if v.flushed and off is not v.flushed[r]:  # the recovery point never exceeds the log end
             w.flushed[r] = o.ite(off < v.flushed[r], off, v.flushed[r])
 
     def ack(self, rid: Any, when: Any = True) -> None:
         o = self.o
         self.w.acked = [o.or_(a, o.and_(when, rid == x)) for x, a in enumerate(self.v.acked)]
 
-    def emit(self, *idx: Any) -> None:
+    def emit(self, *idx: Any, acts: str | None = None) -> None:
         self.result = (self.o.and_(*self.guards), self.w)
 
 
 def derived_steps(d: Described, n: int, gen: Any, opt: StepOptions, bounds: Any,
                   epochs: int | None) -> list[SymStep]:
-    """One ``SymStep`` per choice of the replicas ``d.who`` (in ``product`` order)."""
+    """One ``SymStep`` per choice of the replicas and cases ``d.who`` (in ``product`` order)."""
 
     def run(o: Any, v: KafkaVars, pinned: dict[str, int]) -> tuple[Any, Any]:
         x = Reader(o, v, pinned, n, gen, opt, bounds, epochs)
@@ -195,5 +224,6 @@ def derived_steps(d: Described, n: int, gen: Any, opt: StepOptions, bounds: Any,
         return lambda o, v: run(o, v, pinned)
 
     label = LABEL.get(d.name, d.name)
-    return [SymStep(label, instance(dict(zip(d.who, combo, strict=True))), combo)
-            for combo in product(range(n), repeat=len(d.who))]
+    cases = dict(d.cases)
+    domains = [getattr(opt, cases[name]) if name in cases else range(n) for name in d.who]
+    return [SymStep(label, instance(dict(zip(d.who, combo, strict=True))), combo) for combo in product(*domains)]

@@ -160,16 +160,3 @@ def test_no_two_successors_print_alike_with_pre_vote():
                 seen.add(t)
                 frontier.append(t)
     assert any("pre-vote" in repr(a) for s in list(seen)[:500] for a, _ in model.successors(s))
-
-
-def test_pre_vote_with_dynamic_voters_is_refused_naming_both_options(tmp_path):
-    # kip_996 and KRaftWithReconfig are separate specs and their extra state would share a place:
-    # the combination is refused (exit 2, no traceback) rather than run half-modelled.
-    import subprocess
-    import sys
-
-    for flag in ("--pre-vote", "--init-leader"):
-        done = subprocess.run([sys.executable, "-m", "isrcheck", "check", "quorum", flag, "--max-reconfigs", "1"],
-                              capture_output=True, text=True, cwd=tmp_path)
-        assert done.returncode == 2, done.stderr
-        assert "--max-reconfigs" in done.stderr and "Traceback" not in done.stderr

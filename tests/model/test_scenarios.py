@@ -3,6 +3,8 @@ shortest trace length; and the scenario commands behave as documented."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from isrcheck.explorer.cli.main import main
 from isrcheck.explorer.registry import build_model
@@ -18,12 +20,37 @@ SLOW = {"AZ-rack-aware", "Q-restart-safe", "Q-restart-persisted", "Q-values-stuc
 ELSEWHERE = {"K11-fixed"}
 
 
+def documented_scenarios() -> set[str]:
+    """Scenarios a ```sh block of README.md or docs/ runs as ``isrcheck scenario ID`` expecting exit 0.
+    tests/test_docs_commands.py runs each verbatim, and the command exits 0 only when the verdict and
+    the trace length are the catalogue's (exit 1 otherwise): the catalogue test below would run the
+    same check a second time (KR-never-runs alone is some 20 s of CI)."""
+    from tests.test_docs_commands import DOCS, extract
+
+    ids = set()
+    for doc in DOCS:
+        for command in extract(doc):
+            m = re.search(r"isrcheck scenario (\S+)", command.text)
+            if m and command.expect == 0:
+                ids.add(m.group(1))
+    return ids
+
+
+DOCUMENTED = documented_scenarios()
+
+
+def test_documented_scenario_commands_name_catalogued_scenarios():
+    # a documented id the catalogue lacks would silently leave nothing checked here
+    assert DOCUMENTED and DOCUMENTED <= set(SCENARIOS), DOCUMENTED - set(SCENARIOS)
+
+
 def test_the_catalogue_is_registered():
     assert {"K1", "K2", "K3", "K4", "K5", "K6", "K8", "K9", "K10", "K12", "K13", "AZ-naive", "KIP320"} <= set(SCENARIOS)
 
 
 @pytest.mark.parametrize("scenario_id", [pytest.param(i, marks=pytest.mark.slow) if i in SLOW else i
-                                         for i in sorted(SCENARIOS) if i not in ELSEWHERE])
+                                         for i in sorted(SCENARIOS)
+                                         if i not in ELSEWHERE | DOCUMENTED])
 def test_scenario_gives_the_catalogued_verdict(scenario_id):
     sc: Scenario = SCENARIOS[scenario_id]
     model = build_model(sc.model, dict(sc.options))

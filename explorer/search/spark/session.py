@@ -37,6 +37,7 @@ def get_session(master: str | None, driver_memory: str | None = None) -> tuple[A
     """(SparkSession, created): the active session, or a new one for ``master``."""
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    from isrcheck.explorer.search.spark.tuning import engine_settings
     from pyspark.sql import SparkSession
 
     active = SparkSession.getActiveSession()
@@ -46,7 +47,8 @@ def get_session(master: str | None, driver_memory: str | None = None) -> tuple[A
                 "spark.ui.showConsoleProgress": "false",
                 # A block whose second copy went with a lost executor gets a new one on another
                 # executor, where there is one, so that the run survives a later loss too (lost.py).
-                "spark.storage.replication.proactive": "true"}
+                "spark.storage.replication.proactive": "true",
+                **engine_settings()}  # the JVMs' compiler tier (tuning.py says why, and what wins over it)
     if driver_memory:
         settings["spark.driver.memory"] = driver_memory
     builder = SparkSession.builder

@@ -217,12 +217,22 @@ def best_first(fps: Any, parents: Any, actions: Any) -> tuple[Any, Any]:
     return order, fps[order]
 
 
+FEW = 64  # at most one key per FEW stored fingerprints: searched on the whole fingerprints
+
+
 def _member(sorted_fps: Any, keys: Any, sorted_hi: Any = None) -> Any:
     """Which of ``keys`` the sorted array holds (``sorted_hi``: its ``high``, when the caller has it)."""
     import numpy as np
 
     known = np.zeros(len(keys), dtype=bool)
     if not len(sorted_fps) or not len(keys):
+        return known
+    if sorted_hi is None and len(keys) * FEW < len(sorted_fps):
+        # a few keys (a small level's): searching the whole fingerprints costs less than taking
+        # the high halves of the whole array (a copy of 8 bytes a stored state)
+        pos = np.searchsorted(sorted_fps, keys)
+        inside = np.flatnonzero(pos < len(sorted_fps))
+        known[inside] = sorted_fps[pos[inside]] == keys[inside]
         return known
     sorted_hi = high(sorted_fps) if sorted_hi is None else sorted_hi
     keys_hi = high(keys)
@@ -265,7 +275,7 @@ def merge(ctx: Context, visited: bytes, blocks: list[tuple[bytes, bytes, bytes, 
     rep = new_report()
     seen = np.frombuffer(visited, dtype="S16")
     ran = np.sort(np.frombuffer(runs, dtype="S16"))
-    seen_hi = high(visited)
+    seen_hi = high(visited) if full else None  # a small level's few candidates are searched without it
     if not blocks:
         if full and len(ran):
             visited = np.insert(seen, _positions(seen, seen_hi, ran), ran).tobytes()

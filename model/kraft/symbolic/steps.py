@@ -1,16 +1,12 @@
-"""The KRaft steps as symbolic relations (``isrcheck.explorer.symbolic.contract``), one builder per
-TLA+ action of ``Next``, mirroring ``isrcheck.model.kraft.steps`` section by section and reading the
-same generation data (``isrcheck.model.kraft.generations``: ``isr_floor_one``, ``elr``,
-``hw_needs_min_isr``, ``broker_epoch_on_disk``) and the same constants (``KraftConfig``).
-
-Each builder returns ``SymStep`` values, one per broker (a fetch: per follower and leader), and one
-per branch where the explicit step has branches with different effects (a metadata record's
-sub-actions, an AlterPartition accepted or rejected, a diverging or a successful fetch): each
-branch's guard says when it is the one taken, so a step's successors are the union of its
-branches', one for one. The controller's election (``MaybeUpdatePartitionOnBrokerChange``) is an
-existential choice of the elected broker (``ops.choose``; -1 where no one is elected); a record a
-broker jumps to in the metadata log (``ReceiveMetadataUpdate``) and the brokers a leader times out
-(``--max-leader-shrinks``) are choices too.
+"""The KRaft steps as symbolic relations (``isrcheck.explorer.symbolic.contract``): ``all`` puts
+``Next`` together from the steps' one description (``isrcheck.model.kraft.described``, read by
+``derived.py``: one ``SymStep`` per acting broker and case, each case's guard saying when it is
+the one taken); this module holds the controller and replica functions the steps reach through
+their operations, the symbolic counterparts of ``controller.py`` and ``replica.py``, reading the
+same generation data (``isrcheck.model.kraft.generations``) and constants (``KraftConfig``). The
+controller's election (``MaybeUpdatePartitionOnBrokerChange``) is an existential choice of the
+elected broker (``ops.choose``; -1 where no one is elected), as is the record a broker jumps to in
+the metadata log (``ReceiveMetadataUpdate``).
 
 Bounds (``Sizes``) appear only as guards where a step appends (a record to a log, a record to the
 metadata log), at sizes no reachable state reaches (``metadata_bound`` says why), so with bounds
@@ -22,28 +18,19 @@ Abstracted away: as in the explicit steps (atomic fetches; see ``isrcheck.model.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from isrcheck.explorer.symbolic.contract import SymStep
 from isrcheck.model.kraft.config import KraftConfig
 from isrcheck.model.kraft.fields import (
-    AP_ACCEPTED,
-    AP_REJECTED,
-    AP_REQUEST,
-    FOLLOWER,
-    LEADER,
     NIL,
-    NO_ROLE,
-    OFFLINE_CLEAN,
-    OFFLINE_DIRTY,
-    RUNNING,
-    STARTING,
-    STARTING_REGISTERED,
 )
 
 from .. import rules
+from ..described import STEPS, next_order
 from ..rules import at_least
+from .derived import derived_steps
 from .vars import KraftVars, Sizes
 
 
@@ -87,6 +74,10 @@ class KraftSteps:
         self.replicas = [True] * self.n  # every broker a replica (reassignment is refused)
 
     # -- the controller (isrcheck.model.kraft.controller) ------------------------------------------
+
+    @staticmethod
+    def cur(o: Any, v: KraftVars) -> Cur:
+        return Cur(o, v)
 
     def append(self, o: Any, v: KraftVars, w: KraftVars, cur: Cur, cond: Any, leader: Any, le: Any,
                isr: list, elr: list) -> Any:
@@ -232,297 +223,7 @@ class KraftSteps:
     # -- the steps -----------------------------------------------------------------------------------
 
     def all(self) -> list[SymStep]:
-        out: list[SymStep] = []
-        for b in self.R:
-            out += self.broker_start(b) + self.receive_broker_reg_response(b) + self.receive_metadata_update(b)
-            out += self.send_alter_partition_request(b) + self.receive_alter_partition_response(b)
-            out += [s for leader in self.R if leader != b for s in self.fetch(b, leader)]
-            out += self.write_record_to_leader(b) + self.lossy_shutdown(b) + self.clean_shutdown(b)
-            out += self.receive_broker_reg_request(b) + self.receive_alter_partition_request(b)
-            out += self.fence_broker(b) + self.unfence_broker(b)
-        return out
-
-    @staticmethod
-    def step(label: str, fn: Callable, *params: int) -> SymStep:
-        return SymStep(label, fn, tuple(params))
-
-    def broker_start(self, b: int) -> list[SymStep]:
-        def fn(o: Any, v: KraftVars):
-            w = v.copy()
-            x = w.b[b]
-            x.status = STARTING
-            if not self.gen.broker_epoch_on_disk:
-                x.bepoch = 0
-            x.role = NO_ROLE
-            return o.or_(v.b[b].status == OFFLINE_CLEAN, v.b[b].status == OFFLINE_DIRTY), w
-        return [self.step("BrokerStart", fn, b)]
-
-    def receive_broker_reg_response(self, b: int) -> list[SymStep]:
-        def fn(o: Any, v: KraftVars):
-            w = v.copy()
-            x, y = w.b[b], v.b[b]
-            x.status, x.bepoch, x.reg_resp, x.has_md = RUNNING, y.reg_resp, 0, o.false
-            x.isr, x.misr = [o.false] * self.n, [o.false] * self.n
-            x.md_leader, x.md_le, x.md_pe = NIL, 0, 0
-            return y.status == STARTING_REGISTERED, w
-        return [self.step("ReceiveBrokerRegResponse", fn, b)]
-
-    def receive_broker_reg_request(self, b: int) -> list[SymStep]:
-        """The current incarnation's request (stale ones cannot exist within the accepted bounds)."""
-        def make(unclean: bool | None):
-            def fn(o: Any, v: KraftVars):
-                y = v.b[b]
-                guard = o.and_(o.not_(y.unf), y.status == STARTING)
-                if unclean is not None:
-                    guard = o.and_(guard, (y.bepoch == 0) if unclean else (y.bepoch != 0))
-                w = v.copy()
-                x = w.b[b]
-                epoch = v.last_be + 1
-                w.last_be, x.cbe, x.status, x.reg_resp, x.md_off = epoch, epoch, STARTING_REGISTERED, epoch, v.mlen - 1
-                elect = self.unclean_broker(o, w.copy(), w, b) if unclean else self.broker_unfenced(o, w.copy(), w, b)
-                return o.and_(guard, elect), w
-            return fn
-        kinds = (True, False) if self.gen.broker_epoch_on_disk else (None,)
-        return [self.step("ReceiveBrokerRegRequest", make(k), b) for k in kinds]
-
-    def unfence_broker(self, b: int) -> list[SymStep]:
-        def fn(o: Any, v: KraftVars):
-            w = v.copy()
-            elect = self.broker_unfenced(o, v, w, b)
-            return o.and_(o.not_(v.b[b].unf), v.b[b].status == RUNNING, elect), w
-        return [self.step("UnfenceBroker", fn, b)]
-
-    def fence_broker(self, b: int) -> list[SymStep]:
-        def fn(o: Any, v: KraftVars):
-            if not self.c.fencings:
-                return o.false, None
-            w = v.copy()
-            w.fencings = v.fencings + 1
-            elect = self.broker_fenced(o, v, w, b)
-            return o.and_(v.fencings < self.c.fencings, v.b[b].unf, elect), w
-        return [self.step("FenceBroker", fn, b)]
-
-    def stopped(self, o: Any, v: KraftVars, w: KraftVars, b: int, lossy: bool, keep_epoch: bool) -> None:
-        """The broker-side effects of both shutdowns."""
-        x, y = w.b[b], v.b[b]
-        x.reg_resp = 0
-        x.status = OFFLINE_DIRTY if lossy else OFFLINE_CLEAN
-        if not keep_epoch:
-            x.bepoch = 0
-        x.fetch_from = NIL
-        self.send_acks(o, v, w, b, y.hw, y.llen, o.false, o.and_(y.role == LEADER, y.hw < y.llen))
-        x.role = NO_ROLE
-        if lossy:
-            x.llen, x.hw, x.eps = 0, 0, NIL
-        self.blank(o, x)
-
-    def shutdown(self, b: int, lossy: bool, keep_epoch: bool) -> SymStep:
-        limit = self.c.lossy_shutdowns if lossy else self.c.clean_shutdowns
-
-        def fn(o: Any, v: KraftVars):
-            if not limit:
-                return o.false, None
-            y = v.b[b]
-            count = v.unclean if lossy else v.clean
-            guard = o.and_(count < limit, y.status != OFFLINE_CLEAN, y.status != OFFLINE_DIRTY)
-            if lossy and self.c.avoid_last_replica_standing:
-                cur = Cur(o, v)
-                guard = o.and_(guard, o.not_(o.and_(*(cur.isr[j] if j == b else o.not_(cur.isr[j]) for j in self.R))))
-            w = v.copy()
-            self.stopped(o, v, w, b, lossy, keep_epoch)
-            if lossy:
-                w.unclean = v.unclean + 1
-            else:
-                w.clean = v.clean + 1
-            mid = w.copy()
-            return o.and_(guard, self.broker_fenced(o, mid, w, b)), w
-        return self.step("Shutdown", fn, b)
-
-    def lossy_shutdown(self, b: int) -> list[SymStep]:
-        return [self.shutdown(b, True, False)]
-
-    def clean_shutdown(self, b: int) -> list[SymStep]:
-        kinds = (True, False) if self.gen.broker_epoch_on_disk else (True,)
-        return [self.shutdown(b, False, clean and self.gen.broker_epoch_on_disk) for clean in kinds]
-
-    # -- metadata propagation ------------------------------------------------------------------------
-
-    def receive_metadata_update(self, b: int) -> list[SymStep]:
-        """``ReceiveMetadataUpdate``: one step per outcome (no-op, then the record's sub-actions)."""
-        def make(case: str):
-            def fn(o: Any, v: KraftVars):
-                y = v.b[b]
-                off = o.choose(y.md_off, v.mlen, "md_offset")
-                leader, le, pe = o.sel(v.m_leader, off), o.sel(v.m_le, off), o.sel(v.m_pe, off)
-                isr = [o.sel(m, off) for m in v.m_isr]
-                is_leader = y.role == LEADER
-                concerns = o.or_(is_leader, o.not_(y.has_md), le > y.md_le)
-                guard = o.and_(y.status == RUNNING, concerns)
-                w = v.copy()
-                x = w.b[b]
-                x.md_off = off + 1
-                newer = pe > y.md_pe
-                if case == "noop":
-                    return o.and_(guard, o.not_(newer)), w
-                x.has_md, x.isr, x.misr = o.true, list(isr), list(isr)
-                x.md_leader, x.md_le, x.md_pe = leader, le, pe
-                remain = o.and_(y.md_leader == b, leader == b, y.md_le == le)
-                if case == "remain_leader":
-                    self.hw_on_partition_change(o, v, w, b, isr, isr, y.fleo)
-                    x.ap_phase, x.ap_isr, x.ap_ep = 0, [o.false] * self.n, [0] * self.n
-                    return o.and_(guard, newer, remain), w
-                guard = o.and_(guard, newer, o.not_(remain))
-                if case == "become_leader":
-                    x.role = LEADER
-                    self.hw_on_partition_change(o, v, w, b, isr, isr, y.fleo)
-                    x.eps = y.llen
-                    was = y.role == LEADER
-                    x.fleo = [o.ite(o.and_(was, isr[f]), y.fleo[f], NIL) for f in self.R]
-                    x.fep = [o.ite(o.and_(was, isr[f]), y.fep[f], 0) for f in self.R]
-                    x.ap_phase, x.ap_isr, x.ap_ep = 0, [o.false] * self.n, [0] * self.n
-                    x.fetch_from = NIL
-                    return o.and_(guard, leader == b), w
-                guard = o.and_(guard, leader != b)
-                if case == "remain_follower":
-                    return o.and_(guard, leader != NIL, le == y.md_le, y.md_leader != b), w
-                if case == "become_follower":
-                    guard = o.and_(guard, leader != NIL, o.not_(o.and_(le == y.md_le, y.md_leader != b)))
-                    x.role, x.fetch_from = FOLLOWER, leader
-                else:  # wait for a leader
-                    guard = o.and_(guard, leader == NIL)
-                    x.role, x.fetch_from = NO_ROLE, NIL
-                x.eps = NIL
-                self.renounce(o, v, w, b, isr, leader)
-                return guard, w
-            return fn
-        return [self.step("ReceiveMetadataUpdate", make(case), b)
-                for case in ("noop", "remain_leader", "become_leader", "remain_follower", "become_follower", "wait")]
-
-    # -- AlterPartition ------------------------------------------------------------------------------
-
-    def send_alter_partition_request(self, b: int) -> list[SymStep]:
-        def fn(o: Any, v: KraftVars):
-            y = v.b[b]
-            guard = [y.status == RUNNING, y.ap_phase == 0, y.role == LEADER]
-            R = self.R
-            if self.c.leader_shrinks:
-                timed = [o.false if f == b else o.choose(0, 2, "timed_out") == 1 for f in R]
-                guard += [o.implies(timed[f], y.isr[f]) for f in R]
-                guard.append(o.implies(v.shrinks >= self.c.leader_shrinks, o.not_(o.or_(*timed))))
-                if self.gen.isr_floor_one:
-                    guard.append(o.implies(v.shrinks < self.c.leader_shrinks, o.or_(*timed)))
-            else:
-                timed = [o.false] * self.n
-            catch_up = y.hw
-            if self.c.expand_at_leo_under_min_isr:
-                catch_up = o.ite(o.and_(o.not_(at_least(o, y.isr, self.min_isr)), y.llen > y.hw), y.llen, y.hw)
-            proposed = [o.true if f == b else o.and_(y.has_md, o.ite(
-                y.isr[f], o.not_(timed[f]),
-                o.and_(y.fleo[f] != NIL, y.fleo[f] >= catch_up, y.fleo[f] >= y.eps))) for f in R]
-            guard.append(o.or_(*(o.not_(proposed[f] == y.isr[f]) for f in R)))
-            w = v.copy()
-            x = w.b[b]
-            x.ap_phase, x.ap_isr = AP_REQUEST, proposed
-            x.ap_ep = [y.bepoch if f == b else o.ite(proposed[f], o.ite(y.isr[f], 0, y.fep[f]), 0) for f in R]
-            x.misr = [o.or_(proposed[f], y.isr[f]) for f in R]
-            shrink = o.or_(*(o.and_(y.isr[f], o.not_(proposed[f])) for f in R))
-            w.shrinks = o.ite(shrink, v.shrinks + 1, v.shrinks)
-            return o.and_(*guard), w
-        return [self.step("SendAlterPartitionRequest", fn, b)]
-
-    def receive_alter_partition_request(self, b: int) -> list[SymStep]:
-        def make(accepted: bool):
-            def fn(o: Any, v: KraftVars):
-                y = v.b[b]
-                cur = Cur(o, v)
-                current = o.and_(cur.leader == b, y.bepoch == y.cbe, y.md_pe == cur.pe)
-                eligible = o.and_(current, *(o.implies(y.ap_isr[f], o.and_(
-                    v.b[f].unf, o.or_(y.ap_ep[f] == 0, y.ap_ep[f] == v.b[f].cbe))) for f in self.R))
-                guard = o.and_(y.ap_phase == AP_REQUEST, eligible if accepted else o.not_(eligible))
-                w = v.copy()
-                x = w.b[b]
-                if not accepted:
-                    x.ap_phase = AP_REJECTED
-                    return guard, w
-                x.ap_phase = AP_ACCEPTED
-                room = self.append(o, v, w, cur, o.true, b, cur.le, list(y.ap_isr), self.update_elr(o, cur, y.ap_isr))
-                return o.and_(guard, room), w
-            return fn
-        return [self.step("ReceiveAlterPartitionRequest", make(a), b) for a in (True, False)]
-
-    def receive_alter_partition_response(self, b: int) -> list[SymStep]:
-        def make(accepted: bool):
-            def fn(o: Any, v: KraftVars):
-                y = v.b[b]
-                guard = o.and_(y.ap_phase == (AP_ACCEPTED if accepted else AP_REJECTED), y.status == RUNNING,
-                               y.role == LEADER)
-                w = v.copy()
-                x = w.b[b]
-                x.ap_phase, x.ap_isr, x.ap_ep = 0, [o.false] * self.n, [0] * self.n
-                if accepted:
-                    x.isr, x.misr, x.has_md, x.md_pe = list(y.ap_isr), list(y.ap_isr), o.true, y.md_pe + 1
-                else:
-                    x.misr = list(y.isr)
-                self.hw_on_partition_change(o, v, w, b, x.isr, x.misr, y.fleo)
-                return guard, w
-            return fn
-        return [self.step("ReceiveAlterPartitionResponse", make(a), b) for a in (True, False)]
-
-    # -- replication ---------------------------------------------------------------------------------
-
-    def fetch(self, f: int, ld: int) -> list[SymStep]:
-        """Follower ``f`` fetches from leader ``ld`` (its ``fetch_from``): a diverging epoch, or ok."""
-        def make(diverging: bool):
-            def fn(o: Any, v: KraftVars):
-                y, lv = v.b[f], v.b[ld]
-                guard = [y.fetch_from == ld, y.status == RUNNING, lv.status == RUNNING, lv.role == LEADER,
-                         lv.md_le == y.md_le]
-                lfe = o.ite(y.llen > 0, o.sel(y.lep, y.llen - 1), 0)
-                d_epoch, d_end = self.last_offset_for_epoch(o, lv, lfe, True)
-                diverges = o.or_(d_epoch < lfe, d_end < y.llen)
-                w = v.copy()
-                x, lx = w.b[f], w.b[ld]
-                if diverging:
-                    l_epoch, l_end = self.last_offset_for_epoch(o, y, d_epoch, False)
-                    x.llen = o.ite(o.or_(l_epoch != d_epoch, l_end < d_end), l_end, d_end)
-                    return o.and_(*guard, diverges), w
-                guard.append(o.not_(diverges))
-                lx.fleo = [y.llen if p == f else lv.fleo[p] for p in self.R]
-                lx.fep = [y.bepoch if p == f else lv.fep[p] for p in self.R]
-                old = lv.hw
-                new = self.commit_offset(o, ld, self.hw_members(lv.isr, lv.misr), lv.llen, lx.fleo)
-                adv = self.can_advance(o, lv.isr, old, new)
-                self.advance_hw(o, v, w, ld, old, new, o.true, adv)
-                response_hw = o.ite(adv, new, old)
-                more = y.llen < lv.llen
-                x.lep = o.store(y.lep, y.llen, o.ite(more, o.sel(lv.lep, y.llen), o.sel(y.lep, y.llen)))
-                x.lval = o.store(y.lval, y.llen, o.ite(more, o.sel(lv.lval, y.llen), o.sel(y.lval, y.llen)))
-                x.llen = o.ite(more, y.llen + 1, y.llen)
-                x.hw = o.ite(response_hw <= x.llen, response_hw, y.hw)
-                if self.z.log is not None:
-                    guard.append(o.implies(more, y.llen < self.z.log))
-                return o.and_(*guard), w
-            return fn
-        return [self.step("Fetch", make(d), f, ld) for d in (True, False)]
-
-    def write_record_to_leader(self, b: int) -> list[SymStep]:
-        def make(val: int):
-            def fn(o: Any, v: KraftVars):
-                y = v.b[b]
-                guard = [y.status == RUNNING, y.role == LEADER, at_least(o, y.misr, self.min_isr),
-                         o.not_(v.sent[val])]
-                if self.z.log is not None:
-                    guard.append(y.llen < self.z.log)
-                w = v.copy()
-                x = w.b[b]
-                x.lep = o.store(y.lep, y.llen, y.md_le)
-                x.lval = o.store(y.lval, y.llen, val)
-                x.llen = y.llen + 1
-                old = y.hw
-                new = self.commit_offset(o, b, self.hw_members(y.isr, y.misr), y.llen + 1, y.fleo)
-                self.advance_hw(o, v, w, b, old, new, o.true, self.can_advance(o, y.isr, old, new))
-                w.sent = [o.true if i == val else s for i, s in enumerate(v.sent)]
-                x.wfloor = o.ite(y.wfloor == self.z.nof, y.llen, y.wfloor)
-                return o.and_(*guard), w
-            return fn
-        return [self.step("WriteRecordToLeader", make(val), b) for val in range(self.nv)]
+        """Every step, broker by broker in the spec's order, each read from its one description
+        (``isrcheck.model.kraft.described``, by ``derived.py``)."""
+        described = {d.method: d.name for d in STEPS.values()}
+        return [s for b in self.R for method in next_order(self.c) for s in derived_steps(self, described[method], b)]

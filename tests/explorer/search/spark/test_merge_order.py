@@ -70,3 +70,23 @@ def test_merge_where_high_halves_collide() -> None:
     assert states == [best[fp][2] for fp in want]
     assert visited == b"".join(sorted({*seen, *runs, *want}))
     assert rep["new"] == len(want)
+
+
+def test_membership_of_a_few_keys_is_the_high_half_search() -> None:
+    """A small level's few candidates are searched on whole fingerprints (``steps.FEW``) instead of
+    the array's high halves: both give the same membership, where high halves collide too, and for
+    keys before, inside and past the array."""
+    rng = np.random.default_rng(5)
+    his = rng.integers(0, 6, 4000).astype(">u8").tobytes()
+    los = rng.integers(0, 1000, 4000).astype(">u8").tobytes()
+    stored = np.unique(np.frombuffer(b"".join(his[8 * i:8 * i + 8] + los[8 * i:8 * i + 8]
+                                              for i in range(4000)), dtype="S16"))
+    keys = np.concatenate([stored[rng.integers(0, len(stored), 20)],
+                           np.frombuffer(rng.integers(0, 8, 20 * 16, dtype=np.uint8).tobytes(), dtype="S16"),
+                           np.array([b"\x00" * 16, b"\xff" * 16], dtype="S16")])
+    keys.sort()
+    assert len(keys) * steps.FEW < len(stored)  # the whole-fingerprint path
+    few = steps._member(stored, keys)
+    assert few.tolist() == steps._member(stored, keys, steps.high(stored)).tolist()
+    assert few.tolist() == [k in set(stored.tolist()) for k in keys.tolist()]
+    assert 0 < few.sum() < len(keys)

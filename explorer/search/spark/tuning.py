@@ -1,0 +1,50 @@
+"""Spark settings a session the engine creates gets for speed, and which a user's own settings win over.
+
+The engine's levels are a few large byte blocks moved between Spark's JVM and Python workers: the
+JVM's work is copying bytes (disk store, shuffle files, sockets), which runs as well in code the
+JVM's first compiler (C1) makes as in the optimizing one's (C2). C2 compiling Spark's scheduler
+and serializers in the first minutes of a run took about half the JVM's CPU at 10^6 states
+(docs/spark.md, "Issue 24, fourth round"), on cores the Python workers need. So the JVMs stop at
+C1 (``-XX:TieredStopAtLevel=1``).
+
+Precedence (docs/spark.md, "Spark settings the engine sets"): only a session the engine creates
+gets these (an active session, from spark-submit or a notebook, is used as it is); the options go
+in ``spark.{driver,executor}.defaultJavaOptions``, which Spark puts before the
+``extraJavaOptions`` a user sets, and the JVM takes the last of a repeated option, so
+``--conf spark.driver.extraJavaOptions=-XX:TieredStopAtLevel=4`` (or a spark-defaults.conf line)
+restores C2; a ``defaultJavaOptions`` key that spark-defaults.conf sets is left to it.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+JIT_C1 = "-XX:TieredStopAtLevel=1"
+JAVA_OPTION_KEYS = ("spark.driver.defaultJavaOptions", "spark.executor.defaultJavaOptions")
+
+
+def defaults_file_keys() -> set[str]:
+    """The keys spark-defaults.conf sets (``$SPARK_CONF_DIR``, else ``$SPARK_HOME/conf``), which
+    spark-submit applies to every session it starts; empty when there is no such file."""
+    conf_dir = os.environ.get("SPARK_CONF_DIR") or (
+        os.path.join(os.environ["SPARK_HOME"], "conf") if os.environ.get("SPARK_HOME") else None)
+    if conf_dir is None:
+        return set()
+    try:
+        text = Path(conf_dir, "spark-defaults.conf").read_text(errors="replace")
+    except OSError:
+        return set()
+    keys = set()
+    for line in text.splitlines():
+        line = line.strip()
+        if line and not line.startswith("#"):
+            keys.add(line.replace("=", " ", 1).split()[0])
+    return keys
+
+
+def engine_settings() -> dict[str, str]:
+    """The settings the engine adds to a session it creates (the JVMs' compiler tier), less the
+    keys spark-defaults.conf already sets."""
+    taken = defaults_file_keys()
+    return {key: JIT_C1 for key in JAVA_OPTION_KEYS if key not in taken}

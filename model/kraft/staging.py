@@ -1,0 +1,445 @@
+"""The explicit KRaft steps generated from their one description (``isrcheck.model.kraft.described``).
+
+Each described step is run once per configuration and acting broker with staged values
+(``isrcheck.model.steps.staging.Staged``: the source of an expression, not its value) and writes
+one function ``(s, b, out)`` of straight-line source: the broker's fields are constant indices of
+the state tuple, the generation's rules and the constants are folded (a constant guard
+disappears, a path that can never emit writes nothing), the cases are unrolled in their order,
+and an action whose arguments are all constant is built once and bound as a constant. The
+functions have the hand-written steps' signature, so ``KraftSteps`` calls them in the spec's
+order exactly where it called those (``successors``).
+
+The constant folding of ``and_``/``or_``/``not_``/``ite`` and the source blocks are the classic
+writer's (``isrcheck.model.steps.staging``), reused as they are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from isrcheck.model.steps.staging import Block, Staged, Writer, const, render_body, src
+
+from .described import STEPS, Described
+from .fields import (
+    AP_ACCEPTED,
+    AP_REQUEST,
+    BROKER_FIELDS,
+    GLOBAL_FIELDS,
+    METADATA_LOG,
+    NIL,
+    NO_FLOOR,
+    R_ISR,
+    R_LEADER,
+    R_LEADER_EPOCH,
+    R_PARTITION_EPOCH,
+    R_REPLICAS,
+    SENT,
+    STARTING,
+    Layout,
+)
+
+BROKER_INDEX = {f.name: i for i, f in enumerate(BROKER_FIELDS)}
+GLOBAL_INDEX = {f.name: i for i, f in enumerate(GLOBAL_FIELDS)}
+
+Step = Callable[[tuple, int, list], None]
+
+
+class KraftWriter:
+    """The operations of ``isrcheck.model.kraft.described`` as Python source (see the module
+    docstring); one per configuration, ``function`` once per step and acting broker."""
+
+    AND, OR = Writer.AND, Writer.OR
+    _text = staticmethod(src)
+    and_ = Writer.and_
+    or_ = Writer.or_
+    not_ = Writer.not_
+    ite = Writer.ite
+
+    def __init__(self, config: Any, lay: Layout) -> None:
+        self.config, self.gen, self.lay, self.n = config, config.gen, lay, lay.n
+        self.namespace: dict[str, Any] = {}
+        self._consts: dict[tuple[type, Any], str] = {}
+        self.lines: list[str] = []
+        self.at: list[Block] = []
+        self.dead = False
+        self.updates: list[str] = []
+        self.described: Described | None = None
+        self.count = 0  # names of locals
+        self.completion = ""  # the local holding a reassignment's completion (completes_reassignment)
+        self.electing = False  # inside an ``elections`` loop: the next state is its ``t``
+
+    # -- writing source ------------------------------------------------------------------------
+
+    def _bind(self, value: Any) -> str:
+        """A build-time value the source refers to by name (an action, a tuple, a class)."""
+        key = (type(value), value) if not isinstance(value, type) else (type, id(value))
+        name = self._consts.get(key)
+        if name is None:
+            name = self._consts[key] = f"k{len(self._consts)}"
+            self.namespace[name] = value
+        return name
+
+    def lit(self, v: Any) -> str:
+        if isinstance(v, (Staged, bool, int)):
+            return src(v)
+        return self._bind(v)
+
+    def _open(self, text: str) -> None:
+        if not self.dead:
+            block = Block(text, [])
+            self.at[-1].body.append(block)
+            self.at.append(block)
+
+    def _line(self, text: str) -> None:
+        if not self.dead:
+            self.at[-1].body.append(Block(text))
+
+    def function(self, d: Described, b: int) -> str | None:
+        """The source of ``d`` for acting broker ``b`` (None: it can never emit in this configuration)."""
+        name = f"{d.method}_{b}"
+        root = Block(f"def {name}(s, b, out):", [])
+        self.at, self.dead, self.updates, self.described, self.electing = [root], False, [], d, False
+        self.acting = b
+        d.fn(self, b)
+        if not root.emits:
+            return None
+        out: list[str] = []
+        render_body([root], 0, out)
+        self.lines += out
+        return name
+
+    # -- control ---------------------------------------------------------------------------------
+
+    def require(self, *conds: Any) -> None:
+        for c in conds:
+            if self.dead or c is True:
+                continue
+            if const(c):
+                if not c:
+                    self.dead = True
+                continue
+            self._open(f"if {src(c)}:")
+
+    def cases(self, name: str) -> Iterator[Any]:
+        # Each case starts from the updates made before the split, so a description makes none there.
+        if self.updates:
+            raise AssertionError(f"{self.described.name}: updates before the case split {name!r}")
+        at, dead = list(self.at), self.dead
+        for value in self.described.cases[name](self.config, self.acting):
+            self.at, self.dead, self.updates = list(at), dead, []
+            yield value
+        self.at, self.dead = at, dead
+
+    def elections(self, kind: str, b: int) -> Iterator[Staged]:
+        """A loop over the controller's choices (``ctl``, ``controller.Controller``), each a list
+        ``t``: the next state is built before it, with the step's updates so far."""
+        at, dead = list(self.at), self.dead
+        for line in ("nxt = list(s)", *self.updates):
+            self._line(line)
+        self.updates = []
+        self._open(f"for t, e in ctl.{kind}(nxt, {b}):")
+        self.electing = True
+        yield Staged("elected(e)")
+        self.at, self.dead, self.electing = at, dead, False
+
+    def one_of(self, v: Any, values: tuple) -> Any:
+        return self.or_(*(v == x for x in values))
+
+    # -- the state ---------------------------------------------------------------------------------
+
+    def _bi(self, b: int, name: str) -> int:
+        return self.lay.base[b] + BROKER_INDEX[name]
+
+    def get(self, b: int, name: str) -> Staged:
+        return Staged(f"s[{self._bi(b, name)}]")
+
+    def glob(self, name: str) -> Staged:
+        return Staged(f"s[{self.lay.g + GLOBAL_INDEX[name]}]")
+
+    @staticmethod
+    def no_brokers() -> int:
+        return 0
+
+    no_floor = NO_FLOOR
+
+    def at_least(self, mask: Any, m: int) -> Any:
+        if m <= 0:
+            return True
+        return Staged(f"({self._bind(self.lay.size)}[{src(mask)}] >= {m})")
+
+    def log_end(self, b: int) -> Staged:
+        return Staged(f"len({src(self.get(b, 'log'))})")
+
+    def value_sent(self, v: int) -> Staged:
+        return Staged(f"(s[{self.lay.g + SENT}] >> {v} & 1)")
+
+    def let(self, v: Any) -> Any:
+        if const(v):
+            return v
+        self.count += 1
+        name = f"v{self.count}"
+        self._line(f"{name} = {src(v)}")
+        return Staged(name)
+
+    # -- the next state ----------------------------------------------------------------------------
+
+    def put(self, b: int, name: str, v: Any) -> None:
+        self.updates.append(f"nxt[{self._bi(b, name)}] = {self.lit(v)}")
+
+    def gput(self, name: str, v: Any) -> None:
+        self.updates.append(f"nxt[{self.lay.g + GLOBAL_INDEX[name]}] = {self.lit(v)}")
+
+    def append_record(self, b: int, epoch: Any, value: int) -> None:
+        log = self._bi(b, "log")
+        self.updates.append(f"nxt[{log}] = s[{log}] + ({src(epoch)} * {self.config.values} + {value},)")
+
+    def mark_sent(self, v: int) -> None:
+        self.updates.append(f"nxt[{self.lay.g + SENT}] |= {1 << v}")
+
+    def advance_hw(self, b: int, leo: Any, known: bool = False) -> Staged:
+        """``MaybeAdvanceHighWatermark`` (``rep``: ``replica.Replica``, which decides who counts);
+        ``known``: with what b knows of its followers after the updates so far."""
+        isr, hw = self.get(b, "md_isr"), self.get(b, "hw")
+        members = Staged(f"rep.hw_members({src(isr)}, {src(self.get(b, 'md_maximal_isr'))})")
+        fi = self._bi(b, "followers")
+        followers = f"nxt[{fi}]" if known else f"s[{fi}]"
+        self.count += 1
+        new, adv = f"new{self.count}", f"adv{self.count}"
+        self.updates.append(f"{new} = rep.commit_offset({b}, {src(members)}, {src(leo)}, {followers})")
+        self.updates.append(f"{adv} = rep.can_advance({src(isr)}, {src(hw)}, {new})")
+        self.updates.append(f"if {adv}: rep.advance_hw(nxt, {b}, {src(hw)}, {new}, True)")
+        self.updates.append(f"hw{self.count} = {new} if {adv} else {src(hw)}")
+        return Staged(f"hw{self.count}")
+
+    def last_fetched_epoch(self, f: int) -> Staged:
+        log = src(self.get(f, "log"))
+        return Staged(f"({log}[-1] // {self.config.values} if {log} else 0)")
+
+    def last_offset_for_epoch(self, b: int, epoch: Any, is_leader: bool) -> tuple[Staged, Staged]:
+        self.count += 1
+        name = f"d{self.count}"
+        self._line(f"{name} = rep.last_offset_for_epoch(s, {b}, {src(epoch)}, {is_leader})")
+        return Staged(f"{name}[0]"), Staged(f"{name}[1]")
+
+    def truncation_point(self, f: int, diverging: tuple) -> Staged:
+        return Staged(f"rep.truncation_point(s, {f}, ({src(diverging[0])}, {src(diverging[1])}))")
+
+    def truncate_log(self, f: int, offset: Any) -> None:
+        log = self._bi(f, "log")
+        self.updates.append(f"nxt[{log}] = s[{log}][:{src(offset)}]")
+
+    def record_follower(self, ld: int, f: int, leo: Any, broker_epoch: Any) -> None:
+        fi = self._bi(ld, "followers")
+        self.updates.append(f"nxt[{fi}] = s[{fi}][:{f}] + (({src(leo)}, {src(broker_epoch)}),) + s[{fi}][{f + 1}:]")
+
+    def copy_next_record(self, f: int, ld: int, offset: Any) -> None:
+        fl, ll = self._bi(f, "log"), self._bi(ld, "log")
+        self.updates.append(f"if {src(offset)} < len(s[{ll}]): nxt[{fl}] = s[{fl}] + (s[{ll}][{src(offset)}],)")
+
+    def next_log_end(self, f: int) -> Staged:
+        return Staged(f"len(nxt[{self._bi(f, 'log')}])")
+
+    def fail_pending_writes(self, b: int, when: Any) -> None:
+        if not (const(when) and not when):
+            self.updates.append(f"if {src(when)}: rep.fail_pending_writes(nxt, {b})")
+
+    def clear_log(self, b: int) -> None:
+        self.put(b, "log", ())
+
+    def blank_leadership(self, b: int) -> None:
+        self.put(b, "followers", self.lay.blank_followers)
+        self.put(b, "alter_partition", 0)
+        self.put(b, "write_floor", NO_FLOOR)
+
+    def keep_registration_in_flight(self, b: int) -> None:
+        req, epoch = self._bi(b, "reg_requests"), self._bi(b, "broker_epoch")
+        self.updates.append(f"if s[{self._bi(b, 'status')}] == {STARTING}: "
+                            f"nxt[{req}] = tuple(sorted(s[{req}] + (s[{epoch}],)))")
+
+    def drop_fetch_sessions(self, b: int) -> None:
+        """Every fetch from or to b is dropped (the split fetch's ``DropFetchSessions``)."""
+        self.put(b, "fetches", self.lay.no_fetches)
+        for p in self.lay.brokers:
+            if p != b:
+                at = self._bi(p, "fetches")
+                self.updates.append(f"if nxt[{at}][{b}]: nxt[{at}] = nxt[{at}][:{b}] + (0,) + nxt[{at}][{b + 1}:]")
+
+    def controller_isr_is(self, b: int) -> Staged:
+        return Staged(f"(s[{self.lay.g + METADATA_LOG}][-1][{R_ISR}] == {1 << b})")
+
+    def ap_phase(self, b: int) -> Staged:
+        slot = src(self.get(b, "alter_partition"))
+        return Staged(f"({slot} and {slot}[0])")
+
+    def ap_proposed(self, b: int) -> Staged:
+        return Staged(f"{src(self.get(b, 'alter_partition'))}[1]")
+
+    def ap_replicas(self, b: int) -> Staged:
+        return Staged(f"{src(self.get(b, 'alter_partition'))}[3]")
+
+    def hw_on_partition_change(self, b: int, isr: Any, maximal_isr: Any) -> None:
+        self.updates.append(f"rep.hw_on_partition_change(nxt, {b}, {src(isr)}, {src(maximal_isr)}, "
+                            f"{src(self.get(b, 'followers'))})")
+
+    # -- broker sets (bit masks) --------------------------------------------------------------
+
+    def member(self, mask: Any, f: int) -> Any:
+        return bool(mask >> f & 1) if const(mask) else Staged(f"({src(mask)} & {1 << f})")
+
+    def set_of(self, bits: list) -> Any:
+        terms = [str(1 << f) if c is True else f"({1 << f} if {src(c)} else 0)"
+                 for f, c in enumerate(bits) if not (const(c) and not c)]
+        return Staged("(" + " | ".join(terms) + ")") if terms else 0
+
+    def union(self, a: Any, b: Any) -> Staged:
+        return Staged(f"({src(a)} | {src(b)})")
+
+    def same_set(self, a: Any, b: Any) -> Any:
+        return a == b
+
+    def loses(self, a: Any, b: Any) -> Staged:
+        return Staged(f"({src(a)} & ~{src(b)})")
+
+    def is_replica(self, b: int, f: int) -> Staged:
+        return Staged(f"(s[{self._bi(b, 'md_replicas')}] & {1 << f})")
+
+    def ids(self, mask: Any) -> Staged:
+        table = self._bind(tuple(tuple(self.lay.ids(m)) for m in range(1 << self.n)))
+        return Staged(f"{table}[{src(mask)}]")
+
+    def follower_leo(self, b: int, f: int) -> Staged:
+        return Staged(f"s[{self._bi(b, 'followers')}][{f}][0]")
+
+    def follower_epoch(self, b: int, f: int) -> Staged:
+        return Staged(f"s[{self._bi(b, 'followers')}][{f}][1]")
+
+    def put_ap_request(self, b: int, proposed: Any, epochs: list) -> None:
+        self.updates.append(f"nxt[{self._bi(b, 'alter_partition')}] = ({AP_REQUEST}, {src(proposed)}, "
+                            f"({''.join(src(e) + ', ' for e in epochs)}))")
+
+    def ap_epoch(self, b: int, f: int) -> Staged:
+        return Staged(f"{src(self.get(b, 'alter_partition'))}[2][{f}]")
+
+    def put_ap_phase(self, b: int, phase: int) -> None:
+        slot = src(self.get(b, "alter_partition"))
+        extra = f", {src(self.controller('replicas'))}" if phase == AP_ACCEPTED else ""
+        self.updates.append(f"nxt[{self._bi(b, 'alter_partition')}] = ({phase}, {slot}[1], {slot}[2]{extra})")
+
+    _RECORD = {"leader": R_LEADER, "leader_epoch": R_LEADER_EPOCH, "partition_epoch": R_PARTITION_EPOCH,
+               "replicas": R_REPLICAS, "isr": R_ISR}
+
+    def controller(self, name: str) -> Staged:
+        return Staged(f"s[{self.lay.g + METADATA_LOG}][-1][{self._RECORD[name]}]")
+
+    def append_partition_change(self, leader: int, isr: Any) -> None:
+        cur = f"s[{self.lay.g + METADATA_LOG}][-1]"
+        self.updates.append(f"ctl.apply_change(nxt, {leader}, {src(isr)}, ctl.update_elr({cur}, {src(isr)}), "
+                            f"{cur}[{R_LEADER_EPOCH}])")
+
+    def completes_reassignment(self, b: int) -> Staged:
+        self.count += 1
+        self.completion = f"cp{self.count}"
+        self._line(f"{self.completion} = ctl.complete_on_alter_partition(s[{self.lay.g + METADATA_LOG}][-1], "
+                   f"{src(self.ap_proposed(b))})")
+        return Staged(f"({self.completion} is not None)")
+
+    def reassignment_completions(self, b: int) -> Iterator[Staged]:
+        """Each leader of the completed reassignment (``ctl.new_leaders``), the change applied to a
+        copy ``t`` of the next state (``controller.Controller.complete_on_alter_partition``)."""
+        at, dead = list(self.at), self.dead
+        cur, cp = f"s[{self.lay.g + METADATA_LOG}][-1]", self.completion
+        for line in ("nxt = list(s)", *self.updates, f"e = ctl.update_elr({cur}, {cp}[0], {cp}[1])"):
+            self._line(line)
+        self.updates = []
+        self._open(f"for ldr in ctl.new_leaders({cur}, {cp}[0]):")
+        self._line(f"t = list(nxt); ctl.apply_change(t, ldr, {cp}[0], e, {cur}[{R_LEADER_EPOCH}] + 1, ({cp}[1], 0, 0))")
+        self.electing = True
+        yield Staged("ldr + 1")
+        self.at, self.dead, self.electing = at, dead, False
+
+    def metadata_length(self) -> Staged:
+        return Staged(f"len(s[{self.lay.g + METADATA_LOG}])")
+
+    def stale_requests(self, b: int) -> Iterator[tuple[Staged, Staged]]:
+        """A loop over b's stale registration requests (sorted), one step per epoch sent."""
+        at, dead = list(self.at), self.dead
+        self.count += 1
+        i, sent, rq = f"i{self.count}", f"sent{self.count}", f"s[{self._bi(b, 'reg_requests')}]"
+        self._open(f"for {i}, {sent} in enumerate({rq}):")
+        self._open(f"if not {i} or {sent} != {rq}[{i} - 1]:")
+        yield Staged(sent), Staged(f"{rq}[:{i}] + {rq}[{i} + 1:]")
+        self.at, self.dead = at, dead
+
+    def metadata_records(self, b: int) -> Iterator[tuple[Staged, str]]:
+        """A loop over the metadata log from b's offset on; a record is the local naming it."""
+        at, dead = list(self.at), self.dead
+        self.count += 1
+        off, rec, log = f"off{self.count}", f"rec{self.count}", f"s[{self.lay.g + METADATA_LOG}]"
+        self._open(f"for {off} in range({src(self.get(b, 'md_offset'))}, len({log})):")
+        self._line(f"{rec} = {log}[{off}]")
+        yield Staged(off), rec
+        self.at, self.dead = at, dead
+
+    def record(self, rec: str, name: str) -> Staged:
+        return Staged(f"{rec}[{self._RECORD[name]}]")
+
+    def keep_followers(self, b: int, isr: Any, was_leader: Any) -> None:
+        known = src(self.get(b, "followers"))
+        kept = ", ".join(f"{known}[{f}] if ({src(was_leader)} and {src(isr)} & {1 << f}) else {self._bind((NIL, 0))}"
+                         for f in self.lay.brokers)
+        self.updates.append(f"nxt[{self._bi(b, 'followers')}] = ({kept},)")
+
+    def renounce(self, b: int, isr: Any, leader: Any) -> None:
+        self.updates.append(f"rep.renounce_leadership(nxt, {b}, {src(isr)}, {src(leader)})")
+
+    def emit(self, cls: type, *args: Any) -> None:
+        if self.dead:
+            return
+        if all(const(a) for a in args):
+            action = self._bind(cls(*args))
+        else:
+            action = f"{self._bind(cls)}({', '.join(self.lit(a) for a in args)})"
+        if self.electing:
+            if self.updates:
+                raise AssertionError(f"{self.described.name}: updates after the controller's election")
+            self._line(f"out.append(({action}, tuple(t)))")
+        else:
+            for line in ("nxt = list(s)", *self.updates, f"out.append(({action}, tuple(nxt)))"):
+                self._line(line)
+        for block in self.at:
+            block.emits = True
+        self.at[-1].body[-1].emits = True
+        self.updates = []
+
+
+_CODE: dict[str, Any] = {}  # source -> its code object
+
+
+def elected(choice: object) -> int | str | None:
+    """A controller choice as the action shows it: a broker index as its id (1-based)."""
+    return choice + 1 if isinstance(choice, int) else choice
+
+
+def generated_steps(config: Any, lay: Layout, ctl: Any, rep: Any) -> dict[str, tuple[Step | None, ...]]:
+    """Every described step of the configuration as one function per acting broker, by the method
+    of ``KraftSteps`` it stands for (None where it can never emit for that broker); ``ctl`` and
+    ``rep`` are the model's ``controller.Controller`` and ``replica.Replica``."""
+    w = KraftWriter(config, lay)
+    names = {d.method: tuple(w.function(d, b) for b in lay.brokers) for d in STEPS.values()}
+    source = "\n".join([*w.lines, ""])
+    code = _CODE.get(source)
+    if code is None:
+        code = _CODE[source] = compile(source, f"<isrcheck generated KRaft steps of {config.gen.name}>", "exec")
+    namespace = {**w.namespace, "ctl": ctl, "rep": rep, "elected": elected}
+    exec(code, namespace)  # the source is ours, written from the descriptions: no user data in it
+    return {method: tuple(namespace[f] if f else None for f in fs) for method, fs in names.items()}
+
+
+def source_of(config: Any, lay: Layout) -> str:
+    """The generated source (for reading it: ``python -c`` in docs/architecture.md)."""
+    w = KraftWriter(config, lay)
+    for d in STEPS.values():
+        for b in lay.brokers:
+            w.function(d, b)
+    return "\n".join(w.lines)
