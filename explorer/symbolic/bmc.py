@@ -121,6 +121,9 @@ def bmc(
                 answer = solver.check(fails_here)
             took = time.monotonic() - t0
             result.stats.setdefault("solver_seconds", []).append(round(took, 3))
+            # The SAT solver's conflicts: the work per length, the same on a loaded machine (where
+            # BMC's time goes on deep unrollings: docs/kraft.md#bmc-and-prove-on-the-kraft-family).
+            result.stats.setdefault("sat_conflicts", []).append(_conflicts(solver))
             if answer == z3.unsat:
                 result.depth = k
                 progress.message(f"bmc: no violation in traces of {k} states ({took:.2f} s; "
@@ -141,6 +144,14 @@ def bmc(
         result.verdict = "interrupted"
     result.elapsed = time.monotonic() - start
     return result
+
+
+def _conflicts(solver: Any) -> int:
+    """Conflicts of the solver's last check (the SAT core's after bit-blasting, else the SMT core's)."""
+    stats = solver.statistics()
+    keys = set(stats.keys())
+    key = "sat conflicts" if "sat conflicts" in keys else "conflicts" if "conflicts" in keys else None
+    return int(stats.get_key_value(key)) if key else 0
 
 
 def _replayed(sym: Any, ops: Any, model: Any, states: list, acts: list, labels: list, names: list[str]) -> Violation:

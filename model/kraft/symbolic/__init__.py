@@ -22,6 +22,7 @@ from typing import Any
 from isrcheck.explorer.symbolic.contract import SymStep
 
 from . import vars as kv
+from .lemmas import kraft_lemmas
 from .properties import kraft_properties
 from .steps import KraftSteps, metadata_bound
 
@@ -119,7 +120,8 @@ class KraftSymbolic:
         return ops.and_(*parts)
 
     def lemmas(self) -> dict[str, Callable[[Any, kv.KraftVars], Any]]:
-        return {}
+        """The family's candidate lemmas (``lemmas.py``), by name."""
+        return kraft_lemmas(self.config, self.z)
 
     def explicit_for(self, ops: Any, value: Callable[[Any], Any], vs: Sequence[kv.KraftVars]) -> Any:
         """The explicit model shows any KRaft state of its configuration (it has no log-size bound)."""

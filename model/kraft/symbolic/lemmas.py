@@ -1,0 +1,295 @@
+"""Candidate lemmas over ``KraftVars`` for proofs by induction of the KRaft family (``isrcheck prove
+--lemma NAME``), each a protocol fact a Kafka engineer would state about one configuration.
+
+None is assumed: ``prove`` checks each one it is given (initiation and consecution, relative to the
+others), and ``--houdini`` drops those that are not inductive. ``STRUCTURAL_LEMMAS`` are proved
+together on ``kraft-kip966`` at K11-fixed's bounds (docs/kraft.md#prove-and-the-familys-lemmas);
+the others are what LeaderCompleteness is expected to need (the data side: which brokers hold the
+committed records), not yet inductive without further lemmas (the leader's view of its followers'
+log ends), which docs/kraft.md describes. Some hold only in one generation (Kafka 3.5 keeps a fenced
+last ISR member, so ``IsrUnfenced`` is KIP-966's): a lemma is a claim about a configuration, checked
+there, never a rule of the model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from isrcheck.model.kraft.config import KraftConfig
+from isrcheck.model.kraft.fields import (
+    AP_ACCEPTED,
+    FOLLOWER,
+    LEADER,
+    NIL,
+    NO_ROLE,
+    OFFLINE_DIRTY,
+    RUNNING,
+    STARTING,
+    STARTING_REGISTERED,
+)
+
+from .steps import Cur
+from .vars import KraftVars, Sizes
+
+Lemma = Callable[[Any, KraftVars], Any]
+
+
+def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
+    R, L = range(c.brokers), z.log
+    elr = c.gen.elr
+
+    def leader_in_isr(o: Any, v: KraftVars) -> Any:
+        cur = Cur(o, v)
+        return o.and_(*(o.implies(cur.leader == j, cur.isr[j]) for j in R))
+
+    def lost_log(o: Any, v: KraftVars, j: int) -> Any:
+        """Broker j lost its log in a lossy shutdown and has not registered since."""
+        x = v.b[j]
+        return o.and_(o.or_(x.status == OFFLINE_DIRTY, x.status == STARTING), x.bepoch == 0, o.not_(x.unf))
+
+    def running_has_epoch(o: Any, v: KraftVars, b: int) -> Any:
+        x = v.b[b]
+        return o.and_(o.implies(x.status == RUNNING, x.bepoch >= 1),
+                      o.implies(x.status == STARTING_REGISTERED, x.reg_resp >= 1))
+
+    def seen_with_epoch(o: Any, v: KraftVars, b: int) -> Any:
+        x = v.b[b]
+        return o.and_(*(o.implies(x.fleo[f] != NIL, x.fep[f] >= 1) for f in R if f != b))
+
+    def non_leader_blank(o: Any, v: KraftVars, b: int) -> Any:
+        x = v.b[b]
+        return o.implies(x.role != LEADER, o.and_(x.ap_phase == 0, x.wfloor == z.nof,
+                                                  *(x.fleo[f] == NIL for f in R), *(x.fep[f] == 0 for f in R)))
+
+    def metadata_ordered(o: Any, v: KraftVars) -> Any:
+        """Each metadata record's partition epoch is one more than the one before, its leader epoch no
+        smaller, and a record's leader is in its ISR."""
+        mr = z.records
+        steps = o.forall(1, v.mlen, lambda i: o.and_(o.sel(v.m_pe, i) == o.sel(v.m_pe, i - 1) + 1,
+                                                     o.sel(v.m_le, i) >= o.sel(v.m_le, i - 1)), mr)
+        inside = o.forall(0, v.mlen, lambda i: o.and_(*(o.implies(o.sel(v.m_leader, i) == j, o.sel(v.m_isr[j], i))
+                                                      for j in R)), mr)
+        return o.and_(steps, inside)
+
+    def epochs_issued(o: Any, v: KraftVars) -> Any:
+        """Every broker epoch anywhere is one the controller has issued (at most the last)."""
+        parts = []
+        for x in v.b:
+            parts += [x.bepoch <= v.last_be, x.reg_resp <= v.last_be, x.cbe <= v.last_be]
+            parts += [e <= v.last_be for e in x.fep + x.ap_ep]
+        return o.and_(*parts)
+
+    def fresh_registration(o: Any, v: KraftVars, b: int) -> Any:
+        """A broker's new broker epoch is newer than any a leader recorded for it."""
+        x = v.b[b]
+        return o.implies(x.status == STARTING_REGISTERED, o.and_(
+            *(v.b[ld].fep[b] < x.reg_resp for ld in R if ld != b)))
+
+    def epoch_one_leader(o: Any, v: KraftVars) -> Any:
+        """Consecutive metadata records of one leader epoch name the same leader (an election, or no
+        leader, starts a new epoch)."""
+        return o.forall(1, v.mlen, lambda i: o.implies(o.sel(v.m_le, i) == o.sel(v.m_le, i - 1),
+                                                       o.sel(v.m_leader, i) == o.sel(v.m_leader, i - 1)), z.records)
+
+    def metadata_leader_matches(o: Any, v: KraftVars, b: int) -> Any:
+        x = v.b[b]
+        return o.implies(x.has_md, o.forall(0, v.mlen, lambda i: o.implies(
+            o.sel(v.m_le, i) == x.md_le, o.sel(v.m_leader, i) == x.md_leader), z.records))
+
+    def broker_metadata_not_ahead(o: Any, v: KraftVars, b: int) -> Any:
+        cur, x = Cur(o, v), v.b[b]
+        return o.and_(x.md_le <= cur.le, x.md_pe <= cur.pe, o.implies(x.ap_phase == AP_ACCEPTED, x.md_pe < cur.pe))
+
+    def unapplied_not_older(o: Any, v: KraftVars, b: int) -> Any:
+        x = v.b[b]
+        return o.forall(x.md_off, v.mlen, lambda i: o.sel(v.m_le, i) >= x.md_le, z.records)
+
+    def zombie_out_of_isr(o: Any, v: KraftVars, b: int) -> Any:
+        """A leading broker is in the ISR of a metadata record of a newer leader epoch than its own only
+        as that record's leader, alone (it lost the leadership by leaving the ISR and came back through
+        the ELR; any other way back runs through the newer leader's AlterPartition, which it would
+        have had to follow)."""
+        x = v.b[b]
+        return o.implies(x.role == LEADER, o.forall(0, v.mlen, lambda i: o.implies(
+            o.and_(o.sel(v.m_le, i) > x.md_le, o.sel(v.m_isr[b], i)),
+            o.and_(o.sel(v.m_leader, i) == b, *(o.not_(o.sel(v.m_isr[f], i)) for f in R if f != b))), z.records))
+
+    def new_epoch_new_leader(o: Any, v: KraftVars) -> Any:
+        """A metadata record's leader epoch is the one before or one more, and one more only with
+        another leader (or none)."""
+        return o.forall(1, v.mlen, lambda i: o.and_(
+            o.or_(o.sel(v.m_le, i) == o.sel(v.m_le, i - 1), o.sel(v.m_le, i) == o.sel(v.m_le, i - 1) + 1),
+            o.implies(o.sel(v.m_le, i) != o.sel(v.m_le, i - 1), o.sel(v.m_leader, i) != o.sel(v.m_leader, i - 1))),
+            z.records)
+
+    def follower_leo_seen(o: Any, v: KraftVars, b: int) -> Any:
+        """A leader's view of a follower's log end is not past it while the follower keeps the broker
+        epoch and the leader epoch it fetched with."""
+        x = v.b[b]
+        return o.implies(x.role == LEADER, o.and_(*(o.implies(
+            o.and_(x.fleo[f] != NIL, x.fep[f] == v.b[f].bepoch, v.b[f].md_le == x.md_le), x.fleo[f] <= v.b[f].llen)
+            for f in R if f != b)))
+
+    def committed_on_members(o: Any, v: KraftVars) -> Any:
+        cur = Cur(o, v)
+        parts = []
+        for j in R:
+            m = o.or_(cur.isr[j], cur.elr[j]) if elr else cur.isr[j]
+            parts.append(o.implies(m, o.or_(v.b[j].llen >= v.true_hw, lost_log(o, v, j))))
+        return o.or_(v.true_hw == 0, o.and_(*parts))
+
+    def one_epoch_per_value(o: Any, v: KraftVars) -> Any:
+        logs = [(x.llen, x.lep, x.lval) for x in v.b] + [(v.true_hw, v.cep, v.cval)]
+        parts = []
+        for a in range(len(logs)):
+            for b in range(a, len(logs)):
+                (la, ea, va), (lb, eb, vb) = logs[a], logs[b]
+                parts.append(o.forall(0, la, lambda p, la=la, ea=ea, va=va, lb=lb, eb=eb, vb=vb: o.forall(
+                    0, lb, lambda q: o.implies(o.sel(va, p) == o.sel(vb, q),
+                                               o.and_(p == q, o.sel(ea, p) == o.sel(eb, q))), L), L))
+        return o.and_(*parts)
+
+    def per_broker(fn: Callable[[Any, KraftVars, int], Any]) -> Lemma:
+        return lambda o, v: o.and_(*(fn(o, v, b) for b in R))
+
+    def stopped_idle(o: Any, v: KraftVars, b: int) -> Any:
+        """A broker not running has no role, no fetcher and no AlterPartition in flight."""
+        x = v.b[b]
+        return o.implies(x.status != RUNNING, o.and_(x.role == NO_ROLE, x.ap_phase == 0, x.fetch_from == NIL))
+
+    def dirty_empty(o: Any, v: KraftVars, b: int) -> Any:
+        x = v.b[b]
+        return o.implies(x.status == OFFLINE_DIRTY, o.and_(x.llen == 0, x.hw == 0, x.bepoch == 0, o.not_(x.unf)))
+
+    def unfenced_registered(o: Any, v: KraftVars, b: int) -> Any:
+        """The controller unfences only a registered broker; a shutdown fences it."""
+        x = v.b[b]
+        return o.implies(x.unf, o.or_(x.status == RUNNING, x.status == STARTING_REGISTERED))
+
+    def leader_role_shape(o: Any, v: KraftVars, b: int) -> Any:
+        x = v.b[b]
+        return o.implies(x.role == LEADER, o.and_(x.md_leader == b, x.has_md, x.fetch_from == NIL))
+
+    def follower_role_shape(o: Any, v: KraftVars, b: int) -> Any:
+        x = v.b[b]
+        return o.implies(x.role == FOLLOWER, o.and_(x.fetch_from == x.md_leader, x.md_leader != b,
+                                                    x.md_leader != NIL, x.has_md))
+
+    def no_role_no_fetch(o: Any, v: KraftVars, b: int) -> Any:
+        x = v.b[b]
+        return o.implies(x.role != FOLLOWER, x.fetch_from == NIL)
+
+    def request_names_sender(o: Any, v: KraftVars, b: int) -> Any:
+        x = v.b[b]
+        return o.implies(x.ap_phase != 0, o.and_(x.role == LEADER, x.ap_isr[b]))
+
+    def hw_within_true_hw(o: Any, v: KraftVars, b: int) -> Any:
+        return v.b[b].hw <= v.true_hw
+
+    def isr_unfenced(o: Any, v: KraftVars) -> Any:
+        cur = Cur(o, v)
+        return o.and_(*(o.implies(cur.isr[j], v.b[j].unf) for j in R))
+
+    def isr_elr_disjoint(o: Any, v: KraftVars) -> Any:
+        cur = Cur(o, v)
+        return o.and_(*(o.not_(o.and_(cur.isr[j], cur.elr[j])) for j in R))
+
+    def leader_unfenced(o: Any, v: KraftVars) -> Any:
+        cur = Cur(o, v)
+        return o.and_(*(o.implies(cur.leader == j, v.b[j].unf) for j in R))
+
+    def unsent_nowhere(o: Any, v: KraftVars) -> Any:
+        """A value not yet written is in no log and was not consumed; an answered value was sent."""
+        logs = [(x.llen, x.lval) for x in v.b] + [(v.true_hw, v.cval)]
+        parts = []
+        for val in range(c.values):
+            parts += [o.implies(o.or_(v.acked[val], v.nacked[val]), v.sent[val])]
+            parts += [o.implies(o.not_(v.sent[val]), o.forall(0, n, lambda p, a=a, val=val: o.sel(a, p) != val, L))
+                      for n, a in logs]
+        return o.and_(*parts)
+
+    lemmas = {
+        "UnsentNowhere": unsent_nowhere,
+        "StoppedBrokerIdle": per_broker(stopped_idle),
+        "LossyStopEmptiesLog": per_broker(dirty_empty),
+        "UnfencedIsRegistered": per_broker(unfenced_registered),
+        "LeaderRoleShape": per_broker(leader_role_shape),
+        "FollowerRoleShape": per_broker(follower_role_shape),
+        "OnlyFollowersFetch": per_broker(no_role_no_fetch),
+        "RequestNamesSender": per_broker(request_names_sender),
+        "HwWithinTrueHw": per_broker(hw_within_true_hw),
+        "IsrUnfenced": isr_unfenced,
+        "IsrElrDisjoint": isr_elr_disjoint,
+        "LeaderUnfenced": leader_unfenced,
+        "LeaderInIsr": leader_in_isr,
+        "RunningHasEpoch": per_broker(running_has_epoch),
+        "NonLeaderBlank": per_broker(non_leader_blank),
+        "MetadataOrdered": metadata_ordered,
+        "BrokerMetadataNotAhead": per_broker(broker_metadata_not_ahead),
+        "EpochOneLeader": epoch_one_leader,
+        "EpochsIssued": epochs_issued,
+        "FreshRegistration": per_broker(fresh_registration),
+        "MetadataLeaderMatches": per_broker(metadata_leader_matches),
+        "UnappliedNotOlder": per_broker(unapplied_not_older),
+        "SeenWithEpoch": per_broker(seen_with_epoch),
+        "NewEpochNewLeader": new_epoch_new_leader,
+        "ZombieOutOfIsr": per_broker(zombie_out_of_isr),
+        "FollowerLeoSeen": per_broker(follower_leo_seen),
+        "CommittedOnMembers": committed_on_members,
+        "OneEpochPerValue": one_epoch_per_value,
+    }
+    for name, fn in lemmas.items():
+        fn.__doc__ = MEANING[name]
+    return lemmas
+
+
+MEANING = {
+    "UnsentNowhere": "a value not yet written is in no log and was not consumed; an answered value was sent",
+    "StoppedBrokerIdle": "a broker that is not running has no role, no fetcher and no AlterPartition in flight",
+    "LossyStopEmptiesLog": "a broker stopped by a lossy shutdown has an empty log, HW 0, no broker epoch and is fenced",
+    "UnfencedIsRegistered": "the controller counts a broker unfenced only while it is registered (running or "
+                            "awaiting its registration response)",
+    "LeaderRoleShape": "a broker in the leader role names itself leader, has partition metadata and fetches "
+                       "from no one",
+    "FollowerRoleShape": "a follower fetches from the leader its metadata names, another broker",
+    "OnlyFollowersFetch": "a broker that is not a follower fetches from no one",
+    "RequestNamesSender": "an AlterPartition in flight is a leader's, and its proposed ISR contains the leader",
+    "HwWithinTrueHw": "no broker's high watermark is past the highest one any leader reached (invTrueHwm)",
+    "IsrUnfenced": "every member of the controller's ISR is unfenced (KIP-966: fencing removes a broker from the ISR)",
+    "IsrElrDisjoint": "no broker is in both the controller's ISR and its ELR",
+    "LeaderUnfenced": "the controller's leader is unfenced",
+    "LeaderInIsr": "the controller's leader is in its ISR",
+    "RunningHasEpoch": "a running broker has a broker epoch, and a registered one has one coming",
+    "NonLeaderBlank": "a broker that is not leading keeps no follower state, no AlterPartition and no write floor",
+    "MetadataOrdered": "each metadata record's partition epoch is the one before plus one, its leader epoch no "
+                       "smaller, and its leader is in its ISR",
+    "BrokerMetadataNotAhead": "no broker's leader or partition epoch is past the controller's (nor the one an "
+                              "accepted AlterPartition gives it)",
+    "UnappliedNotOlder": "the metadata records a broker has not read yet have leader epochs no older than the "
+                         "one it has applied",
+    "EpochsIssued": "every broker epoch a broker, a leader or the controller holds is one the controller issued",
+    "FreshRegistration": "a broker's new broker epoch is newer than any a leader recorded for it",
+    "EpochOneLeader": "consecutive metadata records of one leader epoch name the same leader",
+    "MetadataLeaderMatches": "the leader a broker's metadata names is the one every metadata record of its leader "
+                             "epoch names",
+    "SeenWithEpoch": "a leader records a follower's log end with the follower's broker epoch",
+    "NewEpochNewLeader": "a metadata record's leader epoch is the one before or one more, and one more only with "
+                         "another leader (or none)",
+    "ZombieOutOfIsr": "a leading broker is in the ISR of a metadata record of a newer leader epoch than its own "
+                      "only as its leader, alone",
+    "FollowerLeoSeen": "a leader's view of a follower's log end is not past it while the follower keeps the broker "
+                       "epoch and leader epoch it fetched with",
+    "CommittedOnMembers": "every ISR (KIP-966: and ELR) member holds the committed records, unless it lost its "
+                          "log in a lossy shutdown and has not registered since",
+    "OneEpochPerValue": "a value sits at one offset with one leader epoch in every log and in the consumed records",
+}
+
+# Proved together (with MetadataLogMatching as the target) on kraft-kip966 at K11-fixed's bounds,
+# unbounded logs and metadata log (docs/kraft.md#prove-and-the-familys-lemmas).
+STRUCTURAL_LEMMAS = (
+    "UnsentNowhere", "StoppedBrokerIdle", "LossyStopEmptiesLog", "UnfencedIsRegistered", "LeaderRoleShape",
+    "FollowerRoleShape", "OnlyFollowersFetch", "RequestNamesSender", "HwWithinTrueHw", "IsrUnfenced",
+    "IsrElrDisjoint", "LeaderUnfenced", "LeaderInIsr", "RunningHasEpoch", "NonLeaderBlank", "MetadataOrdered",
+    "SeenWithEpoch", "OneEpochPerValue", "EpochOneLeader", "EpochsIssued", "FreshRegistration",
+)
