@@ -5,7 +5,6 @@ Q-values-unacked run in tests/model/test_scenarios.py; here only the cheap compl
 from __future__ import annotations
 
 import pytest
-
 from isrcheck.explorer.cli.main import main
 from isrcheck.explorer.registry import build_model
 
