@@ -44,6 +44,11 @@ EventuallyLeaderElected (kafka-tlaplus ``kraft/kip_996``, opt-in liveness): a st
 functional leader (a Leader that a majority, itself counted, names as leader) leads to one, with
 ValuesNotStuck's excuse for the bounds: the last election allowed was used and no server leads.
 
+ValuesEventuallyAcked (kafka-tlaplus ``kraft/kip_853``, opt-in liveness, with ``--max-reconfigs``): a
+written value is eventually acknowledged, positively (committed) or negatively, unless no progress
+is possible. The model sends no negative acknowledgement; a value on no log and in no undelivered
+fetch response, which no step can bring back, stands for one (docs/quorum.md says why).
+
 Under ``--max-fetches`` (a bound of the search) the liveness properties are left out (``LIVE``): a
 run that has spent its fetches stops replicating, which would fail them for the bound's sake.
 
