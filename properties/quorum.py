@@ -44,6 +44,11 @@ EventuallyLeaderElected (kafka-tlaplus ``kraft/kip_996``, opt-in liveness): a st
 functional leader (a Leader that a majority, itself counted, names as leader) leads to one, with
 ValuesNotStuck's excuse for the bounds: the last election allowed was used and no server leads.
 
+ValuesEventuallyAcked (kafka-tlaplus ``kraft/kip_853``, opt-in liveness, with ``--max-reconfigs``): a
+written value is eventually acknowledged, positively (committed) or negatively, unless no progress
+is possible. The model sends no negative acknowledgement; a value on no log and in no undelivered
+fetch response, which no step can bring back, stands for one (docs/quorum.md says why).
+
 Under ``--max-fetches`` (a bound of the search) the liveness properties are left out (``LIVE``): a
 run that has spent its fetches stops replicating, which would fail them for the bound's sake.
 
@@ -64,10 +69,10 @@ SOMETIMES = ("LeaderElected", "ValueAcknowledged")
 LIVENESS = ("ValuesNotStuck", "EventuallyLeaderElected")
 NAMES = ALWAYS + OPT_IN + SOMETIMES + LIVENESS
 # Only with --max-reconfigs (KIP-853): a configuration without it refuses them, naming the option.
-RECONFIG = ("StatesMatchRoles", "ReconfigurationCommitted", "ReconfigurationNotStuck")
+RECONFIG = ("StatesMatchRoles", "ReconfigurationCommitted", "ReconfigurationNotStuck", "ValuesEventuallyAcked")
 # Left out under --max-fetches: a run that spends its fetches stops replicating, which would fail
 # them for the bound's sake, not the protocol's.
-LIVE = LIVENESS + ("ReconfigurationNotStuck",)
+LIVE = LIVENESS + ("ReconfigurationNotStuck", "ValuesEventuallyAcked")
 
 
 def build(t: Any, property_set: str = "all") -> list[Property]:
@@ -241,6 +246,27 @@ def _builders(t: Any) -> dict[str, Any]:
             if ok:
                 return True
         return False
+
+    PENDING, MESSAGES = f.PENDING, f.MESSAGES
+    FETCH_RESPONSE = 5  # the FetchResponse type and its entries' position (isrcheck.model.quorum.messages)
+
+    def in_flight(s, v) -> bool:
+        return any(count and m[0] == FETCH_RESPONSE and any(e[1] == v for e in m[5]) for m, count in s[g + MESSAGES])
+
+    def value_settled(s, v) -> bool:
+        """kip_853's positive or negative acknowledgement of a written value: committed (``acked``), or
+        on no server's log and in no undelivered fetch response, which no step can undo (the model
+        sends no negative acknowledgement: a value gone for good is the one a client is told failed)."""
+        a = s[g + ACKED_FIELD][v]
+        return a != PENDING or not (any(has_value(s, i, v) for i in servers) or in_flight(s, v))
+
+    def some_value_unsettled(s) -> bool:
+        return any(not value_settled(s, v) for v in values)
+
+    def values_acked(s) -> bool:
+        """Every written value acknowledged either way, unless no progress is possible."""
+        return no_progress_possible(s) or not some_value_unsettled(s)
+
     majority = n // 2 + 1
 
     def stable_leaders(s, everyone: bool) -> list[tuple[int, int]]:
@@ -318,6 +344,10 @@ def _builders(t: Any) -> dict[str, Any]:
             "ReconfigurationNotStuck", lambda s: True, config_all_or_nothing,
             "always eventually every voter-set entry is committed on all of the newest leader's voters or on none "
             "(unless no progress is possible; opt-in)", default=False),
+        "ValuesEventuallyAcked": lambda: Property.leads_to(
+            "ValuesEventuallyAcked", some_value_unsettled, values_acked,
+            "a written value is eventually committed or on no server's log (unless no progress is possible; "
+            "kraft/kip_853, opt-in)", default=False),
         "ValuesNotStuck": lambda: Property.leads_to(
             "ValuesNotStuck", lambda s: True, all_or_nothing,
             "always eventually every value is on every server or on none (unless elections ran out leaderless; "

@@ -183,6 +183,37 @@ def scenarios() -> list[Scenario]:
                 "is never committed: a lasso of 13 states that stutters with the voter set {1} uncommitted."
             ),
         ),
+        # kip_853's ValuesEventuallyAcked (docs/quorum.md, "ValuesEventuallyAcked").
+        Scenario(
+            id="Q-values-acked",
+            title="a single voter grows to two, and every written value is eventually acknowledged",
+            model="quorum",
+            options={"voters": 1, "joining": 2, "values": 1, "max_elections": 0, "max_reconfigs": 1},
+            properties=("ValuesEventuallyAcked",),
+            expect="holds",
+            story=(
+                "Server 1 alone leads; servers 2 and 3 fetch as observers; one reconfiguration (AddVoter of "
+                "2 or 3: a voter set of one cannot shrink). A leader's high watermark moves only when a voter "
+                "fetches, so value A commits once the new voter has fetched it: under weak fairness of Next "
+                "every behaviour that writes A ends with it acknowledged (18,224 states)."
+            ),
+        ),
+        Scenario(
+            id="Q-values-unacked",
+            title="a leader that removed its only other voter never acknowledges a value",
+            model="quorum",
+            options={"voters": 2, "values": 1, "max_elections": 0, "max_reconfigs": 1},
+            properties=("ValuesEventuallyAcked",),
+            expect="violated",
+            trace_length=13,
+            story=(
+                "Leader 1 removes server 2 (voters {1}), the removal commits, then a client writes A. The "
+                "leader's high watermark moves only on a fetch from a voter, and the only voter is the "
+                "leader itself: server 2, now an observer, fetches A, but its fetches do not count. A is on "
+                "both logs and never committed: a lasso of 13 states that stutters. ValuesNotStuck and "
+                "ReconfigurationNotStuck hold on it (A is everywhere, the removal committed)."
+            ),
+        ),
         Scenario(
             id="Q-reconfig-two-at-once",
             title="two voters changed at once: the old and the new voter sets decide apart",
