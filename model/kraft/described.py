@@ -42,6 +42,7 @@ from .fields import (
     STARTING_REGISTERED,
     VALUES,
 )
+from .functions import truncation_point
 
 
 class Ops(Protocol):
@@ -70,11 +71,12 @@ class Ops(Protocol):
     (0: empty), ``ap_proposed(b)``, ``ap_replicas(b)`` (the replica set an accepted response
     carries); ``hw_on_partition_change(b, isr, maximal_isr)`` (``MaybeUpdateHwmAndAckOnPartitionChange``
     on the updates so far, with the followers b knew before the step). A fetch:
-    ``last_offset_for_epoch(b, epoch, is_leader)`` and ``truncation_point(f, (epoch, end))`` (a pair
-    each), ``last_fetched_epoch(f)``, ``truncate_log(f, offset)``, ``record_follower(ld, f, leo,
-    broker_epoch)`` (what the leader knows of f; ``advance_hw(ld, leo, known=True)`` then counts
-    it), ``copy_next_record(f, ld, offset)`` and ``next_log_end(f)`` (f's LEO after the updates).
-    ``advance_hw`` gives the HW after it. Broker sets: ``member(s, f)``, ``set_of(bools)``,
+    ``last_offset_for_epoch(b, epoch, is_leader)`` (a pair; the truncation point is
+    ``functions.truncation_point`` on it, written once on these operations), ``last_fetched_epoch(f)``,
+    ``truncate_log(f, offset)``, ``record_follower(ld, f, leo, broker_epoch)`` (what the leader knows
+    of f; ``advance_hw(ld, leo, known=True)`` then counts it), ``copy_next_record(f, ld, offset)``
+    and ``next_log_end(f)`` (f's LEO after the updates). ``advance_hw`` gives the HW after it.
+    Broker sets: ``member(s, f)``, ``set_of(bools)``,
     ``union(a, b)``, ``same_set(a, b)``, ``loses(a, b)`` (some member of a is not in b),
     ``is_replica(b, f)`` (in b's replica set), ``ids(s)`` (the set as the action shows it); what
     leader b knows of follower f: ``follower_leo(b, f)``, ``follower_epoch(b, f)``;
@@ -544,7 +546,7 @@ def fetch(x: Ops, f: int) -> None:
         for diverging in x.cases("diverging"):
             if diverging:
                 x.require(diverges)
-                cut = x.let(x.truncation_point(f, (d_epoch, d_end)))
+                cut = x.let(truncation_point(x, x.last_offset_for_epoch(f, d_epoch, False), (d_epoch, d_end)))
                 x.truncate_log(f, cut)
                 x.emit(A.Fetch, f + 1, ld + 1, end, "diverging", cut)
                 continue

@@ -14,6 +14,9 @@ Abstracted away: nothing beyond the model's (see ``isrcheck.model.kraft``).
 
 from __future__ import annotations
 
+from isrcheck.explorer.symbolic.concrete import ConcreteOps
+
+from . import functions
 from .config import KraftConfig
 from .fields import (
     ACKED,
@@ -39,15 +42,16 @@ from .rules import MaskRules
 class Replica:
     def __init__(self, config: KraftConfig, lay: Layout) -> None:
         self.lay = lay
+        self.config = config
+        self.ops = ConcreteOps()  # reads functions.py's one description on ints
         self.g = lay.g
         self.nv = config.values
         self.min_isr = config.min_isr
-        self.maximal = config.hw_over_maximal_isr
         self.hw_isr_ok = MaskRules(config.gen, config.min_isr, lay.n).hw_isr_ok()  # by ISR mask (rules.py)
 
     def hw_members(self, isr: int, maximal_isr: int) -> int:
-        """Whom the leader counts for its HW: the maximal ISR (KIP-497), or only the ISR (bug K7)."""
-        return maximal_isr if self.maximal else isr
+        """``functions.hw_members``."""
+        return functions.hw_members(self.config, isr, maximal_isr)
 
     def commit_offset(self, b: int, members: int, leo: int, followers: tuple) -> int:
         """``GetCommitOffset`` + 1: the smallest LEO among ``members`` as leader ``b`` last saw them."""
@@ -62,8 +66,8 @@ class Replica:
         return low
 
     def can_advance(self, isr: int, old: int, new: int) -> bool:
-        """``CanAdvanceHwm``."""
-        return new > old and self.hw_isr_ok[isr]
+        """``functions.can_advance`` (``CanAdvanceHwm``)."""
+        return functions.can_advance(self.ops, self.hw_isr_ok[isr], old, new)
 
     def send_acks(self, s: list, b: int, lower: int, upper: int, positive: bool) -> None:
         """``SendAcksFor``: acknowledge the unacknowledged values at offsets lower..upper-1 of b's log
@@ -133,12 +137,9 @@ class Replica:
         return floor, end
 
     def truncation_point(self, state: tuple, f: int, diverging: tuple[int, int]) -> int:
-        """``FindTruncatePoint``: the highest offset follower f shares with the leader's answer."""
-        epoch, end = diverging
-        local_epoch, local_end = self.last_offset_for_epoch(state, f, epoch, False)
-        if local_epoch != epoch or local_end < end:
-            return local_end
-        return end
+        """``functions.truncation_point`` (``FindTruncatePoint``) on f's own answer."""
+        local = self.last_offset_for_epoch(state, f, diverging[0], False)
+        return functions.truncation_point(self.ops, local, diverging)
 
     def isr_of(self, state: tuple, b: int) -> int:
         return state[self.lay.base[b] + MD_ISR]

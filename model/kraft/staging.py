@@ -20,6 +20,7 @@ from typing import Any
 
 from isrcheck.model.steps.staging import Block, Staged, Writer, const, render_body, src
 
+from . import functions
 from .described import STEPS, Described
 from .fields import (
     AP_ACCEPTED,
@@ -38,6 +39,7 @@ from .fields import (
     STARTING,
     Layout,
 )
+from .rules import MaskRules
 
 BROKER_INDEX = {f.name: i for i, f in enumerate(BROKER_FIELDS)}
 GLOBAL_INDEX = {f.name: i for i, f in enumerate(GLOBAL_FIELDS)}
@@ -59,6 +61,7 @@ class KraftWriter:
     def __init__(self, config: Any, lay: Layout) -> None:
         self.config, self.gen, self.lay, self.n = config, config.gen, lay, lay.n
         self.namespace: dict[str, Any] = {}
+        self.hw_table = MaskRules(config.gen, config.min_isr, lay.n).hw_isr_ok()
         self._consts: dict[tuple[type, Any], str] = {}
         self.lines: list[str] = []
         self.at: list[Block] = []
@@ -201,16 +204,21 @@ class KraftWriter:
         """``MaybeAdvanceHighWatermark`` (``rep``: ``replica.Replica``, which decides who counts);
         ``known``: with what b knows of its followers after the updates so far."""
         isr, hw = self.get(b, "md_isr"), self.get(b, "hw")
-        members = Staged(f"rep.hw_members({src(isr)}, {src(self.get(b, 'md_maximal_isr'))})")
+        members = functions.hw_members(self.config, isr, self.get(b, "md_maximal_isr"))  # folded: a constant choice
         fi = self._bi(b, "followers")
         followers = f"nxt[{fi}]" if known else f"s[{fi}]"
         self.count += 1
         new, adv = f"new{self.count}", f"adv{self.count}"
         self.updates.append(f"{new} = rep.commit_offset({b}, {src(members)}, {src(leo)}, {followers})")
-        self.updates.append(f"{adv} = rep.can_advance({src(isr)}, {src(hw)}, {new})")
+        self.updates.append(f"{adv} = {src(functions.can_advance(self, self.hw_isr_ok(isr), hw, Staged(new)))}")
         self.updates.append(f"if {adv}: rep.advance_hw(nxt, {b}, {src(hw)}, {new}, True)")
         self.updates.append(f"hw{self.count} = {new} if {adv} else {src(hw)}")
         return Staged(f"hw{self.count}")
+
+    def hw_isr_ok(self, isr: Any) -> Any:
+        """``rules.hw_isr_ok`` of the ISR mask ``isr``: a table lookup, or True where every ISR passes."""
+        table = self.hw_table
+        return True if all(table) else Staged(f"{self._bind(table)}[{src(isr)}]")
 
     def last_fetched_epoch(self, f: int) -> Staged:
         log = src(self.get(f, "log"))
@@ -221,9 +229,6 @@ class KraftWriter:
         name = f"d{self.count}"
         self._line(f"{name} = rep.last_offset_for_epoch(s, {b}, {src(epoch)}, {is_leader})")
         return Staged(f"{name}[0]"), Staged(f"{name}[1]")
-
-    def truncation_point(self, f: int, diverging: tuple) -> Staged:
-        return Staged(f"rep.truncation_point(s, {f}, ({src(diverging[0])}, {src(diverging[1])}))")
 
     def truncate_log(self, f: int, offset: Any) -> None:
         log = self._bi(f, "log")

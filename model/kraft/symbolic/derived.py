@@ -174,11 +174,6 @@ class KraftReader:
     def last_offset_for_epoch(self, b: int, epoch: Any, is_leader: bool) -> tuple[Any, Any]:
         return self.sym.last_offset_for_epoch(self.o, self.v.b[b], epoch, is_leader)
 
-    def truncation_point(self, f: int, diverging: tuple) -> Any:
-        d_epoch, d_end = diverging
-        l_epoch, l_end = self.sym.last_offset_for_epoch(self.o, self.v.b[f], d_epoch, False)
-        return self.o.ite(self.o.or_(l_epoch != d_epoch, l_end < d_end), l_end, d_end)
-
     def truncate_log(self, f: int, offset: Any) -> None:
         self.w.b[f].llen = offset
 

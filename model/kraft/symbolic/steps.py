@@ -27,7 +27,7 @@ from isrcheck.model.kraft.fields import (
     NIL,
 )
 
-from .. import rules
+from .. import functions, rules
 from ..described import STEPS, next_order
 from ..rules import at_least
 from .derived import derived_steps
@@ -149,7 +149,7 @@ class KraftSteps:
     # -- a replica (isrcheck.model.kraft.replica) ----------------------------------------------------
 
     def hw_members(self, isr: list, misr: list) -> list:
-        return misr if self.c.hw_over_maximal_isr else isr
+        return functions.hw_members(self.c, isr, misr)
 
     def commit_offset(self, o: Any, b: int, members: list, leo: Any, fleo: list) -> Any:
         """``GetCommitOffset`` + 1: the least LEO of ``members`` as leader ``b`` saw them (0: one unseen)."""
@@ -161,7 +161,7 @@ class KraftSteps:
         return o.ite(unseen, 0, low)
 
     def can_advance(self, o: Any, isr: list, old: Any, new: Any) -> Any:
-        return o.and_(new > old, rules.hw_isr_ok(o, self.gen, self.min_isr, isr))
+        return functions.can_advance(o, rules.hw_isr_ok(o, self.gen, self.min_isr, isr), old, new)
 
     def send_acks(self, o: Any, v: KraftVars, w: KraftVars, b: int, lower: Any, upper: Any, positive: Any,
                   when: Any = True) -> None:

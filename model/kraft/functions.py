@@ -1,0 +1,36 @@
+"""A replica's functions written once against the operations interface, read by the explicit
+replica (``replica.py``, with ``ConcreteOps`` on ints) and by the symbolic steps
+(``symbolic/steps.py`` and ``symbolic/derived.py``, on z3 terms), as ``rules.py`` is for the rules
+where the generations differ. A change of one of these functions is a change of this file only.
+
+- ``truncation_point``: ``FindTruncatePoint`` (``v3_5_functions.tla`` / ``kip_966_functions.tla``),
+  the highest offset a follower shares with the leader's ``LastOffsetForEpoch`` answer;
+- ``hw_members``: whom the leader counts for its high watermark (KIP-497's maximal ISR, or the ISR
+  alone: bug K7), a choice of the configuration, so a constant of either reading;
+- ``can_advance``: ``CanAdvanceHwm``, the new HW above the old one and the generation's ISR rule
+  (``rules.hw_isr_ok``, passed in as its value: the explicit side looks it up in a table by mask).
+
+Abstracted away: nothing; these are the specs' functions over offsets and epochs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def truncation_point(o: Any, local: tuple[Any, Any], diverging: tuple[Any, Any]) -> Any:
+    """``FindTruncatePoint``: ``local`` is the follower's own ``LastOffsetForEpoch`` of the
+    leader's diverging epoch; where it disagrees on the epoch or ends earlier, its end is the point,
+    else the leader's end is."""
+    (local_epoch, local_end), (epoch, end) = local, diverging
+    return o.ite(o.or_(local_epoch != epoch, local_end < end), local_end, end)
+
+
+def hw_members(config: Any, isr: Any, maximal_isr: Any) -> Any:
+    """Whom the leader counts for its HW: the maximal ISR (KIP-497), or only the ISR (bug K7)."""
+    return maximal_isr if config.hw_over_maximal_isr else isr
+
+
+def can_advance(o: Any, isr_ok: Any, old: Any, new: Any) -> Any:
+    """``CanAdvanceHwm``: ``isr_ok`` is ``rules.hw_isr_ok`` of the leader's ISR."""
+    return o.and_(new > old, isr_ok)
