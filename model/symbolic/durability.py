@@ -6,9 +6,10 @@ and the promises ``AckedRecordNotLost`` and ``LogMatching`` (``isrcheck.properti
 
 Encoded for bounded model checking: ``acks`` (0, 1, all) with ``min.insync.replicas``,
 ``max_crashes`` with stops ``crash``, ``lossy`` or ``crash+lossy``, ``unclean_election`` (any,
-highest-last-epoch) and ``expand_before_epoch_start`` (bug K6). Refused with a message: controlled
-shutdown (stops ``controlled`` and ``all``), KIP-966's unclean-recovery rule, the consumer and rack
-options, and every option in the unbounded encoding (proofs stay on the classic model).
+highest-last-epoch), KIP-966's rule for a broker back from an unclean shutdown (read by the same
+lines of ``failures`` as the explicit steps) and ``expand_before_epoch_start`` (bug K6). Refused with
+a message: controlled shutdown (stops ``controlled`` and ``all``), the consumer and rack options, and
+every option in the unbounded encoding (proofs stay on the classic model).
 
 Abstracted away: as in the explicit steps, which these are (a stop is the broker stopping and the
 controller noticing in one step; a restarted broker re-reads only the current LeaderAndIsr request).
@@ -35,6 +36,7 @@ class Durability:
     lossy: bool = False  # BrokerCrash(lost_unflushed): the log keeps its flushed prefix
     unclean: str = "off"
     expand_before_epoch_start: bool = False
+    kip966: bool = False  # KIP-966's rule for a broker back from an unclean shutdown
 
     def extras(self, max_records: int) -> Extras:
         return Extras(stops=self.max_crashes > 0, flushed=self.lossy,
@@ -50,10 +52,9 @@ def durability(options: Any, unbounded: bool) -> Durability:
     kinds = options.crash_kinds
     if "controlled" in kinds:
         raise ValueError("controlled shutdown is not encoded symbolically: use --stops crash, lossy or crash+lossy")
-    if options.kip966_unclean_recovery:
-        raise ValueError("KIP-966's unclean-recovery rule is not encoded symbolically: drop --kip966-unclean-recovery")
     d = Durability(options.acks, options.min_insync_replicas, options.max_crashes, "crash" in kinds,
-                   "lossy" in kinds, options.unclean_election, options.expand_before_epoch_start)
+                   "lossy" in kinds, options.unclean_election, options.expand_before_epoch_start,
+                   options.kip966_unclean_recovery)
     if unbounded and d != CLASSIC:
         raise ValueError("proofs encode the classic model only: switch the durability options off")
     return d
