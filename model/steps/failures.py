@@ -4,8 +4,8 @@ availability-zone power failures.
 Each is written once, as the classic steps are (``isrcheck.model.steps.described``: guards, updates
 and the action, against the step operations), and read by the same back ends: the generated Python
 successor function (``isrcheck.model.steps.staging``) and the z3 relation
-(``isrcheck.model.symbolic.derived``; controlled shutdown and zone failures are refused there by
-name). Each cites the Kafka mechanism it models.
+(``isrcheck.model.symbolic.derived``; zone failures are refused there by name). Each cites the
+Kafka mechanism it models.
 
 What a stop does to the replica, in every kind: the broker
 no longer presumes leadership of anything (its cached leader becomes None: it serves no produce or
@@ -51,7 +51,7 @@ def _stopped(x: Any, r: Any) -> None:
     x.put("crashes", None, x.crashes + 1)
 
 
-@option_step("BrokerStop", ("kind", "r"), "crash", cases=(("kind", "stop_kinds"),))
+@option_step("BrokerStop", ("kind", "r"), "crash", cases=(("kind", "stop_kinds"),), nested=("removal", "c"))
 def broker_stop(x: Any) -> None:
     """``ControlledShutdown``, ``BrokerCrash`` and its lossy form, for every running broker while
     fewer than ``max_crashes`` stops have happened (per broker, in that order)."""

@@ -31,12 +31,21 @@ from .durability import popcount_at_least
 from .vars import KafkaVars
 
 # The steps whose action (what traces print) is not spelled as their TLA+ action (a crash of
-# either kind is a BrokerCrash).
+# either kind is a BrokerCrash), and the action tables that name their own (a stop's kinds).
 LABEL = {"BecomeFollowerAndTruncateTo": "BecomeFollowerAndTruncate", "BrokerStop": "BrokerCrash"}
+ACTS_LABEL = {"controlled": "ControlledShutdown"}
 
 
 class _Off(Exception):
     """A guard of this instance is plainly false: the step is not enabled."""
+
+
+class _Choice(Exception):
+    """The description makes a nested choice (``Described.nested``) the instance has not pinned."""
+
+    def __init__(self, name: str, values: tuple) -> None:
+        super().__init__(name)
+        self.name, self.values = name, values
 
 
 class Reader:
@@ -54,11 +63,17 @@ class Reader:
         self.w = v.copy()
         self.guards: list[Any] = []
         self.result: tuple[Any, Any] | None = None
+        self.acts: str | None = None
 
     # -- control -------------------------------------------------------------------------------
 
+    def _pick(self, name: str, values: Any) -> Any:
+        if name not in self.pinned:
+            raise _Choice(name, tuple(values))
+        return self.pinned[name]
+
     def replicas(self, name: str) -> Iterator[int]:
-        yield self.pinned[name]
+        yield self._pick(name, range(self.n))
 
     def requests(self, name: str) -> Iterator[tuple[Any, int, list]]:
         o, v = self.o, self.v
@@ -68,7 +83,7 @@ class Reader:
         yield e, lead, [o.sel(v.req_isr[j], e) for j in range(self.n)]
 
     def cases(self, name: str, values: Any) -> Iterator[Any]:
-        yield self.pinned[name]
+        yield self._pick(name, values)
 
     def require(self, *conds: Any) -> None:
         for c in conds:
@@ -206,11 +221,13 @@ class Reader:
 
     def emit(self, *idx: Any, acts: str | None = None) -> None:
         self.result = (self.o.and_(*self.guards), self.w)
+        self.acts = acts
 
 
 def derived_steps(d: Described, n: int, gen: Any, opt: StepOptions, bounds: Any,
                   epochs: int | None) -> list[SymStep]:
-    """One ``SymStep`` per choice of the replicas and cases ``d.who`` (in ``product`` order)."""
+    """One ``SymStep`` per choice of the replicas and cases ``d.who`` (in ``product`` order), and,
+    for a step with ``nested`` choices, per choice of those on each path that makes them."""
 
     def run(o: Any, v: KafkaVars, pinned: dict[str, int]) -> tuple[Any, Any]:
         x = Reader(o, v, pinned, n, gen, opt, bounds, epochs)
@@ -226,4 +243,40 @@ def derived_steps(d: Described, n: int, gen: Any, opt: StepOptions, bounds: Any,
     label = LABEL.get(d.name, d.name)
     cases = dict(d.cases)
     domains = [getattr(opt, cases[name]) if name in cases else range(n) for name in d.who]
-    return [SymStep(label, instance(dict(zip(d.who, combo, strict=True))), combo) for combo in product(*domains)]
+    combos = [dict(zip(d.who, combo, strict=True)) for combo in product(*domains)]
+    if not d.nested:
+        return [SymStep(label, instance(pinned), tuple(pinned.values())) for pinned in combos]
+    probe = _Probe(d, n, gen, opt, bounds, epochs)
+    return [SymStep(ACTS_LABEL.get(acts, label), instance(pinned), tuple(pinned.values()))
+            for combo in combos for pinned, acts in probe.paths(combo)]
+
+
+class _Probe:
+    """Which nested choices each instance makes, found by running the description once per path on
+    fresh unbounded variables (a guard plainly false at build time ends a path: it emits nothing)."""
+
+    def __init__(self, d: Described, n: int, gen: Any, opt: StepOptions, bounds: Any, epochs: int | None) -> None:
+        from isrcheck.explorer.symbolic.ops import UnboundedZ3Ops
+
+        from .vars import Extras, make_vars
+
+        self.d, self.n, self.gen, self.opt, self.bounds, self.epochs = d, n, gen, opt, bounds, epochs
+        self.o = UnboundedZ3Ops("probe.")
+        extras = Extras(stops=opt.stops, flushed=opt.flushes, records=1 if opt.acks != "none" else 0)
+        self.v = make_vars(self.o, "probe", n, None, None, extras)
+
+    def paths(self, pinned: dict[str, Any]) -> Iterator[tuple[dict[str, Any], str | None]]:
+        """Each completion of ``pinned`` that emits, with its action table."""
+        x = Reader(self.o, self.v, pinned, self.n, self.gen, self.opt, self.bounds, self.epochs)
+        try:
+            self.d.fn(x)
+        except _Off:
+            return
+        except _Choice as c:
+            if c.name not in self.d.nested:
+                raise
+            for value in c.values:
+                yield from self.paths({**pinned, c.name: value})
+            return
+        if x.result is not None:
+            yield pinned, x.acts

@@ -5,11 +5,11 @@ election in ``isrcheck.model.steps.failures``, all derived by ``isrcheck.model.s
 and the promises ``AckedRecordNotLost`` and ``LogMatching`` (``isrcheck.properties.durability``).
 
 Encoded for bounded model checking: ``acks`` (0, 1, all) with ``min.insync.replicas``,
-``max_crashes`` with stops ``crash``, ``lossy`` or ``crash+lossy``, ``unclean_election`` (any,
+``max_crashes`` with every kind of stop (controlled shutdown, crash, lossy), ``unclean_election`` (any,
 highest-last-epoch), KIP-966's rule for a broker back from an unclean shutdown (read by the same
 lines of ``failures`` as the explicit steps) and ``expand_before_epoch_start`` (bug K6). Refused with
-a message: controlled shutdown (stops ``controlled`` and ``all``), the consumer and rack options, and
-every option in the unbounded encoding (proofs stay on the classic model).
+a message: the consumer and rack options, and every option in the unbounded encoding (proofs stay
+on the classic model).
 
 Abstracted away: as in the explicit steps, which these are (a stop is the broker stopping and the
 controller noticing in one step; a restarted broker re-reads only the current LeaderAndIsr request).
@@ -37,6 +37,7 @@ class Durability:
     unclean: str = "off"
     expand_before_epoch_start: bool = False
     kip966: bool = False  # KIP-966's rule for a broker back from an unclean shutdown
+    controlled: bool = False  # ControlledShutdown: leadership moved first, the log flushed
 
     def extras(self, max_records: int) -> Extras:
         return Extras(stops=self.max_crashes > 0, flushed=self.lossy,
@@ -50,11 +51,9 @@ def durability(options: Any, unbounded: bool) -> Durability:
     """The symbolic ``Durability`` of a model's ``DurabilityOptions``; ValueError (the CLI's exit 2)
     for what is not encoded."""
     kinds = options.crash_kinds
-    if "controlled" in kinds:
-        raise ValueError("controlled shutdown is not encoded symbolically: use --stops crash, lossy or crash+lossy")
     d = Durability(options.acks, options.min_insync_replicas, options.max_crashes, "crash" in kinds,
                    "lossy" in kinds, options.unclean_election, options.expand_before_epoch_start,
-                   options.kip966_unclean_recovery)
+                   options.kip966_unclean_recovery, "controlled" in kinds)
     if unbounded and d != CLASSIC:
         raise ValueError("proofs encode the classic model only: switch the durability options off")
     return d

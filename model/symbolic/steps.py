@@ -40,7 +40,7 @@ class Bounds:
 def generation_steps(gen: Generation, n: int, bounds: Bounds, d: Durability = CLASSIC) -> list[SymStep]:
     """The symbolic ``Next`` of a generation: its steps (``Generation.next``, TLA+ action names),
     in that order, then the steps the durability options add (``option_step_names``' order)."""
-    kinds = tuple(kind for kind, on in (("crash", d.crash), ("lossy", d.lossy)) if on)
+    kinds = tuple(kind for kind, on in (("controlled", d.controlled), ("crash", d.crash), ("lossy", d.lossy)) if on)
     opt = StepOptions(d.acks, d.min_isr, d.expand_before_epoch_start, d.max_crashes, kinds, d.unclean, d.kip966)
     epochs = None if bounds.max_leader_epoch is None else bounds.max_leader_epoch + 1
     out: list[SymStep] = []
