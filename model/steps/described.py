@@ -89,6 +89,11 @@ class StepOptions:
         return bool(self.max_crashes or self.max_az_failures)
 
     @property
+    def zones(self) -> tuple[int, ...]:
+        """The availability zones a replica is in, in order (``AvailabilityZoneFailure``'s cases)."""
+        return tuple(sorted(set(self.az_of)))
+
+    @property
     def flushes(self) -> bool:
         """Replicas have a recovery point (the ``flushed`` field): lossy stops or zone failures."""
         return "lossy" in self.stop_kinds or bool(self.max_az_failures)

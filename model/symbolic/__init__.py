@@ -6,12 +6,13 @@ guards (BMC explores exactly BFS's state space, and successors match one for one
 test); with ``unbounded=True`` log lengths, record ids and leader epochs are unbounded z3 Ints and
 arrays, for a fixed number of replicas (proofs).
 
-The durability options of ``isrcheck.model.symbolic.durability`` (acks, crash and lossy stops, flushes,
-unclean election, K6's early ISR expansion) and truncation on fetch (``--truncation``: a generation
-derived by ``Generation.on_fetch``, whose steps ``isrcheck.model.symbolic.derived`` derives like any
-other) are encoded for bounded model checking; the consumer-read and rack options are not, and
-proofs encode the classic model only. The KRaft family has its own symbolic form
-(``isrcheck.model.kraft.symbolic``), which ``make_symbolic`` returns for its generations.
+The durability options of ``isrcheck.model.symbolic.durability`` (acks, every kind of stop, flushes,
+unclean election, KIP-966's rule, K6's early ISR expansion, availability-zone failures) and
+truncation on fetch (``--truncation``: a generation derived by ``Generation.on_fetch``, whose steps
+``isrcheck.model.symbolic.derived`` derives like any other) are encoded for bounded model checking;
+consumer reads are not (refused by name), and proofs encode the classic model only. The KRaft
+family has its own symbolic form (``isrcheck.model.kraft.symbolic``), which ``make_symbolic``
+returns for its generations.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from typing import Any
 from isrcheck.explorer.symbolic.contract import SymStep
 
 from . import adapter, vars
-from .durability import acked_record_not_lost, durability, log_matching
+from .durability import acked_record_not_lost, acked_record_survives, durability, log_matching
 from .lemmas import candidate_lemmas, type_ok
 from .properties import symbolic_properties
 from .steps import GENERATIONS, Bounds, generation_steps
@@ -37,13 +38,16 @@ class KafkaSymbolic:
             raise ValueError(f"the KRaft family (--generation {kraft}) has its own symbolic form: "
                              "isrcheck.model.kraft.symbolic.KraftSymbolic")
         if not adapter.is_replication(explicit):
+            reads = getattr(getattr(explicit, "consumers", None), "consumer_reads", "off")
             raise ValueError(
-                "the consumer and rack options are not encoded symbolically; switch them off "
-                "(consumer reads, racks)")
+                f"--consumer-reads {reads} is not encoded symbolically (ConsumerFetch's ghost of the records "
+                "served has no symbolic variables yet): drop it, or check it with `isrcheck check`"
+                if reads != "off" else "this model is not the classic replication model")
         if unbounded and adapter.truncation_of(explicit) != "on-become-follower":
             raise ValueError("proofs encode the classic generations only: drop --truncation "
                              f"{adapter.truncation_of(explicit)} (bmc encodes it)")
-        self.durability = durability(adapter.durability_of(explicit), unbounded)
+        zones = adapter.consumers_of(explicit).max_az_failures
+        self.durability = durability(adapter.durability_of(explicit), unbounded, zones, adapter.az_of(explicit))
         cfg = adapter.config_of(explicit)
         if cfg.generation not in GENERATIONS:
             raise ValueError(f"generation {cfg.generation} is not encoded symbolically; use one of "
@@ -65,6 +69,7 @@ class KafkaSymbolic:
         self._props["LogMatching"] = log_matching(self.n, self.log_size)
         if self.extras.records:
             self._props["AckedRecordNotLost"] = acked_record_not_lost(self.n, self.log_size)
+            self._props["AckedRecordSurvives"] = acked_record_survives(self.n, self.log_size)
 
     def __repr__(self) -> str:
         return f"KafkaSymbolic({self.generation}, replicas={self.n}, {'unbounded' if self.unbounded else 'bounded'})"
@@ -92,8 +97,9 @@ class KafkaSymbolic:
 
     @property
     def symmetric_replicas(self) -> int:
-        """Replicas are interchangeable (``isrcheck.explorer.symbolic.symmetry``): BMC breaks the symmetry."""
-        return self.n
+        """Replicas are interchangeable (``isrcheck.explorer.symbolic.symmetry``): BMC breaks the symmetry.
+        Not when zones fail and replicas sit in different zones (a swap across zones is no symmetry)."""
+        return 0 if len(set(self.durability.az_of)) > 1 else self.n
 
     def swap_fixed(self, ops: Any, v: vars.KafkaVars, i: int, j: int) -> Any:
         return vars.swap_fixed(ops, v, i, j, self.log_size, self.epochs)

@@ -59,7 +59,7 @@ class Reader:
             bounds.max_leader_epoch
         self.epochs = epochs
         self.ql, self.qisr, self.nrid, self.nreq = v.ql, v.qisr, v.nrid, v.nreq
-        self.stopped, self.crashes, self.az_failures = v.dead, v.crashes, 0
+        self.stopped, self.crashes, self.az_failures = v.dead, v.crashes, v.az_failures
         self.w = v.copy()
         self.guards: list[Any] = []
         self.result: tuple[Any, Any] | None = None
@@ -244,10 +244,16 @@ def derived_steps(d: Described, n: int, gen: Any, opt: StepOptions, bounds: Any,
     cases = dict(d.cases)
     domains = [getattr(opt, cases[name]) if name in cases else range(n) for name in d.who]
     combos = [dict(zip(d.who, combo, strict=True)) for combo in product(*domains)]
+
+    def params(pinned: dict[str, Any]) -> tuple:
+        # Symmetry breaking swaps the ints of an instance's params as replicas: a case that is a
+        # number but no replica (a zone) is tagged with its name.
+        return tuple((k, v) if k in cases and isinstance(v, int) else v for k, v in pinned.items())
+
     if not d.nested:
-        return [SymStep(label, instance(pinned), tuple(pinned.values())) for pinned in combos]
+        return [SymStep(label, instance(pinned), params(pinned)) for pinned in combos]
     probe = _Probe(d, n, gen, opt, bounds, epochs)
-    return [SymStep(ACTS_LABEL.get(acts, label), instance(pinned), tuple(pinned.values()))
+    return [SymStep(ACTS_LABEL.get(acts, label), instance(pinned), params(pinned))
             for combo in combos for pinned, acts in probe.paths(combo)]
 
 
@@ -262,7 +268,8 @@ class _Probe:
 
         self.d, self.n, self.gen, self.opt, self.bounds, self.epochs = d, n, gen, opt, bounds, epochs
         self.o = UnboundedZ3Ops("probe.")
-        extras = Extras(stops=opt.stops, flushed=opt.flushes, records=1 if opt.acks != "none" else 0)
+        extras = Extras(stops=opt.stops, flushed=opt.flushes, records=1 if opt.acks != "none" else 0,
+                        zones=bool(opt.max_az_failures))
         self.v = make_vars(self.o, "probe", n, None, None, extras)
 
     def paths(self, pinned: dict[str, Any]) -> Iterator[tuple[dict[str, Any], str | None]]:

@@ -31,6 +31,16 @@ KIP966_LOSSY = {**SMALL, "generation": "kip101", "max_crashes": 1, "stops": "los
 # the way down.
 CONTROLLED_ALL = {**SMALL, "max_crashes": 1, "stops": "all", "unclean_election": "any", "kip966_unclean_recovery": True}
 CONTROLLED_3 = {**SMALL, "replicas": 3, "max_records": 1, "max_crashes": 1, "stops": "controlled"}
+# Zone failures: one zone holding both replicas (every subset of it still running goes down; the
+# ISR's sole survivor chosen), with KIP-966's rule (the ISR emptied instead); two zones beside crash
+# stops (FlushLog comes from both options: one symbolic step).
+ZONE_1 = {**SMALL, "max_records": 1, "acks": "all", "azs": 1, "max_az_failures": 1}
+ZONE_1_KIP966 = {**ZONE_1, "kip966_unclean_recovery": True}
+ZONES_2_CRASH = {**SMALL, "max_records": 1, "acks": "1", "azs": 2, "max_az_failures": 1, "max_crashes": 1,
+                 "stops": "crash"}
+# The AZ scenarios (model/scenarios/consumers.py) at their catalogue bounds.
+AZ = {"generation": "kip320", "replicas": 3, "log_size": 1, "max_records": 1, "max_leader_epoch": 2, "acks": "all",
+      "min_insync_replicas": 2, "azs": 3, "max_az_failures": 1, "kip966_unclean_recovery": True}
 # K10-fixed (model/scenarios/durability.py) at its catalogue bounds.
 K10_FIXED = {"acks": "all", "min_insync_replicas": 2, "max_crashes": 1, "stops": "lossy",
              "kip966_unclean_recovery": True}
@@ -39,6 +49,9 @@ K10_FIXED = {"acks": "all", "min_insync_replicas": 2, "max_crashes": 1, "stops":
 @pytest.mark.parametrize("options,at_least", [
     pytest.param(KIP966_LOSSY, 3000, id="kip966-lossy-unclean-highest-acks-1"),
     pytest.param(CONTROLLED_ALL, 3000, id="controlled+crash+lossy-unclean-any-kip966"),
+    pytest.param(ZONE_1, 1000, id="one-zone-fails"),
+    pytest.param(ZONE_1_KIP966, 900, id="one-zone-fails-kip966"),
+    pytest.param(ZONES_2_CRASH, 5000, id="two-zones-and-crashes"),
 ])
 def test_every_reachable_state(options: dict, at_least: int) -> None:
     model = classic(**options)
@@ -75,3 +88,22 @@ def test_controlled_shutdown_bmc_matches_bfs() -> None:
     result = bmc(make_symbolic(classic(acks="1", max_crashes=1, stops="controlled")), depth=6,
                  properties=["AckedRecordNotLost"])
     assert result.verdict == "violation" and len(result.violations[0].trace) == 6
+
+
+@pytest.mark.parametrize("placement,verdict", [("naive", "violation"), ("rack-aware", "no violation")])
+def test_az_scenarios(placement: str, verdict: str) -> None:
+    """AZ-naive loses an acknowledged record in 9 states, as BFS finds; AZ-rack-aware has nothing
+    within those 9 (its replicas sit in different zones: no symmetry breaking)."""
+    sym = make_symbolic(classic(**AZ, placement=placement))
+    assert sym.symmetric_replicas == 0
+    result = bmc(sym, depth=9, properties=["AckedRecordSurvives"])
+    assert result.verdict == verdict
+    if verdict == "violation":
+        assert len(result.violations[0].trace) == 9
+        assert type(result.violations[0].trace.steps[-1].action).__name__ == "AvailabilityZoneFailure"
+
+
+def test_consumer_reads_refused_by_name(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bmc", "classic", "--consumer-reads", "any", "--depth", "3"]) == 2
+    err = capsys.readouterr().err
+    assert "--consumer-reads any is not encoded symbolically" in err and "Traceback" not in err
