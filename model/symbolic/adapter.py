@@ -46,8 +46,8 @@ def is_classic(model: Any) -> bool:
 
 
 def is_replication(model: Any) -> bool:
-    """The replication model with consumer reads off (its durability options may be on, zones
-    and their failures, and truncation on fetch: it adds no field, only a derived generation,
+    """The replication model (its durability options may be on, consumer reads, zones and their
+    failures, and truncation on fetch: it adds no field, only a derived generation,
     ``Generation.on_fetch``)."""
     from dataclasses import replace
 
@@ -56,7 +56,7 @@ def is_replication(model: Any) -> bool:
     if not isinstance(model, ReplicationModel):
         return False
     return replace(model.consumers, truncation="on-become-follower", azs=0, placement="rack-aware",
-                   max_az_failures=0).is_off
+                   max_az_failures=0, consumer_reads="off").is_off
 
 
 def consumers_of(model: Any) -> Any:

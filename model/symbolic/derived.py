@@ -43,9 +43,9 @@ class _Off(Exception):
 class _Choice(Exception):
     """The description makes a nested choice (``Described.nested``) the instance has not pinned."""
 
-    def __init__(self, name: str, values: tuple) -> None:
+    def __init__(self, name: str, values: tuple, replica: bool) -> None:
         super().__init__(name)
-        self.name, self.values = name, values
+        self.name, self.values, self.replica = name, values, replica
 
 
 class Reader:
@@ -67,13 +67,13 @@ class Reader:
 
     # -- control -------------------------------------------------------------------------------
 
-    def _pick(self, name: str, values: Any) -> Any:
+    def _pick(self, name: str, values: Any, replica: bool = False) -> Any:
         if name not in self.pinned:
-            raise _Choice(name, tuple(values))
+            raise _Choice(name, tuple(values), replica)
         return self.pinned[name]
 
     def replicas(self, name: str) -> Iterator[int]:
-        yield self._pick(name, range(self.n))
+        yield self._pick(name, range(self.n), replica=True)
 
     def requests(self, name: str) -> Iterator[tuple[Any, int, list]]:
         o, v = self.o, self.v
@@ -124,6 +124,7 @@ class Reader:
     def rec_epoch(self, r: int, k: Any) -> Any: return self.o.sel(self.v.rep[r], k)  # noqa: E704
     def rec_id(self, r: int, k: Any) -> Any: return self.o.sel(self.v.rid[r], k)  # noqa: E704
     def flushed(self, r: int) -> Any: return self.v.flushed[r]  # noqa: E704
+    def served(self, off: int) -> Any: return self.v.served[off]  # noqa: E704
 
     def last_epoch(self, r: int) -> Any:
         v = self.v
@@ -245,16 +246,16 @@ def derived_steps(d: Described, n: int, gen: Any, opt: StepOptions, bounds: Any,
     domains = [getattr(opt, cases[name]) if name in cases else range(n) for name in d.who]
     combos = [dict(zip(d.who, combo, strict=True)) for combo in product(*domains)]
 
-    def params(pinned: dict[str, Any]) -> tuple:
+    def params(pinned: dict[str, Any], values: frozenset = frozenset()) -> tuple:
         # Symmetry breaking swaps the ints of an instance's params as replicas: a case that is a
-        # number but no replica (a zone) is tagged with its name.
-        return tuple((k, v) if k in cases and isinstance(v, int) else v for k, v in pinned.items())
+        # number but no replica (a zone, an offset) is tagged with its name.
+        return tuple((k, v) if (k in cases or k in values) and isinstance(v, int) else v for k, v in pinned.items())
 
     if not d.nested:
         return [SymStep(label, instance(pinned), params(pinned)) for pinned in combos]
     probe = _Probe(d, n, gen, opt, bounds, epochs)
-    return [SymStep(ACTS_LABEL.get(acts, label), instance(pinned), params(pinned))
-            for combo in combos for pinned, acts in probe.paths(combo)]
+    return [SymStep(ACTS_LABEL.get(acts, label), instance(pinned), params(pinned, values))
+            for combo in combos for pinned, acts, values in probe.paths(combo)]
 
 
 class _Probe:
@@ -268,12 +269,15 @@ class _Probe:
 
         self.d, self.n, self.gen, self.opt, self.bounds, self.epochs = d, n, gen, opt, bounds, epochs
         self.o = UnboundedZ3Ops("probe.")
+        offsets = bounds.log_size if opt.consumer_reads != "off" else 0
         extras = Extras(stops=opt.stops, flushed=opt.flushes, records=1 if opt.acks != "none" else 0,
-                        zones=bool(opt.max_az_failures))
+                        zones=bool(opt.max_az_failures), served=offsets or 0)
         self.v = make_vars(self.o, "probe", n, None, None, extras)
 
-    def paths(self, pinned: dict[str, Any]) -> Iterator[tuple[dict[str, Any], str | None]]:
-        """Each completion of ``pinned`` that emits, with its action table."""
+    def paths(self, pinned: dict[str, Any], values: frozenset = frozenset()
+              ) -> Iterator[tuple[dict[str, Any], str | None, frozenset]]:
+        """Each completion of ``pinned`` that emits, with its action table and the names of its
+        choices that are values, not replicas."""
         x = Reader(self.o, self.v, pinned, self.n, self.gen, self.opt, self.bounds, self.epochs)
         try:
             self.d.fn(x)
@@ -283,7 +287,7 @@ class _Probe:
             if c.name not in self.d.nested:
                 raise
             for value in c.values:
-                yield from self.paths({**pinned, c.name: value})
+                yield from self.paths({**pinned, c.name: value}, values if c.replica else values | {c.name})
             return
         if x.result is not None:
-            yield pinned, x.acts
+            yield pinned, x.acts, values

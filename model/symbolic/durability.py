@@ -42,24 +42,27 @@ class Durability:
     controlled: bool = False  # ControlledShutdown: leadership moved first, the log flushed
     max_az_failures: int = 0  # AvailabilityZoneFailure (racks: --azs, --max-az-failures)
     az_of: tuple[int, ...] = ()  # each replica's zone, when zones fail
+    consumer_reads: str = "off"  # ConsumerFetch: "leader", "any" (KIP-392)
 
-    def extras(self, max_records: int) -> Extras:
+    def extras(self, max_records: int, log_size: int = 0) -> Extras:
         zones = self.max_az_failures > 0
         return Extras(stops=self.max_crashes > 0 or zones, flushed=self.lossy or zones,
-                      records=max_records if self.acks != "none" else 0, zones=zones)
+                      records=max_records if self.acks != "none" else 0, zones=zones,
+                      served=log_size if self.consumer_reads != "off" else 0)
 
 
 CLASSIC = Durability()
 
 
-def durability(options: Any, unbounded: bool, max_az_failures: int = 0, az_of: tuple[int, ...] = ()) -> Durability:
-    """The symbolic ``Durability`` of a model's ``DurabilityOptions`` (and its zone failures);
-    ValueError (the CLI's exit 2) for what is not encoded."""
+def durability(options: Any, unbounded: bool, max_az_failures: int = 0, az_of: tuple[int, ...] = (),
+               consumer_reads: str = "off") -> Durability:
+    """The symbolic ``Durability`` of a model's ``DurabilityOptions`` (and its zone failures and
+    consumer reads); ValueError (the CLI's exit 2) for what is not encoded."""
     kinds = options.crash_kinds
     d = Durability(options.acks, options.min_insync_replicas, options.max_crashes, "crash" in kinds,
                    "lossy" in kinds, options.unclean_election, options.expand_before_epoch_start,
                    options.kip966_unclean_recovery, "controlled" in kinds, max_az_failures,
-                   tuple(az_of) if max_az_failures else ())
+                   tuple(az_of) if max_az_failures else (), consumer_reads)
     if unbounded and d != CLASSIC:
         raise ValueError("proofs encode the classic model only: switch the durability options off")
     return d
@@ -73,6 +76,22 @@ def acked_record_survives(n: int, size: int | None) -> Callable[[Any, KafkaVars]
         return o.and_(*(o.implies(acked, o.or_(*(
             o.exists(0, v.length[r], lambda k, r=r, x=x: o.sel(v.rid[r], k) == x, size) for r in range(n))))
             for x, acked in enumerate(v.acked)))
+
+    return prop
+
+
+def consistent_read(n: int, size: int, conflict: int) -> Callable[[Any, KafkaVars], Any]:
+    """No offset was served two different records, and every record served is at its offset in
+    the established leader's log (``isrcheck.properties.consumers``' ConsistentRead)."""
+
+    def prop(o: Any, v: KafkaVars) -> Any:
+        parts = [x != conflict for x in v.served]
+        for lead in range(n):
+            established = o.and_(v.ql == lead, v.ld[lead] == lead, v.ep[lead] == v.nreq - 1)
+            for off, x in enumerate(v.served):
+                held = o.and_(off < v.length[lead], o.sel(v.rid[lead], off) + 1 == x)
+                parts.append(o.implies(o.and_(established, x != 0), held))
+        return o.and_(*parts)
 
     return prop
 

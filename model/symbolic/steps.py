@@ -42,7 +42,7 @@ def generation_steps(gen: Generation, n: int, bounds: Bounds, d: Durability = CL
     in that order, then the steps the durability options add (``option_step_names``' order)."""
     kinds = tuple(kind for kind, on in (("controlled", d.controlled), ("crash", d.crash), ("lossy", d.lossy)) if on)
     opt = StepOptions(d.acks, d.min_isr, d.expand_before_epoch_start, d.max_crashes, kinds, d.unclean, d.kip966,
-                      max_az_failures=d.max_az_failures, az_of=d.az_of)
+                      consumer_reads=d.consumer_reads, max_az_failures=d.max_az_failures, az_of=d.az_of)
     epochs = None if bounds.max_leader_epoch is None else bounds.max_leader_epoch + 1
     out: list[SymStep] = []
     for name in gen.next:

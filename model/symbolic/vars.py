@@ -20,6 +20,7 @@ One ``KafkaVars`` holds, for replicas ``i = 0..n-1`` (the number of replicas is 
 ``flushed[i]``      replica i's flushed offset, its recovery point (Int; lossy stops, else [])
 ``acked[x]``        record id x was acknowledged to its producer (Bool; ``acks`` on, else [])
 ``az_failures``     availability-zone failures so far (Int; 0 without ``max_az_failures``)
+``served[o]``       the ghost of consumer reads at offset o: record id + 1, CONFLICT, 0 (Int; consumers)
 ==================  ==========================================================================
 
 Arrays are z3 arrays without bounds (proofs), fixed-size lists under the explicit model's bounds
@@ -57,13 +58,14 @@ class KafkaVars:
     flushed: list = field(default_factory=list)
     acked: list = field(default_factory=list)
     az_failures: Any = 0
+    served: list = field(default_factory=list)
 
     def copy(self) -> KafkaVars:
         return KafkaVars(
             list(self.length), list(self.rid), list(self.rep), list(self.hw), list(self.ep), list(self.ld),
             [list(row) for row in self.isr], self.nrid, self.ql, list(self.qisr), self.nreq, self.req_ld,
             list(self.req_isr), list(self.dead), self.crashes, list(self.flushed), list(self.acked),
-            self.az_failures,
+            self.az_failures, list(self.served),
         )
 
 
@@ -76,6 +78,7 @@ class Extras:
     flushed: bool = False
     records: int = 0  # acked ids tracked (max_records); 0: acks off
     zones: bool = False  # availability-zone failures are counted
+    served: int = 0  # offsets of the consumer-read ghost (log_size); 0: consumers off
 
 
 def make_vars(ops: Any, name: str, n: int, log_size: int | None, epochs: int | None,
@@ -102,6 +105,7 @@ def make_vars(ops: Any, name: str, n: int, log_size: int | None, epochs: int | N
         flushed=[ops.int_var(f"{name}.flushed{i}") for i in r] if extras.flushed else [],
         acked=[ops.bool_var(f"{name}.acked{x}") for x in range(extras.records)],
         az_failures=ops.int_var(f"{name}.az_failures") if extras.zones else 0,
+        served=[ops.int_var(f"{name}.served{o}") for o in range(extras.served)],
     )
 
 
@@ -115,7 +119,7 @@ def init(ops: Any, v: KafkaVars) -> Any:
         parts += [ops.not_(v.isr[i][j]) for j in range(n)]
     parts += [v.nrid == 0, v.ql == -1, v.nreq == 0, *v.qisr]
     parts += [ops.not_(x) for x in v.dead + v.acked] + [x == 0 for x in v.flushed]
-    parts += [v.crashes == 0, v.az_failures == 0]
+    parts += [v.crashes == 0, v.az_failures == 0] + [x == 0 for x in v.served]
     return ops.and_(*parts)
 
 
@@ -132,6 +136,7 @@ def equal(ops: Any, v: KafkaVars, w: KafkaVars, log_size: int | None, epochs: in
         parts.append(v.qisr[i] == w.qisr[i])
     parts += [x == y for x, y in zip(v.dead + v.flushed + v.acked, w.dead + w.flushed + w.acked, strict=True)]
     parts += [v.crashes == w.crashes, v.az_failures == w.az_failures]
+    parts += [x == y for x, y in zip(v.served, w.served, strict=True)]
     arrays = [(v.rid[i], w.rid[i], v.length[i], log_size) for i in range(n)]
     arrays += [(v.rep[i], w.rep[i], v.length[i], log_size) for i in range(n)]
     arrays += [(v.req_ld, w.req_ld, v.nreq, epochs)] + [(v.req_isr[j], w.req_isr[j], v.nreq, epochs) for j in range(n)]
@@ -180,6 +185,7 @@ def _encode_extras(model: Any, s: tuple, n: int) -> dict[str, Any]:
         "flushed": [s[f.flushed + i] for i in range(n)] if f.flushed >= 0 else [],
         "acked": [bool(s[f.acked] >> x & 1) for x in range(records)] if f.acked >= 0 else [],
         "az_failures": s[f.az_failed] if f.az_failed >= 0 else 0,
+        "served": [s[f.served + o] for o in range(a.config_of(model).log_size)] if f.served >= 0 else [],
     }
 
 
@@ -221,6 +227,8 @@ def decode(model: Any, ops: Any, value: Any, v: KafkaVars) -> tuple:
             out += [value(x) for x in v.flushed]
         elif f.name == "acked":
             out.append(sum(1 << x for x, y in enumerate(v.acked) if value(y)))
+        elif f.name == "served":
+            out += [value(x) for x in v.served]
         elif f.name == "az_failed":
             out.append(value(v.az_failures))
         elif f.name == "racks":  # configuration, no place in the tuple
