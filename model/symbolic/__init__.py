@@ -6,11 +6,11 @@ guards (BMC explores exactly BFS's state space, and successors match one for one
 test); with ``unbounded=True`` log lengths, record ids and leader epochs are unbounded z3 Ints and
 arrays, for a fixed number of replicas (proofs).
 
-The durability options of ``isrcheck.model.symbolic.durability`` (acks, every kind of stop, flushes,
-unclean election, KIP-966's rule, K6's early ISR expansion, availability-zone failures) and
+Every option of ``isrcheck.model.symbolic.durability`` (acks, every kind of stop, flushes, unclean
+election, KIP-966's rule, K6's early ISR expansion, availability-zone failures, consumer reads) and
 truncation on fetch (``--truncation``: a generation derived by ``Generation.on_fetch``, whose steps
-``isrcheck.model.symbolic.derived`` derives like any other) are encoded for bounded model checking;
-consumer reads are not (refused by name), and proofs encode the classic model only. The KRaft
+``isrcheck.model.symbolic.derived`` derives like any other) is encoded for bounded model checking;
+proofs encode the classic model only (the options refused by name). The KRaft
 family has its own symbolic form (``isrcheck.model.kraft.symbolic``), which ``make_symbolic``
 returns for its generations.
 """
@@ -38,11 +38,7 @@ class KafkaSymbolic:
             raise ValueError(f"the KRaft family (--generation {kraft}) has its own symbolic form: "
                              "isrcheck.model.kraft.symbolic.KraftSymbolic")
         if not adapter.is_replication(explicit):
-            reads = getattr(getattr(explicit, "consumers", None), "consumer_reads", "off")
-            raise ValueError(
-                f"--consumer-reads {reads} is not encoded symbolically (ConsumerFetch's ghost of the records "
-                "served has no symbolic variables yet): drop it, or check it with `isrcheck check`"
-                if reads != "off" else "this model is not the classic replication model")
+            raise ValueError("this model is not the classic replication model (isrcheck.model.replication)")
         if unbounded and adapter.truncation_of(explicit) != "on-become-follower":
             raise ValueError("proofs encode the classic generations only: drop --truncation "
                              f"{adapter.truncation_of(explicit)} (bmc encodes it)")

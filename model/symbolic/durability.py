@@ -64,7 +64,14 @@ def durability(options: Any, unbounded: bool, max_az_failures: int = 0, az_of: t
                    options.kip966_unclean_recovery, "controlled" in kinds, max_az_failures,
                    tuple(az_of) if max_az_failures else (), consumer_reads)
     if unbounded and d != CLASSIC:
-        raise ValueError("proofs encode the classic model only: switch the durability options off")
+        given = [flag for flag, on in (
+            (f"--acks {d.acks}", d.acks != "none"), (f"--max-crashes {d.max_crashes}", d.max_crashes > 0),
+            (f"--unclean-election {d.unclean}", d.unclean != "off"),
+            ("--expand-before-epoch-start", d.expand_before_epoch_start),
+            ("--kip966-unclean-recovery", d.kip966), (f"--max-az-failures {d.max_az_failures}", d.max_az_failures > 0),
+            (f"--consumer-reads {d.consumer_reads}", d.consumer_reads != "off")) if on]
+        raise ValueError(f"proofs encode the classic model only (the options' steps are encoded under the "
+                         f"explicit bounds, for bmc): drop {', '.join(given) or 'the options'}, or run isrcheck bmc")
     return d
 
 

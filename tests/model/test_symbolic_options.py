@@ -140,3 +140,10 @@ def test_k13_twelve_states() -> None:
     result = bmc(make_symbolic(classic(**K13)), depth=12, properties=["ConsistentRead"])
     assert result.verdict == "violation" and len(result.violations[0].trace) == 12
     assert type(result.violations[0].trace.steps[-1].action).__name__ == "ConsumerFetch"
+
+
+def test_prove_refuses_options_by_name(capsys: pytest.CaptureFixture[str]) -> None:
+    """Proofs have no unbounded form of the options' steps: refused naming the options given."""
+    assert main(["prove", "classic", "--consumer-reads", "any", "--acks", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "drop --acks 1, --consumer-reads any" in err and "Traceback" not in err
