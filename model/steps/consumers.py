@@ -4,7 +4,8 @@ follower fetching (``replica.selector.class``, ``client.rack``), by a follower.
 Written once, as the classic steps are (``isrcheck.model.steps.described``), and run as part of the
 generated Python successor function (``isrcheck.model.steps.staging``); it updates the ghost
 ``served`` field of ``isrcheck.model.encoding.fields``, which the properties of
-``isrcheck.properties.consumers`` read. The z3 relation does not encode consumers (refused by name).
+``isrcheck.properties.consumers`` read; the z3 relation (``isrcheck.model.symbolic.derived``) reads
+the same description, one instance per replica and offset.
 
 Abstracted away: consumer groups, offsets commits and positions (a consumer may read any offset
 below the serving replica's HW at any time), fetch sessions and isolation levels other than
@@ -18,7 +19,7 @@ from typing import Any
 from .described import option_step
 
 
-@option_step("ConsumerFetch", ("r", "off"), "consumer_fetch")
+@option_step("ConsumerFetch", ("r",), "consumer_fetch", nested=("off",))
 def consumer_fetch(x: Any) -> None:
     """``ConsumerFetch``: a running replica that presumes leadership (or, with KIP-392, follows a
     leader) serves the record at an offset below its HW. The ghost ``served[offset]`` records the

@@ -89,6 +89,11 @@ class StepOptions:
         return bool(self.max_crashes or self.max_az_failures)
 
     @property
+    def zones(self) -> tuple[int, ...]:
+        """The availability zones a replica is in, in order (``AvailabilityZoneFailure``'s cases)."""
+        return tuple(sorted(set(self.az_of)))
+
+    @property
     def flushes(self) -> bool:
         """Replicas have a recovery point (the ``flushed`` field): lossy stops or zone failures."""
         return "lossy" in self.stop_kinds or bool(self.max_az_failures)
@@ -132,13 +137,16 @@ class Described:
     """A step: its TLA+ action name, the replicas that name one instance of it (z3 unrolls them),
     the action table its successors are labelled from, and the description itself. ``cases``: the
     names in ``who`` that are not replicas but build-time choices (``x.cases``), each with the
-    ``StepOptions`` attribute that lists its values."""
+    ``StepOptions`` attribute that lists its values. ``nested``: the choices (``x.replicas``,
+    ``x.cases``) made further in, only on some paths (the new leader of a controlled shutdown);
+    z3 finds which paths make them and makes one instance per value where they do."""
 
     name: str
     who: tuple[str, ...]
     acts: str
     fn: Callable[[Any], None]
     cases: tuple[tuple[str, str], ...] = ()
+    nested: tuple[str, ...] = ()
 
 
 # The built-in steps, by TLA+ action, in the one order of every generation's Next (``NEXT_ORDER``):
@@ -158,11 +166,11 @@ def step(name: str, who: tuple[str, ...], acts: str) -> Callable[[Callable[[Any]
     return register
 
 
-def option_step(name: str, who: tuple[str, ...], acts: str,
-                cases: tuple[tuple[str, str], ...] = ()) -> Callable[[Callable[[Any], None]], Callable[[Any], None]]:
+def option_step(name: str, who: tuple[str, ...], acts: str, cases: tuple[tuple[str, str], ...] = (),
+                nested: tuple[str, ...] = ()) -> Callable[[Callable[[Any], None]], Callable[[Any], None]]:
     """Registers the description of a step an option adds (see ``Described``)."""
     def register(fn: Callable[[Any], None]) -> Callable[[Any], None]:
-        OPTION_STEPS[name] = Described(name, who, acts, fn, cases)
+        OPTION_STEPS[name] = Described(name, who, acts, fn, cases, nested)
         return fn
 
     return register

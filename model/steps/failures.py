@@ -4,8 +4,7 @@ availability-zone power failures.
 Each is written once, as the classic steps are (``isrcheck.model.steps.described``: guards, updates
 and the action, against the step operations), and read by the same back ends: the generated Python
 successor function (``isrcheck.model.steps.staging``) and the z3 relation
-(``isrcheck.model.symbolic.derived``; controlled shutdown, KIP-966's rule and zone failures are
-refused there by name). Each cites the Kafka mechanism it models.
+(``isrcheck.model.symbolic.derived``). Each cites the Kafka mechanism it models.
 
 What a stop does to the replica, in every kind: the broker
 no longer presumes leadership of anything (its cached leader becomes None: it serves no produce or
@@ -51,7 +50,7 @@ def _stopped(x: Any, r: Any) -> None:
     x.put("crashes", None, x.crashes + 1)
 
 
-@option_step("BrokerStop", ("kind", "r"), "crash", cases=(("kind", "stop_kinds"),))
+@option_step("BrokerStop", ("kind", "r"), "crash", cases=(("kind", "stop_kinds"),), nested=("removal", "c"))
 def broker_stop(x: Any) -> None:
     """``ControlledShutdown``, ``BrokerCrash`` and its lossy form, for every running broker while
     fewer than ``max_crashes`` stops have happened (per broker, in that order)."""
@@ -182,7 +181,8 @@ def unclean_leader_election(x: Any) -> None:
 # -- racks -------------------------------------------------------------------------------------------
 
 
-@option_step("AvailabilityZoneFailure", ("zone",), "az_failure")
+@option_step("AvailabilityZoneFailure", ("zone",), "az_failure", cases=(("zone", "zones"),),
+             nested=("down", "isr", "m"))
 def az_failure(x: Any) -> None:
     """``AvailabilityZoneFailure``: every running broker of one zone loses power at once. Each
     keeps its flushed prefix (log recovery truncates to the recovery point), caps its HW there and
@@ -195,7 +195,7 @@ def az_failure(x: Any) -> None:
     empties it (the partition goes offline rather than be led by a replica that lost data)."""
     az_of = x.opt.az_of
     x.require(x.az_failures < x.opt.max_az_failures)
-    for z in sorted(set(az_of)):
+    for z in x.cases("zone", x.opt.zones):
         zone = [r for r in range(len(az_of)) if az_of[r] == z]
         # Which of the zone's brokers are still running (and so go down now): each nonempty subset.
         for down in x.cases("down", [d for d in _subsets(zone) if d]):

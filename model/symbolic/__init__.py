@@ -6,12 +6,13 @@ guards (BMC explores exactly BFS's state space, and successors match one for one
 test); with ``unbounded=True`` log lengths, record ids and leader epochs are unbounded z3 Ints and
 arrays, for a fixed number of replicas (proofs).
 
-The durability options of ``isrcheck.model.symbolic.durability`` (acks, crash and lossy stops, flushes,
-unclean election, K6's early ISR expansion) and truncation on fetch (``--truncation``: a generation
-derived by ``Generation.on_fetch``, whose steps ``isrcheck.model.symbolic.derived`` derives like any
-other) are encoded for bounded model checking; the consumer-read and rack options are not, and
-proofs encode the classic model only. The KRaft family has its own symbolic form
-(``isrcheck.model.kraft.symbolic``), which ``make_symbolic`` returns for its generations.
+Every option of ``isrcheck.model.symbolic.durability`` (acks, every kind of stop, flushes, unclean
+election, KIP-966's rule, K6's early ISR expansion, availability-zone failures, consumer reads) and
+truncation on fetch (``--truncation``: a generation derived by ``Generation.on_fetch``, whose steps
+``isrcheck.model.symbolic.derived`` derives like any other) is encoded for bounded model checking;
+proofs encode the classic model only (the options refused by name). The KRaft
+family has its own symbolic form (``isrcheck.model.kraft.symbolic``), which ``make_symbolic``
+returns for its generations.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from typing import Any
 from isrcheck.explorer.symbolic.contract import SymStep
 
 from . import adapter, vars
-from .durability import acked_record_not_lost, durability, log_matching
+from .durability import acked_record_not_lost, acked_record_survives, consistent_read, durability, log_matching
 from .lemmas import candidate_lemmas, type_ok
 from .properties import symbolic_properties
 from .steps import GENERATIONS, Bounds, generation_steps
@@ -37,13 +38,13 @@ class KafkaSymbolic:
             raise ValueError(f"the KRaft family (--generation {kraft}) has its own symbolic form: "
                              "isrcheck.model.kraft.symbolic.KraftSymbolic")
         if not adapter.is_replication(explicit):
-            raise ValueError(
-                "the consumer and rack options are not encoded symbolically; switch them off "
-                "(consumer reads, racks)")
+            raise ValueError("this model is not the classic replication model (isrcheck.model.replication)")
         if unbounded and adapter.truncation_of(explicit) != "on-become-follower":
             raise ValueError("proofs encode the classic generations only: drop --truncation "
                              f"{adapter.truncation_of(explicit)} (bmc encodes it)")
-        self.durability = durability(adapter.durability_of(explicit), unbounded)
+        consumers = adapter.consumers_of(explicit)
+        self.durability = durability(adapter.durability_of(explicit), unbounded, consumers.max_az_failures,
+                                     adapter.az_of(explicit), consumers.consumer_reads)
         cfg = adapter.config_of(explicit)
         if cfg.generation not in GENERATIONS:
             raise ValueError(f"generation {cfg.generation} is not encoded symbolically; use one of "
@@ -55,7 +56,7 @@ class KafkaSymbolic:
         self.bounds = Bounds() if unbounded else Bounds(cfg.log_size, cfg.max_records, cfg.max_leader_epoch)
         self.log_size = None if unbounded else cfg.log_size
         self.epochs = None if unbounded else cfg.max_leader_epoch + 1
-        self.extras = self.durability.extras(cfg.max_records)
+        self.extras = self.durability.extras(cfg.max_records, cfg.log_size)
         self._steps = generation_steps(adapter.generation_of(explicit), self.n, self.bounds, self.durability)
         # Bounded: every int (offsets, ids, epochs, replica indices, and each plus or minus one)
         # fits a signed bit-vector of this width; BMC then bit-blasts (isrcheck.explorer.symbolic.bmc).
@@ -65,6 +66,9 @@ class KafkaSymbolic:
         self._props["LogMatching"] = log_matching(self.n, self.log_size)
         if self.extras.records:
             self._props["AckedRecordNotLost"] = acked_record_not_lost(self.n, self.log_size)
+            self._props["AckedRecordSurvives"] = acked_record_survives(self.n, self.log_size)
+        if self.extras.served:
+            self._props["ConsistentRead"] = consistent_read(self.n, cfg.log_size, cfg.max_records + 1)
 
     def __repr__(self) -> str:
         return f"KafkaSymbolic({self.generation}, replicas={self.n}, {'unbounded' if self.unbounded else 'bounded'})"
@@ -92,8 +96,9 @@ class KafkaSymbolic:
 
     @property
     def symmetric_replicas(self) -> int:
-        """Replicas are interchangeable (``isrcheck.explorer.symbolic.symmetry``): BMC breaks the symmetry."""
-        return self.n
+        """Replicas are interchangeable (``isrcheck.explorer.symbolic.symmetry``): BMC breaks the symmetry.
+        Not when zones fail and replicas sit in different zones (a swap across zones is no symmetry)."""
+        return 0 if len(set(self.durability.az_of)) > 1 else self.n
 
     def swap_fixed(self, ops: Any, v: vars.KafkaVars, i: int, j: int) -> Any:
         return vars.swap_fixed(ops, v, i, j, self.log_size, self.epochs)

@@ -33,7 +33,7 @@ __all__ = [
     "EPOCH", "FIELDS_PER_REPLICA", "HW", "ISR", "LEADER", "LOG", "NEXT_RECORD_ID", "Q_ISR", "Q_LEADER",
     "REQUESTS", "ClassicConfig", "Layout", "LogTables", "classic_model", "is_classic", "config_of",
     "layout_of", "logs_of", "fields_of", "durability_of", "is_replication", "kraft_generation",
-    "generation_of", "truncation_of",
+    "generation_of", "truncation_of", "consumers_of", "az_of",
 ]
 
 
@@ -46,13 +46,27 @@ def is_classic(model: Any) -> bool:
 
 
 def is_replication(model: Any) -> bool:
-    """The replication model with consumers and racks off (its durability options may be on, and
-    truncation on fetch: it adds no field, only a derived generation, ``Generation.on_fetch``)."""
+    """The replication model (its durability options may be on, consumer reads, zones and their
+    failures, and truncation on fetch: it adds no field, only a derived generation,
+    ``Generation.on_fetch``)."""
     from dataclasses import replace
 
     from isrcheck.model.replication import ReplicationModel
 
-    return isinstance(model, ReplicationModel) and replace(model.consumers, truncation="on-become-follower").is_off
+    if not isinstance(model, ReplicationModel):
+        return False
+    return replace(model.consumers, truncation="on-become-follower", azs=0, placement="rack-aware",
+                   max_az_failures=0, consumer_reads="off").is_off
+
+
+def consumers_of(model: Any) -> Any:
+    """The ``ConsumerOptions`` (consumer reads, truncation, zones) of the model."""
+    return model.consumers
+
+
+def az_of(model: Any) -> tuple[int, ...]:
+    """Each replica's availability zone (empty without ``--azs``)."""
+    return tuple(model.tables.az_of or ())
 
 
 def truncation_of(model: Any) -> str:

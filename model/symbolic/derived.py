@@ -31,12 +31,21 @@ from .durability import popcount_at_least
 from .vars import KafkaVars
 
 # The steps whose action (what traces print) is not spelled as their TLA+ action (a crash of
-# either kind is a BrokerCrash).
+# either kind is a BrokerCrash), and the action tables that name their own (a stop's kinds).
 LABEL = {"BecomeFollowerAndTruncateTo": "BecomeFollowerAndTruncate", "BrokerStop": "BrokerCrash"}
+ACTS_LABEL = {"controlled": "ControlledShutdown"}
 
 
 class _Off(Exception):
     """A guard of this instance is plainly false: the step is not enabled."""
+
+
+class _Choice(Exception):
+    """The description makes a nested choice (``Described.nested``) the instance has not pinned."""
+
+    def __init__(self, name: str, values: tuple, replica: bool) -> None:
+        super().__init__(name)
+        self.name, self.values, self.replica = name, values, replica
 
 
 class Reader:
@@ -50,15 +59,21 @@ class Reader:
             bounds.max_leader_epoch
         self.epochs = epochs
         self.ql, self.qisr, self.nrid, self.nreq = v.ql, v.qisr, v.nrid, v.nreq
-        self.stopped, self.crashes, self.az_failures = v.dead, v.crashes, 0
+        self.stopped, self.crashes, self.az_failures = v.dead, v.crashes, v.az_failures
         self.w = v.copy()
         self.guards: list[Any] = []
         self.result: tuple[Any, Any] | None = None
+        self.acts: str | None = None
 
     # -- control -------------------------------------------------------------------------------
 
+    def _pick(self, name: str, values: Any, replica: bool = False) -> Any:
+        if name not in self.pinned:
+            raise _Choice(name, tuple(values), replica)
+        return self.pinned[name]
+
     def replicas(self, name: str) -> Iterator[int]:
-        yield self.pinned[name]
+        yield self._pick(name, range(self.n), replica=True)
 
     def requests(self, name: str) -> Iterator[tuple[Any, int, list]]:
         o, v = self.o, self.v
@@ -68,7 +83,7 @@ class Reader:
         yield e, lead, [o.sel(v.req_isr[j], e) for j in range(self.n)]
 
     def cases(self, name: str, values: Any) -> Iterator[Any]:
-        yield self.pinned[name]
+        yield self._pick(name, values)
 
     def require(self, *conds: Any) -> None:
         for c in conds:
@@ -109,6 +124,7 @@ class Reader:
     def rec_epoch(self, r: int, k: Any) -> Any: return self.o.sel(self.v.rep[r], k)  # noqa: E704
     def rec_id(self, r: int, k: Any) -> Any: return self.o.sel(self.v.rid[r], k)  # noqa: E704
     def flushed(self, r: int) -> Any: return self.v.flushed[r]  # noqa: E704
+    def served(self, off: int) -> Any: return self.v.served[off]  # noqa: E704
 
     def last_epoch(self, r: int) -> Any:
         v = self.v
@@ -206,11 +222,13 @@ class Reader:
 
     def emit(self, *idx: Any, acts: str | None = None) -> None:
         self.result = (self.o.and_(*self.guards), self.w)
+        self.acts = acts
 
 
 def derived_steps(d: Described, n: int, gen: Any, opt: StepOptions, bounds: Any,
                   epochs: int | None) -> list[SymStep]:
-    """One ``SymStep`` per choice of the replicas and cases ``d.who`` (in ``product`` order)."""
+    """One ``SymStep`` per choice of the replicas and cases ``d.who`` (in ``product`` order), and,
+    for a step with ``nested`` choices, per choice of those on each path that makes them."""
 
     def run(o: Any, v: KafkaVars, pinned: dict[str, int]) -> tuple[Any, Any]:
         x = Reader(o, v, pinned, n, gen, opt, bounds, epochs)
@@ -226,4 +244,50 @@ def derived_steps(d: Described, n: int, gen: Any, opt: StepOptions, bounds: Any,
     label = LABEL.get(d.name, d.name)
     cases = dict(d.cases)
     domains = [getattr(opt, cases[name]) if name in cases else range(n) for name in d.who]
-    return [SymStep(label, instance(dict(zip(d.who, combo, strict=True))), combo) for combo in product(*domains)]
+    combos = [dict(zip(d.who, combo, strict=True)) for combo in product(*domains)]
+
+    def params(pinned: dict[str, Any], values: frozenset = frozenset()) -> tuple:
+        # Symmetry breaking swaps the ints of an instance's params as replicas: a case that is a
+        # number but no replica (a zone, an offset) is tagged with its name.
+        return tuple((k, v) if (k in cases or k in values) and isinstance(v, int) else v for k, v in pinned.items())
+
+    if not d.nested:
+        return [SymStep(label, instance(pinned), params(pinned)) for pinned in combos]
+    probe = _Probe(d, n, gen, opt, bounds, epochs)
+    return [SymStep(ACTS_LABEL.get(acts, label), instance(pinned), params(pinned, values))
+            for combo in combos for pinned, acts, values in probe.paths(combo)]
+
+
+class _Probe:
+    """Which nested choices each instance makes, found by running the description once per path on
+    fresh unbounded variables (a guard plainly false at build time ends a path: it emits nothing)."""
+
+    def __init__(self, d: Described, n: int, gen: Any, opt: StepOptions, bounds: Any, epochs: int | None) -> None:
+        from isrcheck.explorer.symbolic.ops import UnboundedZ3Ops
+
+        from .vars import Extras, make_vars
+
+        self.d, self.n, self.gen, self.opt, self.bounds, self.epochs = d, n, gen, opt, bounds, epochs
+        self.o = UnboundedZ3Ops("probe.")
+        offsets = bounds.log_size if opt.consumer_reads != "off" else 0
+        extras = Extras(stops=opt.stops, flushed=opt.flushes, records=1 if opt.acks != "none" else 0,
+                        zones=bool(opt.max_az_failures), served=offsets or 0)
+        self.v = make_vars(self.o, "probe", n, None, None, extras)
+
+    def paths(self, pinned: dict[str, Any], values: frozenset = frozenset()
+              ) -> Iterator[tuple[dict[str, Any], str | None, frozenset]]:
+        """Each completion of ``pinned`` that emits, with its action table and the names of its
+        choices that are values, not replicas."""
+        x = Reader(self.o, self.v, pinned, self.n, self.gen, self.opt, self.bounds, self.epochs)
+        try:
+            self.d.fn(x)
+        except _Off:
+            return
+        except _Choice as c:
+            if c.name not in self.d.nested:
+                raise
+            for value in c.values:
+                yield from self.paths({**pinned, c.name: value}, values if c.replica else values | {c.name})
+            return
+        if x.result is not None:
+            yield pinned, x.acts, values

@@ -1,14 +1,17 @@
 """The durability options in symbolic form: which are encoded (``Durability``, read by the steps'
 one description: the acks rules of ``LeaderWrite`` and ``LeaderIncHighWatermark`` in
 ``isrcheck.model.steps.described``, broker stops and restarts, log flushes and unclean leader
-election in ``isrcheck.model.steps.failures``, all derived by ``isrcheck.model.symbolic.derived``),
-and the promises ``AckedRecordNotLost`` and ``LogMatching`` (``isrcheck.properties.durability``).
+election, availability-zone failures in ``isrcheck.model.steps.failures``, all derived by
+``isrcheck.model.symbolic.derived``), and the promises ``AckedRecordNotLost``, ``LogMatching``
+(``isrcheck.properties.durability``) and ``AckedRecordSurvives`` (``isrcheck.properties.consumers``).
 
 Encoded for bounded model checking: ``acks`` (0, 1, all) with ``min.insync.replicas``,
-``max_crashes`` with stops ``crash``, ``lossy`` or ``crash+lossy``, ``unclean_election`` (any,
-highest-last-epoch) and ``expand_before_epoch_start`` (bug K6). Refused with a message: controlled
-shutdown (stops ``controlled`` and ``all``), KIP-966's unclean-recovery rule, the consumer and rack
-options, and every option in the unbounded encoding (proofs stay on the classic model).
+``max_crashes`` with every kind of stop (controlled shutdown, crash, lossy), ``unclean_election`` (any,
+highest-last-epoch), KIP-966's rule for a broker back from an unclean shutdown (read by the same
+lines of ``failures`` as the explicit steps), ``expand_before_epoch_start`` (bug K6) and zone
+failures (``max_az_failures`` with each replica's zone). Refused with a message: consumer reads
+(``isrcheck.model.symbolic``), and every option in the unbounded encoding (proofs stay on the
+classic model).
 
 Abstracted away: as in the explicit steps, which these are (a stop is the broker stopping and the
 controller noticing in one step; a restarted broker re-reads only the current LeaderAndIsr request).
@@ -35,28 +38,69 @@ class Durability:
     lossy: bool = False  # BrokerCrash(lost_unflushed): the log keeps its flushed prefix
     unclean: str = "off"
     expand_before_epoch_start: bool = False
+    kip966: bool = False  # KIP-966's rule for a broker back from an unclean shutdown
+    controlled: bool = False  # ControlledShutdown: leadership moved first, the log flushed
+    max_az_failures: int = 0  # AvailabilityZoneFailure (racks: --azs, --max-az-failures)
+    az_of: tuple[int, ...] = ()  # each replica's zone, when zones fail
+    consumer_reads: str = "off"  # ConsumerFetch: "leader", "any" (KIP-392)
 
-    def extras(self, max_records: int) -> Extras:
-        return Extras(stops=self.max_crashes > 0, flushed=self.lossy,
-                      records=max_records if self.acks != "none" else 0)
+    def extras(self, max_records: int, log_size: int = 0) -> Extras:
+        zones = self.max_az_failures > 0
+        return Extras(stops=self.max_crashes > 0 or zones, flushed=self.lossy or zones,
+                      records=max_records if self.acks != "none" else 0, zones=zones,
+                      served=log_size if self.consumer_reads != "off" else 0)
 
 
 CLASSIC = Durability()
 
 
-def durability(options: Any, unbounded: bool) -> Durability:
-    """The symbolic ``Durability`` of a model's ``DurabilityOptions``; ValueError (the CLI's exit 2)
-    for what is not encoded."""
+def durability(options: Any, unbounded: bool, max_az_failures: int = 0, az_of: tuple[int, ...] = (),
+               consumer_reads: str = "off") -> Durability:
+    """The symbolic ``Durability`` of a model's ``DurabilityOptions`` (and its zone failures and
+    consumer reads); ValueError (the CLI's exit 2) for what is not encoded."""
     kinds = options.crash_kinds
-    if "controlled" in kinds:
-        raise ValueError("controlled shutdown is not encoded symbolically: use --stops crash, lossy or crash+lossy")
-    if options.kip966_unclean_recovery:
-        raise ValueError("KIP-966's unclean-recovery rule is not encoded symbolically: drop --kip966-unclean-recovery")
     d = Durability(options.acks, options.min_insync_replicas, options.max_crashes, "crash" in kinds,
-                   "lossy" in kinds, options.unclean_election, options.expand_before_epoch_start)
+                   "lossy" in kinds, options.unclean_election, options.expand_before_epoch_start,
+                   options.kip966_unclean_recovery, "controlled" in kinds, max_az_failures,
+                   tuple(az_of) if max_az_failures else (), consumer_reads)
     if unbounded and d != CLASSIC:
-        raise ValueError("proofs encode the classic model only: switch the durability options off")
+        given = [flag for flag, on in (
+            (f"--acks {d.acks}", d.acks != "none"), (f"--max-crashes {d.max_crashes}", d.max_crashes > 0),
+            (f"--unclean-election {d.unclean}", d.unclean != "off"),
+            ("--expand-before-epoch-start", d.expand_before_epoch_start),
+            ("--kip966-unclean-recovery", d.kip966), (f"--max-az-failures {d.max_az_failures}", d.max_az_failures > 0),
+            (f"--consumer-reads {d.consumer_reads}", d.consumer_reads != "off")) if on]
+        raise ValueError(f"proofs encode the classic model only (the options' steps are encoded under the "
+                         f"explicit bounds, for bmc): drop {', '.join(given) or 'the options'}, or run isrcheck bmc")
     return d
+
+
+def acked_record_survives(n: int, size: int | None) -> Callable[[Any, KafkaVars], Any]:
+    """Every acknowledged record is in some replica's log, running or stopped (no acknowledged
+    record lost by every replica: an availability zone's failure)."""
+
+    def prop(o: Any, v: KafkaVars) -> Any:
+        return o.and_(*(o.implies(acked, o.or_(*(
+            o.exists(0, v.length[r], lambda k, r=r, x=x: o.sel(v.rid[r], k) == x, size) for r in range(n))))
+            for x, acked in enumerate(v.acked)))
+
+    return prop
+
+
+def consistent_read(n: int, size: int, conflict: int) -> Callable[[Any, KafkaVars], Any]:
+    """No offset was served two different records, and every record served is at its offset in
+    the established leader's log (``isrcheck.properties.consumers``' ConsistentRead)."""
+
+    def prop(o: Any, v: KafkaVars) -> Any:
+        parts = [x != conflict for x in v.served]
+        for lead in range(n):
+            established = o.and_(v.ql == lead, v.ld[lead] == lead, v.ep[lead] == v.nreq - 1)
+            for off, x in enumerate(v.served):
+                held = o.and_(off < v.length[lead], o.sel(v.rid[lead], off) + 1 == x)
+                parts.append(o.implies(o.and_(established, x != 0), held))
+        return o.and_(*parts)
+
+    return prop
 
 
 def popcount_at_least(o: Any, bits: list, m: int) -> Any:

@@ -40,14 +40,17 @@ class Bounds:
 def generation_steps(gen: Generation, n: int, bounds: Bounds, d: Durability = CLASSIC) -> list[SymStep]:
     """The symbolic ``Next`` of a generation: its steps (``Generation.next``, TLA+ action names),
     in that order, then the steps the durability options add (``option_step_names``' order)."""
-    kinds = tuple(kind for kind, on in (("crash", d.crash), ("lossy", d.lossy)) if on)
-    opt = StepOptions(d.acks, d.min_isr, d.expand_before_epoch_start, d.max_crashes, kinds, d.unclean)
+    kinds = tuple(kind for kind, on in (("controlled", d.controlled), ("crash", d.crash), ("lossy", d.lossy)) if on)
+    opt = StepOptions(d.acks, d.min_isr, d.expand_before_epoch_start, d.max_crashes, kinds, d.unclean, d.kip966,
+                      consumer_reads=d.consumer_reads, max_az_failures=d.max_az_failures, az_of=d.az_of)
     epochs = None if bounds.max_leader_epoch is None else bounds.max_leader_epoch + 1
     out: list[SymStep] = []
     for name in gen.next:
         if name not in STEPS:
             raise ValueError(f"generation {gen.name}: step {name} has no description")
         out += derived_steps(described(gen, name), n, gen, opt, bounds, epochs)
-    for name in option_step_names(opt):
+    # Each step once: with crash stops and zone failures the explicit list names FlushLog twice (its
+    # successors twice over, the same states), which one symbolic step covers.
+    for name in dict.fromkeys(option_step_names(opt)):
         out += derived_steps(OPTION_STEPS[name], n, gen, opt, bounds, epochs)
     return out

@@ -19,6 +19,8 @@ One ``KafkaVars`` holds, for replicas ``i = 0..n-1`` (the number of replicas is 
 ``crashes``         stops so far (Int; 0 when brokers never stop)
 ``flushed[i]``      replica i's flushed offset, its recovery point (Int; lossy stops, else [])
 ``acked[x]``        record id x was acknowledged to its producer (Bool; ``acks`` on, else [])
+``az_failures``     availability-zone failures so far (Int; 0 without ``max_az_failures``)
+``served[o]``       the ghost of consumer reads at offset o: record id + 1, CONFLICT, 0 (Int; consumers)
 ==================  ==========================================================================
 
 Arrays are z3 arrays without bounds (proofs), fixed-size lists under the explicit model's bounds
@@ -55,12 +57,15 @@ class KafkaVars:
     crashes: Any = 0
     flushed: list = field(default_factory=list)
     acked: list = field(default_factory=list)
+    az_failures: Any = 0
+    served: list = field(default_factory=list)
 
     def copy(self) -> KafkaVars:
         return KafkaVars(
             list(self.length), list(self.rid), list(self.rep), list(self.hw), list(self.ep), list(self.ld),
             [list(row) for row in self.isr], self.nrid, self.ql, list(self.qisr), self.nreq, self.req_ld,
             list(self.req_isr), list(self.dead), self.crashes, list(self.flushed), list(self.acked),
+            self.az_failures, list(self.served),
         )
 
 
@@ -72,6 +77,8 @@ class Extras:
     stops: bool = False
     flushed: bool = False
     records: int = 0  # acked ids tracked (max_records); 0: acks off
+    zones: bool = False  # availability-zone failures are counted
+    served: int = 0  # offsets of the consumer-read ghost (log_size); 0: consumers off
 
 
 def make_vars(ops: Any, name: str, n: int, log_size: int | None, epochs: int | None,
@@ -97,6 +104,8 @@ def make_vars(ops: Any, name: str, n: int, log_size: int | None, epochs: int | N
         crashes=ops.int_var(f"{name}.crashes") if extras.stops else 0,
         flushed=[ops.int_var(f"{name}.flushed{i}") for i in r] if extras.flushed else [],
         acked=[ops.bool_var(f"{name}.acked{x}") for x in range(extras.records)],
+        az_failures=ops.int_var(f"{name}.az_failures") if extras.zones else 0,
+        served=[ops.int_var(f"{name}.served{o}") for o in range(extras.served)],
     )
 
 
@@ -109,7 +118,8 @@ def init(ops: Any, v: KafkaVars) -> Any:
         parts += [v.length[i] == 0, v.hw[i] == 0, v.ep[i] == -1, v.ld[i] == -1]
         parts += [ops.not_(v.isr[i][j]) for j in range(n)]
     parts += [v.nrid == 0, v.ql == -1, v.nreq == 0, *v.qisr]
-    parts += [ops.not_(x) for x in v.dead + v.acked] + [x == 0 for x in v.flushed] + [v.crashes == 0]
+    parts += [ops.not_(x) for x in v.dead + v.acked] + [x == 0 for x in v.flushed]
+    parts += [v.crashes == 0, v.az_failures == 0] + [x == 0 for x in v.served]
     return ops.and_(*parts)
 
 
@@ -125,7 +135,8 @@ def equal(ops: Any, v: KafkaVars, w: KafkaVars, log_size: int | None, epochs: in
         parts += [v.isr[i][j] == w.isr[i][j] for j in range(n)]
         parts.append(v.qisr[i] == w.qisr[i])
     parts += [x == y for x, y in zip(v.dead + v.flushed + v.acked, w.dead + w.flushed + w.acked, strict=True)]
-    parts.append(v.crashes == w.crashes)
+    parts += [v.crashes == w.crashes, v.az_failures == w.az_failures]
+    parts += [x == y for x, y in zip(v.served, w.served, strict=True)]
     arrays = [(v.rid[i], w.rid[i], v.length[i], log_size) for i in range(n)]
     arrays += [(v.rep[i], w.rep[i], v.length[i], log_size) for i in range(n)]
     arrays += [(v.req_ld, w.req_ld, v.nreq, epochs)] + [(v.req_isr[j], w.req_isr[j], v.nreq, epochs) for j in range(n)]
@@ -173,6 +184,8 @@ def _encode_extras(model: Any, s: tuple, n: int) -> dict[str, Any]:
         "crashes": s[f.crashes] if f.crashes >= 0 else 0,
         "flushed": [s[f.flushed + i] for i in range(n)] if f.flushed >= 0 else [],
         "acked": [bool(s[f.acked] >> x & 1) for x in range(records)] if f.acked >= 0 else [],
+        "az_failures": s[f.az_failed] if f.az_failed >= 0 else 0,
+        "served": [s[f.served + o] for o in range(a.config_of(model).log_size)] if f.served >= 0 else [],
     }
 
 
@@ -214,6 +227,12 @@ def decode(model: Any, ops: Any, value: Any, v: KafkaVars) -> tuple:
             out += [value(x) for x in v.flushed]
         elif f.name == "acked":
             out.append(sum(1 << x for x, y in enumerate(v.acked) if value(y)))
+        elif f.name == "served":
+            out += [value(x) for x in v.served]
+        elif f.name == "az_failed":
+            out.append(value(v.az_failures))
+        elif f.name == "racks":  # configuration, no place in the tuple
+            continue
         else:
             raise DecodeError(f"the symbolic state has no field {f.name}")
     return tuple(out)

@@ -122,9 +122,6 @@ def test_cli_bmc_time_limit_is_exit_5(capsys):
 @pytest.mark.parametrize("argv,words", [
     (["--depth", "0"], "--depth must be at least 1"),
     (["--depth", "3", "--invariant", "RecordCommitted"], "no invariant RecordCommitted"),
-    (["--depth", "3", "--consumer-reads", "any"], "consumer and rack options are not encoded"),
-    (["--depth", "3", "--max-crashes", "1", "--stops", "all"], "controlled shutdown is not encoded"),
-    (["--depth", "3", "--max-crashes", "1", "--stops", "lossy", "--kip966-unclean-recovery"], "KIP-966"),
     (["--depth", "3", "--timeout", "-1"], "argument --timeout: '-1' must be a positive number"),
     (["--depth", "3", "--progress-interval", "-1"], "must be a positive number"),
     (["--depth", "3", "--trace-json", "/nonexistent-dir/t.itf.json"], "--trace-json"),
