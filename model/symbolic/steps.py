@@ -49,8 +49,6 @@ def generation_steps(gen: Generation, n: int, bounds: Bounds, d: Durability = CL
         if name not in STEPS:
             raise ValueError(f"generation {gen.name}: step {name} has no description")
         out += derived_steps(described(gen, name), n, gen, opt, bounds, epochs)
-    # Each step once: with crash stops and zone failures the explicit list names FlushLog twice (its
-    # successors twice over, the same states), which one symbolic step covers.
-    for name in dict.fromkeys(option_step_names(opt)):
+    for name in option_step_names(opt):
         out += derived_steps(OPTION_STEPS[name], n, gen, opt, bounds, epochs)
     return out

@@ -53,3 +53,17 @@ def test_one_edit_of_an_option_step_reaches_python_and_z3(monkeypatch) -> None:
     assert changed, "the edited description did not reach the generated successor function"
     sym, ops = make_symbolic(after), ConcreteOps()
     assert assert_same(after, sym, states, lambda s: concrete_successors(sym, s, ops)) == 300
+
+
+def test_each_option_step_is_listed_once_for_every_combination_of_options() -> None:
+    # With crash stops and zone failures FlushLog was listed twice: every flush successor generated
+    # twice (the same states, so counts and traces hid it).
+    import itertools
+
+    kinds = [(), ("crash",), ("lossy",), ("crash", "lossy"), ("controlled",), ("controlled", "crash")]
+    for crashes, stop_kinds, azs, unclean, reads in itertools.product((0, 1), kinds, (0, 1), ("off", "any"),
+                                                                      ("off", "any")):
+        opt = StepOptions(max_crashes=crashes, stop_kinds=stop_kinds, unclean=unclean, consumer_reads=reads,
+                          max_az_failures=azs, az_of=(0, 1) if azs else ())
+        names = option_step_names(opt)
+        assert len(names) == len(set(names)), (opt, names)
