@@ -91,6 +91,9 @@ def build(t: Any, property_set: str = "all") -> list[Property]:
         if unknown:
             hint = "; StatesMatchRoles and the reconfiguration properties need --max-reconfigs 1 or more" if any(
                 n in RECONFIG for n in unknown) else ""
+            if t.config.max_fetches is not None and any(n in LIVE for n in unknown):
+                hint += ("; the liveness properties are left out under --max-fetches (running out of fetches "
+                         "would fail them): drop --max-fetches")
             raise ValueError(f"property_set: unknown for the quorum: {', '.join(unknown)}; choose from "
                              f"{', '.join(names)}{hint}")
     builders = _builders(t)

@@ -70,6 +70,7 @@ class CWriter(Writer):
     def replicas(self, name: str) -> Iterator[Any]:
         """A loop in C (not unrolled as in Python): the source does not depend on the number of
         replicas, so one compiled module serves every replica count."""
+        self._no_updates_before(name)
         at, dead = list(self.at), self.dead
         r = self._name(name)
         self._open(f"for (long {r} = 0; {r} < k->n; {r}++) {{")

@@ -177,7 +177,15 @@ class Writer:
 
     # -- control ---------------------------------------------------------------------------
 
+    def _no_updates_before(self, name: str) -> None:
+        # Each branch starts from no updates (z3's reader keeps those made before a split, this
+        # writer would drop them): a description makes its updates inside the split, and one that
+        # does not is refused here rather than read two ways.
+        if self.updates:
+            raise AssertionError(f"updates made before the split {name!r}: make them inside it")
+
     def replicas(self, name: str) -> Iterator[int]:
+        self._no_updates_before(name)
         at, dead = list(self.at), self.dead
         for r in range(self.n):
             self.at, self.dead, self.updates = list(at), dead, []
@@ -195,6 +203,7 @@ class Writer:
 
     def cases(self, name: str, values: Any) -> Iterator[Any]:
         """Each build-time value, in order, each with its own guards (a branch of the source)."""
+        self._no_updates_before(name)
         at, dead = list(self.at), self.dead
         for value in values:
             self.at, self.dead, self.updates = list(at), dead, []
@@ -220,6 +229,7 @@ class Writer:
 
     def replica_named(self, name: str, v: Any) -> Iterator[int]:
         """The replica ``v`` names, if any: unrolled, so its fields are constant indices too."""
+        self._no_updates_before(name)
         at, dead = list(self.at), self.dead
         for r in range(self.n):
             self.at, self.dead, self.updates = list(at), dead, []

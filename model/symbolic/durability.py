@@ -9,9 +9,9 @@ Encoded for bounded model checking: ``acks`` (0, 1, all) with ``min.insync.repli
 ``max_crashes`` with every kind of stop (controlled shutdown, crash, lossy), ``unclean_election`` (any,
 highest-last-epoch), KIP-966's rule for a broker back from an unclean shutdown (read by the same
 lines of ``failures`` as the explicit steps), ``expand_before_epoch_start`` (bug K6) and zone
-failures (``max_az_failures`` with each replica's zone). Refused with a message: consumer reads
-(``isrcheck.model.symbolic``), and every option in the unbounded encoding (proofs stay on the
-classic model).
+failures (``max_az_failures`` with each replica's zone), and consumer reads (``consumer_reads``, the
+record served at each offset). Refused with a message: every option in the unbounded encoding
+(proofs stay on the classic model).
 
 Abstracted away: as in the explicit steps, which these are (a stop is the broker stopping and the
 controller noticing in one step; a restarted broker re-reads only the current LeaderAndIsr request).

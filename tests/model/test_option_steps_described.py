@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+import pytest
 from isrcheck.explorer.symbolic.ops import ConcreteOps
 from isrcheck.explorer.symbolic.relation import concrete_successors
 from isrcheck.model.factory import make_model
@@ -67,3 +68,16 @@ def test_each_option_step_is_listed_once_for_every_combination_of_options() -> N
                           max_az_failures=azs, az_of=(0, 1) if azs else ())
         names = option_step_names(opt)
         assert len(names) == len(set(names)), (opt, names)
+
+
+def test_updates_made_before_a_case_split_are_refused_not_dropped(monkeypatch) -> None:
+    # z3's reader keeps updates made before x.cases/x.replicas; the Python writer starts each branch
+    # afresh: rather than two readings that differ, such a description is refused when generated.
+    def flush_with_update_before_split(x: Any) -> None:
+        x.put("crashes", None, 0)
+        for _ in x.cases("kind", ("only",)):
+            x.emit()
+
+    monkeypatch.setitem(OPTION_STEPS, "FlushLog", replace(OPTION_STEPS["FlushLog"], fn=flush_with_update_before_split))
+    with pytest.raises(AssertionError, match="before the split 'kind'"):
+        make_model(max_crashes=1, stops="lossy")

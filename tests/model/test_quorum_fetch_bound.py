@@ -6,7 +6,9 @@ Q-reconfig-one-at-a-time (tests/model/test_scenarios.py)."""
 
 from __future__ import annotations
 
+import pytest
 from isrcheck.explorer.cli.main import main
+from isrcheck.explorer.errors import UserError
 from isrcheck.explorer.registry import build_model
 
 import isrcheck
@@ -63,3 +65,8 @@ def test_a_liveness_property_under_the_bound_is_refused_with_the_reason(capsys):
     assert "left out under --max-fetches" in err and "drop --max-fetches" in err and "StatesMatchRoles" in err
     assert main(["check", "quorum", "--max-fetches", "-1"]) == 2
     assert "max_fetches=-1: give 0 or more" in capsys.readouterr().err
+
+
+def test_a_liveness_property_named_in_property_set_under_the_fetch_bound_says_why():
+    with pytest.raises(UserError, match="left out under --max-fetches"):
+        quorum(max_reconfigs=1, max_fetches=2, property_set="ValuesNotStuck").properties()

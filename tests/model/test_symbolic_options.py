@@ -35,7 +35,7 @@ CONTROLLED_ALL = {**SMALL, "max_crashes": 1, "stops": "all", "unclean_election":
 CONTROLLED_3 = {**SMALL, "replicas": 3, "max_records": 1, "max_crashes": 1, "stops": "controlled"}
 # Zone failures: one zone holding both replicas (every subset of it still running goes down; the
 # ISR's sole survivor chosen), with KIP-966's rule (the ISR emptied instead); two zones beside crash
-# stops (FlushLog comes from both options: one symbolic step).
+# stops (FlushLog comes from both options, one step).
 ZONE_1 = {**SMALL, "max_records": 1, "acks": "all", "azs": 1, "max_az_failures": 1}
 ZONE_1_KIP966 = {**ZONE_1, "kip966_unclean_recovery": True}
 ZONES_2_CRASH = {**SMALL, "max_records": 1, "acks": "1", "azs": 2, "max_az_failures": 1, "max_crashes": 1,

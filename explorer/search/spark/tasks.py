@@ -35,7 +35,7 @@ import itertools
 import os
 import pickle
 import struct
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from isrcheck.explorer.search.spark import fast
@@ -72,7 +72,7 @@ KIND_KEYS = {kind: (1 << 40) + n for n, kind in enumerate((VISITED, PARENTS, STA
 _KEY_FRAMES = {kind: struct.pack(">q", key) for kind, key in KIND_KEYS.items()}
 
 
-def keyed(fn: Any):
+def keyed(fn: Any) -> Callable[[int, Iterator[tuple[int, tuple]]], Iterator[bytes]]:
     """A mapPartitionsWithIndex function whose records go out as frame pairs: the record's kind as
     an 8-byte key, then the record pickled as a batch of one (what the context's serializer reads
     back). For an RDD with ``_bypass_serializer`` set, as PySpark's ``partitionBy`` writes its keys."""

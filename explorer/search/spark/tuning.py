@@ -18,17 +18,33 @@ restores C2; a ``defaultJavaOptions`` key that spark-defaults.conf sets is left 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 JIT_C1 = "-XX:TieredStopAtLevel=1"
 JAVA_OPTION_KEYS = ("spark.driver.defaultJavaOptions", "spark.executor.defaultJavaOptions")
 
 
+def _conf_dir() -> str | None:
+    """Where spark-submit reads spark-defaults.conf: ``$SPARK_CONF_DIR``, else ``$SPARK_HOME/conf``,
+    else (pyspark installed from PyPI, no SPARK_HOME) the conf folder of the pyspark package, which
+    is the Spark home spark-submit then uses."""
+    if os.environ.get("SPARK_CONF_DIR"):
+        return os.environ["SPARK_CONF_DIR"]
+    if os.environ.get("SPARK_HOME"):
+        return os.path.join(os.environ["SPARK_HOME"], "conf")
+    try:
+        import pyspark
+    except ImportError:
+        return None
+    return os.path.join(os.path.dirname(pyspark.__file__), "conf")
+
+
 def defaults_file_keys() -> set[str]:
-    """The keys spark-defaults.conf sets (``$SPARK_CONF_DIR``, else ``$SPARK_HOME/conf``), which
-    spark-submit applies to every session it starts; empty when there is no such file."""
-    conf_dir = os.environ.get("SPARK_CONF_DIR") or (
-        os.path.join(os.environ["SPARK_HOME"], "conf") if os.environ.get("SPARK_HOME") else None)
+    """The keys spark-defaults.conf sets, which spark-submit applies to every session it starts;
+    empty when there is no such file. The file is a Java properties file: a key ends at the first
+    ``=``, ``:`` or blank."""
+    conf_dir = _conf_dir()
     if conf_dir is None:
         return set()
     try:
@@ -38,8 +54,8 @@ def defaults_file_keys() -> set[str]:
     keys = set()
     for line in text.splitlines():
         line = line.strip()
-        if line and not line.startswith("#"):
-            keys.add(line.replace("=", " ", 1).split()[0])
+        if line and not line.startswith(("#", "!")):
+            keys.add(re.split(r"[=:\s]", line, maxsplit=1)[0])
     return keys
 
 

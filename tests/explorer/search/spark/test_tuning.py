@@ -15,6 +15,19 @@ def test_the_engine_sets_the_jit_tier_unless_spark_defaults_does(tmp_path, monke
         "# site settings\nspark.driver.defaultJavaOptions   -Dsite=1\nspark.executor.memory=2g\n")
     assert tuning.defaults_file_keys() == {"spark.driver.defaultJavaOptions", "spark.executor.memory"}
     assert tuning.engine_settings() == {"spark.executor.defaultJavaOptions": tuning.JIT_C1}
+    (tmp_path / "spark-defaults.conf").write_text("spark.executor.defaultJavaOptions:-Dsite=2\n")  # ':' too
+    assert tuning.defaults_file_keys() == {"spark.executor.defaultJavaOptions"}
+
+
+def test_without_spark_home_the_pyspark_package_conf_is_read(tmp_path, monkeypatch) -> None:
+    # pyspark from PyPI: spark-submit's Spark home is the package, and its conf/ the site's settings
+    pyspark = pytest.importorskip("pyspark")
+    monkeypatch.delenv("SPARK_CONF_DIR", raising=False)
+    monkeypatch.delenv("SPARK_HOME", raising=False)
+    monkeypatch.setattr(pyspark, "__file__", str(tmp_path / "__init__.py"))
+    (tmp_path / "conf").mkdir()
+    (tmp_path / "conf" / "spark-defaults.conf").write_text("spark.driver.defaultJavaOptions=-Dsite=1\n")
+    assert tuning.defaults_file_keys() == {"spark.driver.defaultJavaOptions"}
 
 
 def test_a_session_the_engine_creates_gets_them(tmp_path, monkeypatch) -> None:
