@@ -250,11 +250,10 @@ def _builders(t: Any) -> dict[str, Any]:
                 return True
         return False
 
-    PENDING, MESSAGES = f.PENDING, f.MESSAGES
-    FETCH_RESPONSE = 5  # the FetchResponse type and its entries' position (isrcheck.model.quorum.messages)
+    PENDING, MESSAGES, FR, FR_ENTRIES = f.PENDING, f.MESSAGES, f.FR, f.FR_ENTRIES
 
     def in_flight(s, v) -> bool:
-        return any(count and m[0] == FETCH_RESPONSE and any(e[1] == v for e in m[5]) for m, count in s[g + MESSAGES])
+        return any(count and m[0] == FR and any(e[1] == v for e in m[FR_ENTRIES]) for m, count in s[g + MESSAGES])
 
     def value_settled(s, v) -> bool:
         """kip_853's positive or negative acknowledgement of a written value: committed (``acked``), or

@@ -21,7 +21,7 @@ from typing import Any
 
 from isrcheck.model.encoding.fields import Field
 
-from .messages import NIL, describe, entry_name
+from .messages import FR, FR_ENTRIES, NIL, describe, entry_name  # noqa: F401  (FR, FR_ENTRIES: for the properties)
 
 # The spec's server states, and IllegalState (a transition the spec declares impossible).
 FOLLOWER, CANDIDATE, LEADER, UNATTACHED, VOTED, ILLEGAL = range(6)

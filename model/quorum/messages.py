@@ -30,6 +30,7 @@ from __future__ import annotations
 
 NIL = -1  # the spec's Nil: no server, no error
 RVQ, RVR, BQQ, BQR, FQ, FR = range(6)
+FR_ENTRIES = 5  # where a FetchResponse holds its entries
 TYPE_NAMES = ("RequestVoteRequest", "RequestVoteResponse", "BeginQuorumRequest", "BeginQuorumResponse",
               "FetchRequest", "FetchResponse")
 # Errors (merror) and fetch results (mresult).
