@@ -3,6 +3,8 @@ replica (``replica.py``, with ``ConcreteOps`` on ints) and by the symbolic steps
 (``symbolic/steps.py`` and ``symbolic/derived.py``, on z3 terms), as ``rules.py`` is for the rules
 where the generations differ. A change of one of these functions is a change of this file only.
 
+- ``commit_offset``: ``GetCommitOffset`` + 1, the least LEO among the members the leader counts,
+  as it last saw them (0 while one of them is unseen);
 - ``truncation_point``: ``FindTruncatePoint`` (``v3_5_functions.tla`` / ``kip_966_functions.tla``),
   the highest offset a follower shares with the leader's ``LastOffsetForEpoch`` answer;
 - ``hw_members``: whom the leader counts for its high watermark (KIP-497's maximal ISR, or the ISR
@@ -15,7 +17,23 @@ Abstracted away: nothing; these are the specs' functions over offsets and epochs
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any
+
+from .fields import NIL
+
+
+def commit_offset(o: Any, b: int, members: Sequence[Any], leo: Any, fleo: Sequence[Any],
+                  let: Callable[[Any], Any] = lambda v: v) -> Any:
+    """``GetCommitOffset`` + 1 for leader ``b``: ``members`` a broker set (Booleans), ``leo`` b's own
+    LEO, ``fleo`` the follower LEOs b last saw (NIL: none yet). ``let`` names each running minimum
+    once (the generated source does, so its text grows linearly with the brokers, not doubly)."""
+    others = [f for f in range(len(fleo)) if f != b]
+    unseen = o.or_(*(o.and_(members[f], fleo[f] == NIL) for f in others))
+    low = leo
+    for f in others:
+        low = let(o.ite(o.and_(members[f], fleo[f] < low), fleo[f], low))
+    return o.ite(unseen, 0, low)
 
 
 def truncation_point(o: Any, local: tuple[Any, Any], diverging: tuple[Any, Any]) -> Any:

@@ -29,13 +29,13 @@ from .fields import (
     MD_LEADER_EPOCH,
     MD_MAXIMAL_ISR,
     NACKED,
-    NIL,
     NO_FLOOR,
     SENT,
     TRUE_HW,
     WRITE_FLOOR,
     Layout,
 )
+from .replica_source import commit_offsets
 from .rules import MaskRules
 
 
@@ -44,6 +44,7 @@ class Replica:
         self.lay = lay
         self.config = config
         self.ops = ConcreteOps()  # reads functions.py's one description on ints
+        self.commit_offsets = commit_offsets(lay.n)  # functions.commit_offset, generated per leader
         self.g = lay.g
         self.nv = config.values
         self.min_isr = config.min_isr
@@ -54,16 +55,9 @@ class Replica:
         return functions.hw_members(self.config, isr, maximal_isr)
 
     def commit_offset(self, b: int, members: int, leo: int, followers: tuple) -> int:
-        """``GetCommitOffset`` + 1: the smallest LEO among ``members`` as leader ``b`` last saw them."""
-        low = leo
-        for f in self.lay.members[members]:
-            if f != b:
-                seen = followers[f][0]
-                if seen == NIL:
-                    return 0
-                if seen < low:
-                    low = seen
-        return low
+        """``functions.commit_offset`` (``GetCommitOffset`` + 1) on the mask ``members`` and the
+        (LEO, epoch) pairs b last saw, through its generated source (``replica_source.py``)."""
+        return self.commit_offsets[b](members, leo, followers)
 
     def can_advance(self, isr: int, old: int, new: int) -> bool:
         """``functions.can_advance`` (``CanAdvanceHwm``)."""

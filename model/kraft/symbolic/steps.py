@@ -152,13 +152,8 @@ class KraftSteps:
         return functions.hw_members(self.c, isr, misr)
 
     def commit_offset(self, o: Any, b: int, members: list, leo: Any, fleo: list) -> Any:
-        """``GetCommitOffset`` + 1: the least LEO of ``members`` as leader ``b`` saw them (0: one unseen)."""
-        unseen = o.or_(*(o.and_(members[f], fleo[f] == NIL) for f in self.R if f != b))
-        low = leo
-        for f in self.R:
-            if f != b:
-                low = o.ite(o.and_(members[f], fleo[f] < low), fleo[f], low)
-        return o.ite(unseen, 0, low)
+        """``functions.commit_offset`` (``GetCommitOffset`` + 1)."""
+        return functions.commit_offset(o, b, members, leo, fleo)
 
     def can_advance(self, o: Any, isr: list, old: Any, new: Any) -> Any:
         return functions.can_advance(o, rules.hw_isr_ok(o, self.gen, self.min_isr, isr), old, new)
