@@ -5,6 +5,8 @@ where the generations differ. A change of one of these functions is a change of 
 
 - ``commit_offset``: ``GetCommitOffset`` + 1, the least LEO among the members the leader counts,
   as it last saw them (0 while one of them is unseen);
+- ``last_offset_for_epoch``: ``LastOffsetForEpoch``, in two parts the generated source runs as
+  an early return and the rest (``answers_at_once``, ``last_offset_in_log``);
 - ``truncation_point``: ``FindTruncatePoint`` (``v3_5_functions.tla`` / ``kip_966_functions.tla``),
   the highest offset a follower shares with the leader's ``LastOffsetForEpoch`` answer;
 - ``hw_members``: whom the leader counts for its high watermark (KIP-497's maximal ISR, or the ISR
@@ -34,6 +36,35 @@ def commit_offset(o: Any, b: int, members: Sequence[Any], leo: Any, fleo: Sequen
     for f in others:
         low = let(o.ite(o.and_(members[f], fleo[f] < low), fleo[f], low))
     return o.ite(unseen, 0, low)
+
+
+def answers_at_once(o: Any, log_epoch: Callable[[Any], Any], length: Any, epoch: Any,
+                    leader_epoch: Any | None) -> Any:
+    """``LastOffsetForEpoch``'s first case, answered (``epoch``, the LEO): an empty log, ``epoch``
+    the last record's, or the broker's own leader epoch (``leader_epoch``: its metadata's leader
+    epoch where it answers as the leader, None where as a follower). ``log_epoch(off)``: the epoch
+    of the record at ``off``."""
+    cases = [length == 0, epoch == log_epoch(length - 1)]
+    if leader_epoch is not None:
+        cases.append(leader_epoch == epoch)
+    return o.or_(*cases)
+
+
+def last_offset_in_log(o: Any, log_epoch: Callable[[Any], Any], length: Any, epoch: Any, size: int | None = None,
+                       let: Callable[[Any], Any] = lambda v: v) -> tuple[Any, Any]:
+    """``LastOffsetForEpoch`` otherwise: (the largest epoch <= ``epoch`` in the log, else ``epoch``;
+    where the first larger epoch starts, else the LEO). A log's epochs never decrease."""
+    first = let(o.first_such(0, length, lambda off: log_epoch(off) > epoch, size))
+    upto = let(o.last_such(length, lambda off: log_epoch(off) <= epoch, size))
+    return o.ite(upto == 0, epoch, log_epoch(upto - 1)), o.ite(first == -1, length, first)
+
+
+def last_offset_for_epoch(o: Any, log_epoch: Callable[[Any], Any], length: Any, epoch: Any,
+                          leader_epoch: Any | None, size: int | None = None) -> tuple[Any, Any]:
+    """``LastOffsetForEpoch`` (``v3_5_functions.tla`` / ``kip_966_functions.tla``): (epoch, end offset)."""
+    quick = answers_at_once(o, log_epoch, length, epoch, leader_epoch)
+    floor, end = last_offset_in_log(o, log_epoch, length, epoch, size)
+    return o.ite(quick, epoch, floor), o.ite(quick, length, end)
 
 
 def truncation_point(o: Any, local: tuple[Any, Any], diverging: tuple[Any, Any]) -> Any:

@@ -35,7 +35,7 @@ from .fields import (
     WRITE_FLOOR,
     Layout,
 )
-from .replica_source import commit_offsets
+from .replica_source import commit_offsets, last_offsets_for_epoch
 from .rules import MaskRules
 
 
@@ -45,6 +45,7 @@ class Replica:
         self.config = config
         self.ops = ConcreteOps()  # reads functions.py's one description on ints
         self.commit_offsets = commit_offsets(lay.n)  # functions.commit_offset, generated per leader
+        self.last_offsets = last_offsets_for_epoch(config.values)  # as a follower, as the leader
         self.g = lay.g
         self.nv = config.values
         self.min_isr = config.min_isr
@@ -115,20 +116,10 @@ class Replica:
         s[o + WRITE_FLOOR] = NO_FLOOR
 
     def last_offset_for_epoch(self, state: tuple, b: int, epoch: int, is_leader: bool) -> tuple[int, int]:
-        """``LastOffsetForEpoch``: (the largest epoch <= ``epoch`` in b's log, or ``epoch``; the end
-        offset of that epoch: where the first larger epoch starts, or the LEO)."""
+        """``functions.last_offset_for_epoch`` (``LastOffsetForEpoch``) of b's log, through its
+        generated source (``replica_source.py``)."""
         o = self.lay.base[b]
-        log = state[o + LOG]
-        nv = self.nv
-        if not log or epoch == log[-1] // nv or (is_leader and state[o + MD_LEADER_EPOCH] == epoch):
-            return epoch, len(log)
-        end = next((i for i, r in enumerate(log) if r // nv > epoch), None)
-        if end is None:
-            if not (is_leader and state[o + MD_LEADER_EPOCH] > epoch):
-                raise AssertionError(f"LastOffsetForEpoch({epoch}) on broker {b + 1}: no larger epoch (the spec's Nil)")
-            end = len(log)
-        floor = max((r // nv for r in log if r // nv <= epoch), default=epoch)
-        return floor, end
+        return self.last_offsets[is_leader](state[o + LOG], state[o + MD_LEADER_EPOCH], epoch)
 
     def truncation_point(self, state: tuple, f: int, diverging: tuple[int, int]) -> int:
         """``functions.truncation_point`` (``FindTruncatePoint``) on f's own answer."""

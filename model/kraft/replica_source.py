@@ -8,6 +8,11 @@ expression, not its value) instead of with ``ConcreteOps`` on every call, which 
 members a bit mask and the followers b's (LEO, broker epoch) pairs; a member is a bit test, the
 other brokers' indices are constants, each follower's LEO and each running minimum a local.
 
+``last_offset_for_epoch``: ``LastOffsetForEpoch`` as ``f(log, leader_epoch, epoch)``, one for a
+broker answering as a follower and one as the leader; the description's first case
+(``functions.answers_at_once``) is an early return, as the hand-written copy had it, so the log is
+searched only where it is needed; a search is a generator expression over the offsets.
+
 Abstracted away: nothing; this is a translation of ``functions.py``.
 """
 
@@ -33,6 +38,14 @@ class _Ops:
 
     def __init__(self) -> None:
         self.lines: list[str] = []
+
+    @staticmethod
+    def first_such(lo: object, hi: object, pred: Callable[[Staged], object], size: int | None = None) -> Staged:
+        return Staged(f"next((i for i in range({src(lo)}, {src(hi)}) if {src(pred(Staged('i')))}), -1)")
+
+    @staticmethod
+    def last_such(hi: object, pred: Callable[[Staged], object], size: int | None = None) -> Staged:
+        return Staged(f"next((i + 1 for i in range({src(hi)} - 1, -1, -1) if {src(pred(Staged('i')))}), 0)")
 
     def let(self, v: object) -> object:
         if const(v):
@@ -63,4 +76,34 @@ def commit_offsets(n: int) -> tuple[Callable[[int, int, tuple], int], ...]:
         source = "\n".join(commit_offset_source(n, b) for b in range(n))
         exec(compile(source, f"<isrcheck generated KRaft replica functions, {n} brokers>", "exec"), namespace)
         fns = _FUNCTIONS[n] = tuple(namespace[f"commit_offset_{b}"] for b in range(n))  # type: ignore[misc]
+    return fns
+
+
+def last_offset_for_epoch_source(values: int, is_leader: bool) -> str:
+    """The source of ``last_offset_for_epoch_{is_leader}``, records ``epoch * values + value``."""
+    o = _Ops()
+    epoch, length = Staged("epoch"), Staged("len(log)")
+
+    def log_epoch(off: object) -> Staged:
+        return Staged(f"(log[{src(off)}] // {values})")
+
+    quick = functions.answers_at_once(o, log_epoch, length, epoch, Staged("leader_epoch") if is_leader else None)
+    floor, end = functions.last_offset_in_log(o, log_epoch, length, epoch, None, o.let)
+    return "\n".join([f"def last_offset_for_epoch_{is_leader}(log, leader_epoch, epoch):",
+                      f"    if {src(quick)}:", f"        return epoch, {src(length)}",
+                      *o.lines, f"    return {src(floor)}, {src(end)}"])
+
+
+_LAST_OFFSET: dict[int, tuple[Callable[[tuple, int, int], tuple[int, int]], ...]] = {}  # values -> (follower, leader)
+
+
+def last_offsets_for_epoch(values: int) -> tuple[Callable[[tuple, int, int], tuple[int, int]], ...]:
+    """``last_offset_for_epoch`` answering as a follower and as the leader, compiled once per ``values``."""
+    fns = _LAST_OFFSET.get(values)
+    if fns is None:
+        namespace: dict[str, object] = {}
+        source = "\n".join(last_offset_for_epoch_source(values, leader) for leader in (False, True))
+        exec(compile(source, f"<isrcheck generated KRaft LastOffsetForEpoch, {values} values>", "exec"), namespace)
+        fns = _LAST_OFFSET[values] = (namespace["last_offset_for_epoch_False"],  # type: ignore[assignment]
+                                      namespace["last_offset_for_epoch_True"])
     return fns

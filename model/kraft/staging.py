@@ -39,7 +39,7 @@ from .fields import (
     STARTING,
     Layout,
 )
-from .replica_source import commit_offsets
+from .replica_source import commit_offsets, last_offsets_for_epoch
 from .rules import MaskRules
 
 BROKER_INDEX = {f.name: i for i, f in enumerate(BROKER_FIELDS)}
@@ -230,7 +230,8 @@ class KraftWriter:
     def last_offset_for_epoch(self, b: int, epoch: Any, is_leader: bool) -> tuple[Staged, Staged]:
         self.count += 1
         name = f"d{self.count}"
-        self._line(f"{name} = rep.last_offset_for_epoch(s, {b}, {src(epoch)}, {is_leader})")
+        answer = self._bind(last_offsets_for_epoch(self.config.values)[is_leader])  # functions.py's, generated
+        self._line(f"{name} = {answer}({src(self.get(b, 'log'))}, {src(self.get(b, 'md_leader_epoch'))}, {src(epoch)})")
         return Staged(f"{name}[0]"), Staged(f"{name}[1]")
 
     def truncate_log(self, f: int, offset: Any) -> None:

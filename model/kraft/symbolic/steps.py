@@ -204,16 +204,9 @@ class KraftSteps:
         x.wfloor = self.z.nof
 
     def last_offset_for_epoch(self, o: Any, x: Any, epoch: Any, is_leader: bool) -> tuple[Any, Any]:
-        """``LastOffsetForEpoch``: (the largest epoch <= ``epoch`` in the log, else ``epoch``; where
-        the first larger epoch starts, else the LEO). A log's epochs never decrease."""
-        L = self.z.log
-        last = o.sel(x.lep, x.llen - 1)
-        quick = o.or_(x.llen == 0, epoch == last, x.md_le == epoch if is_leader else o.false)
-        first = o.first_such(0, x.llen, lambda off: o.sel(x.lep, off) > epoch, L)
-        end = o.ite(first == -1, x.llen, first)
-        upto = o.last_such(x.llen, lambda off: o.sel(x.lep, off) <= epoch, L)
-        floor = o.ite(upto == 0, epoch, o.sel(x.lep, upto - 1))
-        return o.ite(quick, epoch, floor), o.ite(quick, x.llen, end)
+        """``functions.last_offset_for_epoch`` (``LastOffsetForEpoch``) of broker ``x``."""
+        return functions.last_offset_for_epoch(o, lambda off: o.sel(x.lep, off), x.llen, epoch,
+                                               x.md_le if is_leader else None, self.z.log)
 
     # -- the steps -----------------------------------------------------------------------------------
 
