@@ -7,6 +7,7 @@ where the generations differ. A change of one of these functions is a change of 
   as it last saw them (0 while one of them is unseen);
 - ``last_offset_for_epoch``: ``LastOffsetForEpoch``, in two parts the generated source runs as
   an early return and the rest (``answers_at_once``, ``last_offset_in_log``);
+- ``renounce_fails``: when ``EnsureLeadershipRenounced`` fails a former leader's pending writes;
 - ``truncation_point``: ``FindTruncatePoint`` (``v3_5_functions.tla`` / ``kip_966_functions.tla``),
   the highest offset a follower shares with the leader's ``LastOffsetForEpoch`` answer;
 - ``hw_members``: whom the leader counts for its high watermark (KIP-497's maximal ISR, or the ISR
@@ -65,6 +66,12 @@ def last_offset_for_epoch(o: Any, log_epoch: Callable[[Any], Any], length: Any, 
     quick = answers_at_once(o, log_epoch, length, epoch, leader_epoch)
     floor, end = last_offset_in_log(o, log_epoch, length, epoch, size)
     return o.ite(quick, epoch, floor), o.ite(quick, length, end)
+
+
+def renounce_fails(o: Any, b: Any, hw: Any, leo: Any, isr_enough: Any, new_leader: Any) -> Any:
+    """``EnsureLeadershipRenounced``: b's writes above its HW fail where the new ISR is below MinISR
+    (``isr_enough`` false) or b is no longer the leader."""
+    return o.and_(hw < leo, o.or_(o.not_(isr_enough), new_leader != b))
 
 
 def truncation_point(o: Any, local: tuple[Any, Any], diverging: tuple[Any, Any]) -> Any:

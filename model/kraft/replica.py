@@ -35,7 +35,7 @@ from .fields import (
     WRITE_FLOOR,
     Layout,
 )
-from .replica_source import commit_offsets, last_offsets_for_epoch
+from .replica_source import commit_offsets, last_offsets_for_epoch, renounce_fails
 from .rules import MaskRules
 
 
@@ -106,10 +106,11 @@ class Replica:
         self.send_acks(s, b, s[o + HW], len(s[o + LOG]), False)
 
     def renounce_leadership(self, s: list, b: int, new_isr: int, new_leader: int) -> None:
-        """``EnsureLeadershipRenounced``: pending writes fail if the ISR fell below MinISR or b lost
-        leadership; follower state, the pending AlterPartition and the write floor are cleared."""
+        """``EnsureLeadershipRenounced``: pending writes fail as ``functions.renounce_fails`` says
+        (generated, ``replica_source.py``); follower state, the pending AlterPartition and the write
+        floor are cleared."""
         o = self.lay.base[b]
-        if s[o + HW] < len(s[o + LOG]) and (self.lay.size[new_isr] < self.min_isr or b != new_leader):
+        if renounce_fails(b, s[o + HW], len(s[o + LOG]), self.lay.size[new_isr] >= self.min_isr, new_leader):
             self.fail_pending_writes(s, b)
         s[o + FOLLOWERS] = self.lay.blank_followers
         s[o + ALTER_PARTITION] = 0

@@ -192,9 +192,9 @@ class KraftSteps:
         self.advance_hw(o, v, w, b, old, new, at_least(o, misr, self.min_isr), self.can_advance(o, isr, old, new))
 
     def renounce(self, o: Any, v: KraftVars, w: KraftVars, b: int, new_isr: list, new_leader: Any) -> None:
-        """``EnsureLeadershipRenounced``."""
+        """``EnsureLeadershipRenounced`` (when it fails the pending writes: ``functions.renounce_fails``)."""
         x = w.b[b]
-        fail = o.and_(x.hw < x.llen, o.or_(o.not_(at_least(o, new_isr, self.min_isr)), new_leader != b))
+        fail = functions.renounce_fails(o, b, x.hw, x.llen, at_least(o, new_isr, self.min_isr), new_leader)
         self.send_acks(o, v, w, b, x.hw, x.llen, o.false, fail)
         self.blank(o, x)
 
