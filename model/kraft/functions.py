@@ -4,7 +4,8 @@ replica (``replica.py``, with ``ConcreteOps`` on ints) and by the symbolic steps
 where the generations differ. A change of one of these functions is a change of this file only.
 
 - ``commit_offset``: ``GetCommitOffset`` + 1, the least LEO among the members the leader counts,
-  as it last saw them (0 while one of them is unseen);
+  as it last saw them (0 while one of them is unseen), in two parts the generated source runs as
+  an early return and the rest (``unseen_member``, ``least_leo``);
 - ``last_offset_for_epoch``: ``LastOffsetForEpoch``, in two parts the generated source runs as
   an early return and the rest (``answers_at_once``, ``last_offset_in_log``);
 - ``renounce_fails``: when ``EnsureLeadershipRenounced`` fails a former leader's pending writes;
@@ -26,17 +27,27 @@ from typing import Any
 from .fields import NIL
 
 
-def commit_offset(o: Any, b: int, members: Sequence[Any], leo: Any, fleo: Sequence[Any],
-                  let: Callable[[Any], Any] = lambda v: v) -> Any:
-    """``GetCommitOffset`` + 1 for leader ``b``: ``members`` a broker set (Booleans), ``leo`` b's own
-    LEO, ``fleo`` the follower LEOs b last saw (NIL: none yet). ``let`` names each running minimum
-    once (the generated source does, so its text grows linearly with the brokers, not doubly)."""
-    others = [f for f in range(len(fleo)) if f != b]
-    unseen = o.or_(*(o.and_(members[f], fleo[f] == NIL) for f in others))
+def unseen_member(o: Any, b: int, members: Sequence[Any], fleo: Sequence[Any]) -> Any:
+    """``GetCommitOffset``'s first case: a member other than leader ``b`` it has not seen fetch."""
+    return o.or_(*(o.and_(members[f], fleo[f] == NIL) for f in range(len(fleo)) if f != b))
+
+
+def least_leo(o: Any, b: int, members: Sequence[Any], leo: Any, fleo: Sequence[Any],
+              let: Callable[[Any], Any] = lambda v: v) -> Any:
+    """``GetCommitOffset`` + 1 otherwise: the least of b's own LEO and its members' as b saw them.
+    ``let`` names each running minimum once (the generated source does, so its text grows linearly
+    with the brokers, not doubly)."""
     low = leo
-    for f in others:
-        low = let(o.ite(o.and_(members[f], fleo[f] < low), fleo[f], low))
-    return o.ite(unseen, 0, low)
+    for f in range(len(fleo)):
+        if f != b:
+            low = let(o.ite(o.and_(members[f], fleo[f] < low), fleo[f], low))
+    return low
+
+
+def commit_offset(o: Any, b: int, members: Sequence[Any], leo: Any, fleo: Sequence[Any]) -> Any:
+    """``GetCommitOffset`` + 1 for leader ``b``: ``members`` a broker set (Booleans), ``leo`` b's own
+    LEO, ``fleo`` the follower LEOs b last saw (NIL: none yet); 0 while a member is unseen."""
+    return o.ite(unseen_member(o, b, members, fleo), 0, least_leo(o, b, members, leo, fleo))
 
 
 def answers_at_once(o: Any, log_epoch: Callable[[Any], Any], length: Any, epoch: Any,

@@ -6,7 +6,9 @@ expression, not its value) instead of with ``ConcreteOps`` on every call, which 
 
 ``commit_offset``: ``GetCommitOffset`` + 1 of leader ``b`` as ``f(members, leo, followers)``, the
 members a bit mask and the followers b's (LEO, broker epoch) pairs; a member is a bit test, the
-other brokers' indices are constants, each follower's LEO and each running minimum a local.
+other brokers' indices are constants, each follower's LEO and each running minimum a local; the
+description's first case (``functions.unseen_member``) is an early return, as in the hand-written
+copy.
 
 ``last_offset_for_epoch``: ``LastOffsetForEpoch`` as ``f(log, leader_epoch, epoch)``, one for a
 broker answering as a follower and one as the leader; the description's first case
@@ -64,8 +66,11 @@ def commit_offset_source(n: int, b: int) -> str:
     members = [Staged(f"(members & {1 << f})") for f in range(n)]
     o.lines = [f"    f{f} = followers[{f}][0]" for f in range(n) if f != b]  # each read once
     fleo = [Staged(f"f{f}") for f in range(n)]
-    value = functions.commit_offset(o, b, members, Staged("leo"), fleo, o.let)
-    return "\n".join([f"def commit_offset_{b}(members, leo, followers):", *o.lines, f"    return {src(value)}"])
+    reads, o.lines = o.lines, []
+    unseen = functions.unseen_member(o, b, members, fleo)
+    low = functions.least_leo(o, b, members, Staged("leo"), fleo, o.let)
+    return "\n".join([f"def commit_offset_{b}(members, leo, followers):", *reads,
+                      f"    if {src(unseen)}:", "        return 0", *o.lines, f"    return {src(low)}"])
 
 
 _FUNCTIONS: dict[int, tuple[Callable[[int, int, tuple], int], ...]] = {}  # brokers -> one per leader
