@@ -29,13 +29,13 @@ from .fields import (
     MD_LEADER_EPOCH,
     MD_MAXIMAL_ISR,
     NACKED,
-    NIL,
     NO_FLOOR,
     SENT,
     TRUE_HW,
     WRITE_FLOOR,
     Layout,
 )
+from .replica_source import commit_offsets, last_offsets_for_epoch, renounce_fails
 from .rules import MaskRules
 
 
@@ -44,6 +44,8 @@ class Replica:
         self.lay = lay
         self.config = config
         self.ops = ConcreteOps()  # reads functions.py's one description on ints
+        self.commit_offsets = commit_offsets(lay.n)  # functions.commit_offset, generated per leader
+        self.last_offsets = last_offsets_for_epoch(config.values)  # as a follower, as the leader
         self.g = lay.g
         self.nv = config.values
         self.min_isr = config.min_isr
@@ -54,16 +56,9 @@ class Replica:
         return functions.hw_members(self.config, isr, maximal_isr)
 
     def commit_offset(self, b: int, members: int, leo: int, followers: tuple) -> int:
-        """``GetCommitOffset`` + 1: the smallest LEO among ``members`` as leader ``b`` last saw them."""
-        low = leo
-        for f in self.lay.members[members]:
-            if f != b:
-                seen = followers[f][0]
-                if seen == NIL:
-                    return 0
-                if seen < low:
-                    low = seen
-        return low
+        """``functions.commit_offset`` (``GetCommitOffset`` + 1) on the mask ``members`` and the
+        (LEO, epoch) pairs b last saw, through its generated source (``replica_source.py``)."""
+        return self.commit_offsets[b](members, leo, followers)
 
     def can_advance(self, isr: int, old: int, new: int) -> bool:
         """``functions.can_advance`` (``CanAdvanceHwm``)."""
@@ -111,30 +106,21 @@ class Replica:
         self.send_acks(s, b, s[o + HW], len(s[o + LOG]), False)
 
     def renounce_leadership(self, s: list, b: int, new_isr: int, new_leader: int) -> None:
-        """``EnsureLeadershipRenounced``: pending writes fail if the ISR fell below MinISR or b lost
-        leadership; follower state, the pending AlterPartition and the write floor are cleared."""
+        """``EnsureLeadershipRenounced``: pending writes fail as ``functions.renounce_fails`` says
+        (generated, ``replica_source.py``); follower state, the pending AlterPartition and the write
+        floor are cleared."""
         o = self.lay.base[b]
-        if s[o + HW] < len(s[o + LOG]) and (self.lay.size[new_isr] < self.min_isr or b != new_leader):
+        if renounce_fails(b, s[o + HW], len(s[o + LOG]), self.lay.size[new_isr] >= self.min_isr, new_leader):
             self.fail_pending_writes(s, b)
         s[o + FOLLOWERS] = self.lay.blank_followers
         s[o + ALTER_PARTITION] = 0
         s[o + WRITE_FLOOR] = NO_FLOOR
 
     def last_offset_for_epoch(self, state: tuple, b: int, epoch: int, is_leader: bool) -> tuple[int, int]:
-        """``LastOffsetForEpoch``: (the largest epoch <= ``epoch`` in b's log, or ``epoch``; the end
-        offset of that epoch: where the first larger epoch starts, or the LEO)."""
+        """``functions.last_offset_for_epoch`` (``LastOffsetForEpoch``) of b's log, through its
+        generated source (``replica_source.py``)."""
         o = self.lay.base[b]
-        log = state[o + LOG]
-        nv = self.nv
-        if not log or epoch == log[-1] // nv or (is_leader and state[o + MD_LEADER_EPOCH] == epoch):
-            return epoch, len(log)
-        end = next((i for i, r in enumerate(log) if r // nv > epoch), None)
-        if end is None:
-            if not (is_leader and state[o + MD_LEADER_EPOCH] > epoch):
-                raise AssertionError(f"LastOffsetForEpoch({epoch}) on broker {b + 1}: no larger epoch (the spec's Nil)")
-            end = len(log)
-        floor = max((r // nv for r in log if r // nv <= epoch), default=epoch)
-        return floor, end
+        return self.last_offsets[is_leader](state[o + LOG], state[o + MD_LEADER_EPOCH], epoch)
 
     def truncation_point(self, state: tuple, f: int, diverging: tuple[int, int]) -> int:
         """``functions.truncation_point`` (``FindTruncatePoint``) on f's own answer."""

@@ -39,6 +39,7 @@ from .fields import (
     STARTING,
     Layout,
 )
+from .replica_source import commit_offsets, last_offsets_for_epoch
 from .rules import MaskRules
 
 BROKER_INDEX = {f.name: i for i, f in enumerate(BROKER_FIELDS)}
@@ -201,7 +202,8 @@ class KraftWriter:
         self.updates.append(f"nxt[{self.lay.g + SENT}] |= {1 << v}")
 
     def advance_hw(self, b: int, leo: Any, known: bool = False) -> Staged:
-        """``MaybeAdvanceHighWatermark`` (``rep``: ``replica.Replica``, which decides who counts);
+        """``MaybeAdvanceHighWatermark`` (``rep``: ``replica.Replica``) at ``GetCommitOffset`` (the
+        generated ``functions.commit_offset``);
         ``known``: with what b knows of its followers after the updates so far."""
         isr, hw = self.get(b, "md_isr"), self.get(b, "hw")
         members = functions.hw_members(self.config, isr, self.get(b, "md_maximal_isr"))  # folded: a constant choice
@@ -209,7 +211,8 @@ class KraftWriter:
         followers = f"nxt[{fi}]" if known else f"s[{fi}]"
         self.count += 1
         new, adv = f"new{self.count}", f"adv{self.count}"
-        self.updates.append(f"{new} = rep.commit_offset({b}, {src(members)}, {src(leo)}, {followers})")
+        commit = self._bind(commit_offsets(self.n)[b])  # functions.commit_offset, generated for leader b
+        self.updates.append(f"{new} = {commit}({src(members)}, {src(leo)}, {followers})")
         self.updates.append(f"{adv} = {src(functions.can_advance(self, self.hw_isr_ok(isr), hw, Staged(new)))}")
         self.updates.append(f"if {adv}: rep.advance_hw(nxt, {b}, {src(hw)}, {new}, True)")
         self.updates.append(f"hw{self.count} = {new} if {adv} else {src(hw)}")
@@ -227,7 +230,8 @@ class KraftWriter:
     def last_offset_for_epoch(self, b: int, epoch: Any, is_leader: bool) -> tuple[Staged, Staged]:
         self.count += 1
         name = f"d{self.count}"
-        self._line(f"{name} = rep.last_offset_for_epoch(s, {b}, {src(epoch)}, {is_leader})")
+        answer = self._bind(last_offsets_for_epoch(self.config.values)[is_leader])  # functions.py's, generated
+        self._line(f"{name} = {answer}({src(self.get(b, 'log'))}, {src(self.get(b, 'md_leader_epoch'))}, {src(epoch)})")
         return Staged(f"{name}[0]"), Staged(f"{name}[1]")
 
     def truncate_log(self, f: int, offset: Any) -> None:

@@ -152,13 +152,8 @@ class KraftSteps:
         return functions.hw_members(self.c, isr, misr)
 
     def commit_offset(self, o: Any, b: int, members: list, leo: Any, fleo: list) -> Any:
-        """``GetCommitOffset`` + 1: the least LEO of ``members`` as leader ``b`` saw them (0: one unseen)."""
-        unseen = o.or_(*(o.and_(members[f], fleo[f] == NIL) for f in self.R if f != b))
-        low = leo
-        for f in self.R:
-            if f != b:
-                low = o.ite(o.and_(members[f], fleo[f] < low), fleo[f], low)
-        return o.ite(unseen, 0, low)
+        """``functions.commit_offset`` (``GetCommitOffset`` + 1)."""
+        return functions.commit_offset(o, b, members, leo, fleo)
 
     def can_advance(self, o: Any, isr: list, old: Any, new: Any) -> Any:
         return functions.can_advance(o, rules.hw_isr_ok(o, self.gen, self.min_isr, isr), old, new)
@@ -197,9 +192,9 @@ class KraftSteps:
         self.advance_hw(o, v, w, b, old, new, at_least(o, misr, self.min_isr), self.can_advance(o, isr, old, new))
 
     def renounce(self, o: Any, v: KraftVars, w: KraftVars, b: int, new_isr: list, new_leader: Any) -> None:
-        """``EnsureLeadershipRenounced``."""
+        """``EnsureLeadershipRenounced`` (when it fails the pending writes: ``functions.renounce_fails``)."""
         x = w.b[b]
-        fail = o.and_(x.hw < x.llen, o.or_(o.not_(at_least(o, new_isr, self.min_isr)), new_leader != b))
+        fail = functions.renounce_fails(o, b, x.hw, x.llen, at_least(o, new_isr, self.min_isr), new_leader)
         self.send_acks(o, v, w, b, x.hw, x.llen, o.false, fail)
         self.blank(o, x)
 
@@ -209,16 +204,9 @@ class KraftSteps:
         x.wfloor = self.z.nof
 
     def last_offset_for_epoch(self, o: Any, x: Any, epoch: Any, is_leader: bool) -> tuple[Any, Any]:
-        """``LastOffsetForEpoch``: (the largest epoch <= ``epoch`` in the log, else ``epoch``; where
-        the first larger epoch starts, else the LEO). A log's epochs never decrease."""
-        L = self.z.log
-        last = o.sel(x.lep, x.llen - 1)
-        quick = o.or_(x.llen == 0, epoch == last, x.md_le == epoch if is_leader else o.false)
-        first = o.first_such(0, x.llen, lambda off: o.sel(x.lep, off) > epoch, L)
-        end = o.ite(first == -1, x.llen, first)
-        upto = o.last_such(x.llen, lambda off: o.sel(x.lep, off) <= epoch, L)
-        floor = o.ite(upto == 0, epoch, o.sel(x.lep, upto - 1))
-        return o.ite(quick, epoch, floor), o.ite(quick, x.llen, end)
+        """``functions.last_offset_for_epoch`` (``LastOffsetForEpoch``) of broker ``x``."""
+        return functions.last_offset_for_epoch(o, lambda off: o.sel(x.lep, off), x.llen, epoch,
+                                               x.md_le if is_leader else None, self.z.log)
 
     # -- the steps -----------------------------------------------------------------------------------
 
