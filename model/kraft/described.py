@@ -105,8 +105,8 @@ class Ops(Protocol):
 
 @dataclass(frozen=True)
 class Described:
-    """A step: its TLA+ action (the action class it emits is named so), the explicit step it
-    replaces (``steps.KraftSteps`` method name: where it runs in the spec's order), the build-time
+    """A step: its TLA+ action (the action class it emits is named so), its place in the spec's
+    order (the ``steps.KraftSteps`` method name ``next_order`` lists), the build-time
     cases it branches on (name -> the values, from the configuration and the acting broker), and
     the description."""
 
@@ -135,8 +135,9 @@ def step(name: str, method: str, cases: dict[str, Callable[[Any, int], Iterable[
 
 
 def next_order(config: Any) -> tuple[str, ...]:
-    """A broker's steps in the order of the spec's ``Next`` (``KraftSteps`` method names, described
-    here or not yet), for each broker in turn; the explicit successors come in this order."""
+    """A broker's steps in the order of the spec's ``Next`` (``KraftSteps`` method names: the
+    described steps, and the split fetch's and reassignment's own), for each broker in turn; the
+    explicit successors come in this order."""
     fetch = (("send_fetch_request", "receive_fetch_request", "receive_fetch_response")
              if config.split_fetch else ("fetch",))
     return ("broker_start", "receive_broker_reg_response", "receive_metadata_update", "send_alter_partition_request",

@@ -25,9 +25,7 @@ from .fields import (
     FOLLOWERS,
     HW,
     LOG,
-    MD_ISR,
     MD_LEADER_EPOCH,
-    MD_MAXIMAL_ISR,
     NACKED,
     NO_FLOOR,
     SENT,
@@ -127,8 +125,3 @@ class Replica:
         local = self.last_offset_for_epoch(state, f, diverging[0], False)
         return functions.truncation_point(self.ops, local, diverging)
 
-    def isr_of(self, state: tuple, b: int) -> int:
-        return state[self.lay.base[b] + MD_ISR]
-
-    def maximal_isr_of(self, state: tuple, b: int) -> int:
-        return state[self.lay.base[b] + MD_MAXIMAL_ISR]

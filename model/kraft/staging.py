@@ -6,8 +6,8 @@ one function ``(s, b, out)`` of straight-line source: the broker's fields are co
 the state tuple, the generation's rules and the constants are folded (a constant guard
 disappears, a path that can never emit writes nothing), the cases are unrolled in their order,
 and an action whose arguments are all constant is built once and bound as a constant. The
-functions have the hand-written steps' signature, so ``KraftSteps`` calls them in the spec's
-order exactly where it called those (``successors``).
+functions have one signature, so ``KraftSteps`` calls them in the spec's order beside the steps
+without a description (the split fetch's, reassignment's; ``successors``).
 
 The constant folding of ``and_``/``or_``/``not_``/``ite`` and the source blocks are the classic
 writer's (``isrcheck.model.steps.staging``), reused as they are.

@@ -48,22 +48,19 @@ from .fields import (
     Layout,
 )
 from .replica import Replica
+from .staging import elected as elected_id
 from .staging import generated_steps
 
 
 def _may_enable(step: str, status: int, role: int) -> bool:
-    """Whether the status/role guard of a step not yet described (``described.py``) lets it fire
-    for a broker in this status and role."""
+    """Whether the status/role guard of a step without a description (the split fetch's, which
+    ``described.py`` does not hold) lets it fire for a broker in this status and role."""
     running = status == RUNNING
     return {
         "send_fetch_request": running,
         "receive_fetch_request": running,
         "receive_fetch_response": running,
     }.get(step, True)
-
-
-def _elected(choice: object) -> int | str | None:
-    return choice + 1 if isinstance(choice, int) else choice
 
 
 class KraftSteps:
@@ -134,7 +131,7 @@ class KraftSteps:
                 s[g + REASSIGNMENTS] += 1
                 for t, elected in self.ctl.reassign(s, adding, removing):
                     out.append((A.PerformPartitionReassignment(tuple(lay.ids(adding)), tuple(lay.ids(removing)),
-                                                               _elected(elected)), tuple(t)))
+                                                               elected_id(elected)), tuple(t)))
 
     def placement_allowed(self, target: int) -> bool:
         """Whether a reassignment may choose ``target`` as the replica set: with rack-aware placement

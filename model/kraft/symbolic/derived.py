@@ -283,7 +283,7 @@ class KraftReader:
         x = self.w.b[b]
         if name == "md_replicas":  # every broker is a replica, or (right after registering) none
             x.has_md = self.o.or_(*value)
-        elif name == "alter_partition":  # only ever emptied by a step described so far
+        elif name == "alter_partition":  # a description only ever empties it
             x.ap_phase, x.ap_isr, x.ap_ep = 0, [self.o.false] * self.n, [0] * self.n
         else:
             setattr(x, FIELD[name], list(value) if isinstance(value, list) else value)
@@ -300,7 +300,7 @@ class KraftReader:
 def derived_steps(sym: Any, name: str, b: int) -> list[SymStep]:
     """The ``SymStep`` values of described step ``name`` for acting broker ``b``: one per choice of
     its cases, in their order (``sym``: the configuration's ``symbolic.steps.KraftSteps``, whose
-    controller and replica helpers the steps not yet described share)."""
+    controller and replica helpers, the parts of the description still written per reading)."""
     d: Described = STEPS[name]
     config = sym.c
     names = tuple(d.cases)

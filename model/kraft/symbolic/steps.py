@@ -10,7 +10,7 @@ the metadata log (``ReceiveMetadataUpdate``).
 
 Bounds (``Sizes``) appear only as guards where a step appends (a record to a log, a record to the
 metadata log), at sizes no reachable state reaches (``metadata_bound`` says why), so with bounds
-the relation is the explicit model's; the differential test (tests/model/kraft/test_kraft_symbolic.py)
+the relation is the explicit model's; the differential test (tests/model/test_kraft_symbolic.py)
 checks it on every reachable state at small bounds.
 
 Abstracted away: as in the explicit steps (atomic fetches; see ``isrcheck.model.kraft``).
