@@ -101,6 +101,21 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
         cur, x = Cur(o, v), v.b[b]
         return o.and_(x.md_le <= cur.le, x.md_pe <= cur.pe, o.implies(x.ap_phase == AP_ACCEPTED, x.md_pe < cur.pe))
 
+    def metadata_is_a_record(o: Any, v: KraftVars, b: int) -> Any:
+        """A broker's partition metadata is the metadata record of its partition epoch (the partition
+        epochs are consecutive, MetadataOrdered), or the one before the log's first (the initial
+        metadata of a broker that has not read it: the first record's leader and leader epoch), and
+        an accepted AlterPartition of a leader is the record after it, of the same leader and leader
+        epoch. A leader's AlterPartition is accepted at its partition epoch, so this ties the leader a
+        broker believes it is to the controller's record."""
+        x = v.b[b]
+        i = x.md_pe - o.sel(v.m_pe, 0)
+        j = o.ite(i < 0, 0, i)
+        accepted = o.implies(x.ap_phase == AP_ACCEPTED, o.and_(
+            0 <= i, i + 1 < v.mlen, o.sel(v.m_le, i + 1) == x.md_le, o.sel(v.m_leader, i + 1) == b))
+        return o.implies(x.has_md, o.and_(-1 <= i, i < v.mlen, o.sel(v.m_le, j) == x.md_le,
+                                          o.sel(v.m_leader, j) == x.md_leader, accepted))
+
     def unapplied_not_older(o: Any, v: KraftVars, b: int) -> Any:
         x = v.b[b]
         return o.forall(x.md_off, v.mlen, lambda i: o.sel(v.m_le, i) >= x.md_le, z.records)
@@ -232,6 +247,7 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
         "FreshRegistration": per_broker(fresh_registration),
         "MetadataLeaderMatches": per_broker(metadata_leader_matches),
         "UnappliedNotOlder": per_broker(unapplied_not_older),
+        "MetadataIsARecord": per_broker(metadata_is_a_record),
         "SeenWithEpoch": per_broker(seen_with_epoch),
         "NewEpochNewLeader": new_epoch_new_leader,
         "ZombieOutOfIsr": per_broker(zombie_out_of_isr),
@@ -268,6 +284,8 @@ MEANING = {
                               "accepted AlterPartition gives it)",
     "UnappliedNotOlder": "the metadata records a broker has not read yet have leader epochs no older than the "
                          "one it has applied",
+    "MetadataIsARecord": "a broker's partition metadata is the metadata record of its partition epoch: that "
+                         "record exists and names the same leader and leader epoch",
     "EpochsIssued": "every broker epoch a broker, a leader or the controller holds is one the controller issued",
     "FreshRegistration": "a broker's new broker epoch is newer than any a leader recorded for it",
     "EpochOneLeader": "consecutive metadata records of one leader epoch name the same leader",
