@@ -112,9 +112,11 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
         i = x.md_pe - o.sel(v.m_pe, 0)
         j = o.ite(i < 0, 0, i)
         accepted = o.implies(x.ap_phase == AP_ACCEPTED, o.and_(
-            0 <= i, i + 1 < v.mlen, o.sel(v.m_le, i + 1) == x.md_le, o.sel(v.m_leader, i + 1) == b))
+            0 <= i, i + 1 < v.mlen, o.sel(v.m_le, i + 1) == x.md_le, o.sel(v.m_leader, i + 1) == b,
+            *(o.sel(v.m_isr[f], i + 1) == x.ap_isr[f] for f in R)))
+        same_isr = o.implies(0 <= i, o.and_(*(o.sel(v.m_isr[f], i) == x.isr[f] for f in R)))
         return o.implies(x.has_md, o.and_(-1 <= i, i < v.mlen, o.sel(v.m_le, j) == x.md_le,
-                                          o.sel(v.m_leader, j) == x.md_leader, accepted))
+                                          o.sel(v.m_leader, j) == x.md_leader, same_isr, accepted))
 
     def unapplied_not_older(o: Any, v: KraftVars, b: int) -> Any:
         x = v.b[b]
@@ -137,6 +139,45 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
             o.or_(o.sel(v.m_le, i) == o.sel(v.m_le, i - 1), o.sel(v.m_le, i) == o.sel(v.m_le, i - 1) + 1),
             o.implies(o.sel(v.m_le, i) != o.sel(v.m_le, i - 1), o.sel(v.m_leader, i) != o.sel(v.m_leader, i - 1))),
             z.records)
+
+    def leader_change_drops_leader(o: Any, v: KraftVars) -> Any:
+        """A metadata record of a new leader epoch does not have the previous record's leader in its
+        ISR: on KIP-966 the controller moves the leadership only when the leader leaves the ISR (fenced
+        or shut down), and an election from the ELR happens only once the partition has no leader."""
+        return o.forall(1, v.mlen, lambda i: o.implies(o.sel(v.m_le, i) != o.sel(v.m_le, i - 1), o.and_(*(
+            o.implies(o.sel(v.m_leader, i - 1) == j, o.not_(o.sel(v.m_isr[j], i))) for j in R))), z.records)
+
+    def election_adds_only_leader(o: Any, v: KraftVars) -> Any:
+        """A metadata record of a new leader epoch adds no broker to the ISR but its new leader: an
+        election only removes members or, from the ELR, makes the elected broker the ISR; growing
+        the ISR is the leader's AlterPartition, within its epoch."""
+        return o.forall(1, v.mlen, lambda i: o.implies(o.sel(v.m_le, i) != o.sel(v.m_le, i - 1), o.and_(*(
+            o.implies(o.sel(v.m_isr[j], i), o.or_(o.sel(v.m_isr[j], i - 1), o.sel(v.m_leader, i) == j))
+            for j in R))), z.records)
+
+    def request_members_known(o: Any, v: KraftVars, b: int) -> Any:
+        """An AlterPartition in flight proposes, besides its leader, members of the leader's ISR (with
+        broker epoch 0) or followers it saw fetch (with the broker epoch they fetched with)."""
+        x = v.b[b]
+        return o.implies(x.ap_phase != 0, o.and_(*(o.implies(
+            x.ap_isr[f], o.or_(o.and_(x.isr[f], x.ap_ep[f] == 0), x.ap_ep[f] >= 1)) for f in R if f != b)))
+
+    def seen_not_zombie(o: Any, v: KraftVars, b: int) -> Any:
+        """A leader does not record the fetches of a broker, in its incarnation the controller knows,
+        that leads at an older leader epoch, nor propose to add such a broker to the ISR (a follower
+        fetches at its leader's epoch and its leader epoch only grows; a broker that led at an older
+        epoch and still does never followed this leader)."""
+        x = v.b[b]
+        parts = []
+        for f in R:
+            if f == b:
+                continue
+            y = v.b[f]
+            zombie = o.and_(y.role == LEADER, y.md_le < x.md_le)
+            parts.append(o.implies(o.and_(x.role == LEADER, x.fleo[f] != NIL, x.fep[f] == y.cbe), o.not_(zombie)))
+            parts.append(o.implies(o.and_(x.ap_phase != 0, x.ap_isr[f], o.not_(x.isr[f]), x.ap_ep[f] == y.cbe),
+                                   o.not_(zombie)))
+        return o.and_(*parts)
 
     def follower_leo_seen(o: Any, v: KraftVars, b: int) -> Any:
         """A leader's view of a follower's log end is not past it while the follower keeps the broker
@@ -250,6 +291,10 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
         "MetadataIsARecord": per_broker(metadata_is_a_record),
         "SeenWithEpoch": per_broker(seen_with_epoch),
         "NewEpochNewLeader": new_epoch_new_leader,
+        "LeaderChangeDropsLeader": leader_change_drops_leader,
+        "ElectionAddsOnlyLeader": election_adds_only_leader,
+        "RequestMembersKnown": per_broker(request_members_known),
+        "SeenNotZombie": per_broker(seen_not_zombie),
         "ZombieOutOfIsr": per_broker(zombie_out_of_isr),
         "FollowerLeoSeen": per_broker(follower_leo_seen),
         "CommittedOnMembers": committed_on_members,
@@ -284,8 +329,8 @@ MEANING = {
                               "accepted AlterPartition gives it)",
     "UnappliedNotOlder": "the metadata records a broker has not read yet have leader epochs no older than the "
                          "one it has applied",
-    "MetadataIsARecord": "a broker's partition metadata is the metadata record of its partition epoch: that "
-                         "record exists and names the same leader and leader epoch",
+    "MetadataIsARecord": "a broker's partition metadata is the metadata record of its partition epoch (the same "
+                         "leader, leader epoch and ISR), and an accepted AlterPartition the record after it",
     "EpochsIssued": "every broker epoch a broker, a leader or the controller holds is one the controller issued",
     "FreshRegistration": "a broker's new broker epoch is newer than any a leader recorded for it",
     "EpochOneLeader": "consecutive metadata records of one leader epoch name the same leader",
@@ -294,6 +339,14 @@ MEANING = {
     "SeenWithEpoch": "a leader records a follower's log end with the follower's broker epoch",
     "NewEpochNewLeader": "a metadata record's leader epoch is the one before or one more, and one more only with "
                          "another leader (or none)",
+    "LeaderChangeDropsLeader": "a metadata record of a new leader epoch does not have the previous record's "
+                               "leader in its ISR (KIP-966 moves the leadership only when the leader leaves the ISR)",
+    "ElectionAddsOnlyLeader": "a metadata record of a new leader epoch adds no broker to the ISR but its new "
+                              "leader (the ISR grows by AlterPartition, within a leader epoch)",
+    "RequestMembersKnown": "an AlterPartition in flight proposes, besides its leader, members of the leader's ISR "
+                           "(broker epoch 0) or followers it saw fetch (their broker epoch)",
+    "SeenNotZombie": "a leader neither records the fetches of, nor proposes to add, a broker (the incarnation the "
+                     "controller knows) that still leads at an older leader epoch",
     "ZombieOutOfIsr": "a leading broker is in the ISR of a metadata record of a newer leader epoch than its own "
                       "only as its leader, alone",
     "FollowerLeoSeen": "a leader's view of a follower's log end is not past it while the follower keeps the broker "
