@@ -179,6 +179,24 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
                                    o.not_(zombie)))
         return o.and_(*parts)
 
+    def unread_member_alone(o: Any, v: KraftVars, b: int) -> Any:
+        """A running or registered broker without partition metadata (it registered and has not read a
+        record naming it a replica) is in the ISR of a metadata record it has not applied (from the
+        one before its offset: records it skipped as not newer count) only as that record's leader,
+        alone: nothing it did (no fetch) can have added it, only an election from
+        the ELR."""
+        x = v.b[b]
+        fresh = o.and_(o.not_(x.has_md), o.or_(x.status == RUNNING, x.status == STARTING_REGISTERED))
+        start = o.ite(x.md_off >= 1, x.md_off - 1, 0)  # a record it skipped (not newer) is read
+        return o.implies(fresh, o.forall(start, v.mlen, lambda k: o.implies(o.sel(v.m_isr[b], k), o.and_(
+            o.sel(v.m_leader, k) == b, *(o.not_(o.sel(v.m_isr[f], k)) for f in R if f != b))), z.records))
+
+    def no_leader_no_isr(o: Any, v: KraftVars) -> Any:
+        """A metadata record without a leader has an empty ISR: every ISR member is unfenced
+        (IsrUnfenced), so the controller elects one of them whenever the ISR is not empty."""
+        return o.forall(0, v.mlen, lambda k: o.implies(o.sel(v.m_leader, k) == NIL, o.and_(
+            *(o.not_(o.sel(v.m_isr[f], k)) for f in R))), z.records)
+
     def follower_leo_seen(o: Any, v: KraftVars, b: int) -> Any:
         """A leader's view of a follower's log end is not past it while the follower keeps the broker
         epoch and the leader epoch it fetched with."""
@@ -295,6 +313,8 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
         "ElectionAddsOnlyLeader": election_adds_only_leader,
         "RequestMembersKnown": per_broker(request_members_known),
         "SeenNotZombie": per_broker(seen_not_zombie),
+        "UnreadMemberAlone": per_broker(unread_member_alone),
+        "NoLeaderNoIsr": no_leader_no_isr,
         "ZombieOutOfIsr": per_broker(zombie_out_of_isr),
         "FollowerLeoSeen": per_broker(follower_leo_seen),
         "CommittedOnMembers": committed_on_members,
@@ -347,6 +367,9 @@ MEANING = {
                            "(broker epoch 0) or followers it saw fetch (their broker epoch)",
     "SeenNotZombie": "a leader neither records the fetches of, nor proposes to add, a broker (the incarnation the "
                      "controller knows) that still leads at an older leader epoch",
+    "UnreadMemberAlone": "a registered broker without partition metadata is in the ISR of a metadata record it "
+                         "has not read only as that record's leader, alone",
+    "NoLeaderNoIsr": "a metadata record without a leader has an empty ISR",
     "ZombieOutOfIsr": "a leading broker is in the ISR of a metadata record of a newer leader epoch than its own "
                       "only as its leader, alone",
     "FollowerLeoSeen": "a leader's view of a follower's log end is not past it while the follower keeps the broker "
