@@ -181,14 +181,12 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
 
     def unread_member_alone(o: Any, v: KraftVars, b: int) -> Any:
         """A running or registered broker without partition metadata (it registered and has not read a
-        record naming it a replica) is in the ISR of a metadata record it has not applied (from the
-        one before its offset: records it skipped as not newer count) only as that record's leader,
-        alone: nothing it did (no fetch) can have added it, only an election from
+        record naming it a replica) is in the ISR of a metadata record it has not read only as that
+        record's leader, alone: nothing it did (no fetch) can have added it, only an election from
         the ELR."""
         x = v.b[b]
         fresh = o.and_(o.not_(x.has_md), o.or_(x.status == RUNNING, x.status == STARTING_REGISTERED))
-        start = o.ite(x.md_off >= 1, x.md_off - 1, 0)  # a record it skipped (not newer) is read
-        return o.implies(fresh, o.forall(start, v.mlen, lambda k: o.implies(o.sel(v.m_isr[b], k), o.and_(
+        return o.implies(fresh, o.forall(x.md_off, v.mlen, lambda k: o.implies(o.sel(v.m_isr[b], k), o.and_(
             o.sel(v.m_leader, k) == b, *(o.not_(o.sel(v.m_isr[f], k)) for f in R if f != b))), z.records))
 
     def no_leader_no_isr(o: Any, v: KraftVars) -> Any:
@@ -386,4 +384,12 @@ STRUCTURAL_LEMMAS = (
     "FollowerRoleShape", "OnlyFollowersFetch", "RequestNamesSender", "HwWithinTrueHw", "IsrUnfenced",
     "IsrElrDisjoint", "LeaderUnfenced", "LeaderInIsr", "RunningHasEpoch", "NonLeaderBlank", "MetadataOrdered",
     "SeenWithEpoch", "OneEpochPerValue", "EpochOneLeader", "EpochsIssued", "FreshRegistration",
+)
+
+# Facts about the metadata log's history (what an election and an AlterPartition may append) and a
+# broker's metadata as one of its records, proved with STRUCTURAL_LEMMAS at the same bounds; the
+# start of ZombieOutOfIsr's proof (docs/kraft.md#prove-and-the-familys-lemmas).
+METADATA_LEMMAS = (
+    "NewEpochNewLeader", "LeaderChangeDropsLeader", "ElectionAddsOnlyLeader", "NoLeaderNoIsr", "MetadataIsARecord",
+    "RequestMembersKnown",
 )
