@@ -181,12 +181,14 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
 
     def unread_member_alone(o: Any, v: KraftVars, b: int) -> Any:
         """A running or registered broker without partition metadata (it registered and has not read a
-        record naming it a replica) is in the ISR of a metadata record it has not read only as that
-        record's leader, alone: nothing it did (no fetch) can have added it, only an election from
+        record naming it a replica) is in the ISR of a metadata record it has not read (or of the
+        current record, which it may have passed over as not newer) only as that record's leader,
+        alone: nothing it did (no fetch) can have added it, only an election from
         the ELR."""
         x = v.b[b]
         fresh = o.and_(o.not_(x.has_md), o.or_(x.status == RUNNING, x.status == STARTING_REGISTERED))
-        return o.implies(fresh, o.forall(x.md_off, v.mlen, lambda k: o.implies(o.sel(v.m_isr[b], k), o.and_(
+        start = o.ite(x.md_off < v.mlen, x.md_off, v.mlen - 1)  # and the current record
+        return o.implies(fresh, o.forall(start, v.mlen, lambda k: o.implies(o.sel(v.m_isr[b], k), o.and_(
             o.sel(v.m_leader, k) == b, *(o.not_(o.sel(v.m_isr[f], k)) for f in R if f != b))), z.records))
 
     def no_leader_no_isr(o: Any, v: KraftVars) -> Any:
@@ -366,7 +368,7 @@ MEANING = {
     "SeenNotZombie": "a leader neither records the fetches of, nor proposes to add, a broker (the incarnation the "
                      "controller knows) that still leads at an older leader epoch",
     "UnreadMemberAlone": "a registered broker without partition metadata is in the ISR of a metadata record it "
-                         "has not read only as that record's leader, alone",
+                         "has not read, or of the current record, only as that record's leader, alone",
     "NoLeaderNoIsr": "a metadata record without a leader has an empty ISR",
     "ZombieOutOfIsr": "a leading broker is in the ISR of a metadata record of a newer leader epoch than its own "
                       "only as its leader, alone",
