@@ -180,13 +180,13 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
         return o.and_(*parts)
 
     def unread_member_alone(o: Any, v: KraftVars, b: int) -> Any:
-        """A running or registered broker without partition metadata (it registered and has not read a
-        record naming it a replica) is in the ISR of a metadata record it has not read (or of the
-        current record, which it may have passed over as not newer) only as that record's leader,
-        alone: nothing it did (no fetch) can have added it, only an election from
-        the ELR."""
+        """A registered broker awaiting its response, or a running one without partition metadata
+        (it registered and has not read a record naming it a replica), is in the ISR of a metadata
+        record it has not read (or of the current record, which it may have passed over as not
+        newer) only as that record's leader, alone: nothing it did (no fetch) can have added it,
+        only an election from the ELR."""
         x = v.b[b]
-        fresh = o.and_(o.not_(x.has_md), o.or_(x.status == RUNNING, x.status == STARTING_REGISTERED))
+        fresh = o.or_(x.status == STARTING_REGISTERED, o.and_(o.not_(x.has_md), x.status == RUNNING))
         start = o.ite(x.md_off < v.mlen, x.md_off, v.mlen - 1)  # and the current record
         return o.implies(fresh, o.forall(start, v.mlen, lambda k: o.implies(o.sel(v.m_isr[b], k), o.and_(
             o.sel(v.m_leader, k) == b, *(o.not_(o.sel(v.m_isr[f], k)) for f in R if f != b))), z.records))
@@ -196,6 +196,15 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
         (IsrUnfenced), so the controller elects one of them whenever the ISR is not empty."""
         return o.forall(0, v.mlen, lambda k: o.implies(o.sel(v.m_leader, k) == NIL, o.and_(
             *(o.not_(o.sel(v.m_isr[f], k)) for f in R))), z.records)
+
+    def unfetched_not_seen(o: Any, v: KraftVars, f: int) -> Any:
+        """A broker registered and awaiting its response, or running without partition metadata, has
+        not fetched in the incarnation the controller knows: no leader recorded it, or proposed it,
+        with that broker epoch (so an AlterPartition adding it is rejected)."""
+        y = v.b[f]
+        fresh = o.or_(y.status == STARTING_REGISTERED, o.and_(o.not_(y.has_md), y.status == RUNNING))
+        return o.implies(fresh, o.and_(*(o.and_(v.b[b].fep[f] != y.cbe, v.b[b].ap_ep[f] != y.cbe)
+                                         for b in R if b != f)))
 
     def follower_leo_seen(o: Any, v: KraftVars, b: int) -> Any:
         """A leader's view of a follower's log end is not past it while the follower keeps the broker
@@ -315,6 +324,7 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
         "SeenNotZombie": per_broker(seen_not_zombie),
         "UnreadMemberAlone": per_broker(unread_member_alone),
         "NoLeaderNoIsr": no_leader_no_isr,
+        "UnfetchedNotSeen": per_broker(unfetched_not_seen),
         "ZombieOutOfIsr": per_broker(zombie_out_of_isr),
         "FollowerLeoSeen": per_broker(follower_leo_seen),
         "CommittedOnMembers": committed_on_members,
@@ -367,8 +377,11 @@ MEANING = {
                            "(broker epoch 0) or followers it saw fetch (their broker epoch)",
     "SeenNotZombie": "a leader neither records the fetches of, nor proposes to add, a broker (the incarnation the "
                      "controller knows) that still leads at an older leader epoch",
-    "UnreadMemberAlone": "a registered broker without partition metadata is in the ISR of a metadata record it "
-                         "has not read, or of the current record, only as that record's leader, alone",
+    "UnreadMemberAlone": "a registered broker (awaiting its response, or running without partition metadata) is "
+                         "in the ISR of a metadata record it has not read, or of the current record, only as that "
+                         "record's leader, alone",
+    "UnfetchedNotSeen": "no leader holds, in its follower state or an AlterPartition, the broker epoch the "
+                        "controller knows for a broker that has not fetched in that incarnation",
     "NoLeaderNoIsr": "a metadata record without a leader has an empty ISR",
     "ZombieOutOfIsr": "a leading broker is in the ISR of a metadata record of a newer leader epoch than its own "
                       "only as its leader, alone",
