@@ -406,5 +406,5 @@ STRUCTURAL_LEMMAS = (
 # start of ZombieOutOfIsr's proof (docs/kraft.md#prove-and-the-familys-lemmas).
 METADATA_LEMMAS = (
     "NewEpochNewLeader", "LeaderChangeDropsLeader", "ElectionAddsOnlyLeader", "NoLeaderNoIsr", "MetadataIsARecord",
-    "RequestMembersKnown",
+    "RequestMembersKnown", "UnfetchedNotSeen", "UnreadMemberAlone",
 )
