@@ -8,8 +8,8 @@ with ``METADATA_LEMMAS`` (what elections and AlterPartitions append to the metad
 of ``ZombieOutOfIsr``'s proof); ``BOUNDED_INDUCTIVE_LEMMAS`` are inductive with them in the bounded
 encoding, but the unbounded query does not answer yet. The others are what LeaderCompleteness is
 expected to need (the data side: which brokers hold the committed records), not yet inductive
-without further lemmas (the leader's view of its followers'
-log ends), which docs/kraft.md describes. Some hold only in one generation (Kafka 3.5 keeps a fenced
+without further lemmas (the leader's view of its followers' log ends), which docs/kraft.md
+describes. Some hold only in one generation (Kafka 3.5 keeps a fenced
 last ISR member, so ``IsrUnfenced`` is KIP-966's): a lemma is a claim about a configuration, checked
 there, never a rule of the model.
 """
