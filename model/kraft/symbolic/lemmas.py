@@ -22,6 +22,7 @@ from typing import Any
 from isrcheck.model.kraft.config import KraftConfig
 from isrcheck.model.kraft.fields import (
     AP_ACCEPTED,
+    AP_REQUEST,
     FOLLOWER,
     LEADER,
     NIL,
@@ -178,7 +179,7 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
             y = v.b[f]
             zombie = o.and_(y.role == LEADER, y.md_le < x.md_le)
             parts.append(o.implies(o.and_(x.role == LEADER, x.fleo[f] != NIL, x.fep[f] == y.cbe), o.not_(zombie)))
-            parts.append(o.implies(o.and_(x.ap_phase != 0, x.ap_isr[f], o.not_(x.isr[f]), x.ap_ep[f] == y.cbe),
+            parts.append(o.implies(o.and_(x.ap_phase == AP_REQUEST, x.ap_isr[f], o.not_(x.isr[f]), x.ap_ep[f] == y.cbe),
                                    o.not_(zombie)))
         return o.and_(*parts)
 
@@ -208,6 +209,22 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
         fresh = o.or_(y.status == STARTING_REGISTERED, o.and_(o.not_(y.has_md), y.status == RUNNING))
         return o.implies(fresh, o.and_(*(o.and_(v.b[b].fep[f] != y.cbe, v.b[b].ap_ep[f] != y.cbe)
                                          for b in R if b != f)))
+
+    def running_epoch_is_controllers(o: Any, v: KraftVars, b: int) -> Any:
+        """A running broker's broker epoch is the one the controller holds for it: with at most one
+        shutdown in all (the symbolic form's limit) no registration request is stale."""
+        x = v.b[b]
+        return o.and_(o.implies(x.status == RUNNING, x.bepoch == x.cbe),
+                      o.implies(x.status == STARTING_REGISTERED, x.reg_resp == x.cbe))
+
+    def read_own_record(o: Any, v: KraftVars, b: int) -> Any:
+        """A running broker with metadata has read up to the record its metadata is, and no further,
+        except records of its own leader epoch (the ones its accepted AlterPartitions appended,
+        which the responses gave it): reading a record moves the offset just past it."""
+        x = v.b[b]
+        i = x.md_pe - o.sel(v.m_pe, 0)
+        return o.implies(o.and_(x.has_md, x.status == RUNNING), o.and_(
+            x.md_off <= i + 1, o.forall(x.md_off, i + 1, lambda k: o.sel(v.m_le, k) == x.md_le, z.records)))
 
     def follower_leo_seen(o: Any, v: KraftVars, b: int) -> Any:
         """A leader's view of a follower's log end is not past it while the follower keeps the broker
@@ -328,6 +345,8 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
         "UnreadMemberAlone": per_broker(unread_member_alone),
         "NoLeaderNoIsr": no_leader_no_isr,
         "UnfetchedNotSeen": per_broker(unfetched_not_seen),
+        "RunningEpochIsControllers": per_broker(running_epoch_is_controllers),
+        "ReadOwnRecord": per_broker(read_own_record),
         "ZombieOutOfIsr": per_broker(zombie_out_of_isr),
         "FollowerLeoSeen": per_broker(follower_leo_seen),
         "CommittedOnMembers": committed_on_members,
@@ -386,6 +405,10 @@ MEANING = {
     "UnfetchedNotSeen": "no leader holds, in its follower state or an AlterPartition, the broker epoch the "
                         "controller knows for a broker that has not fetched in that incarnation",
     "NoLeaderNoIsr": "a metadata record without a leader has an empty ISR",
+    "RunningEpochIsControllers": "a running broker's broker epoch (a registered one's coming epoch) is the one the "
+                                 "controller holds for it",
+    "ReadOwnRecord": "a running broker's metadata offset is at most one past the record its metadata is, and the "
+                     "records it has not read up to that one are of its own leader epoch",
     "ZombieOutOfIsr": "a leading broker is in the ISR of a metadata record of a newer leader epoch than its own "
                       "only as its leader, alone",
     "FollowerLeoSeen": "a leader's view of a follower's log end is not past it while the follower keeps the broker "
