@@ -226,6 +226,22 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
         return o.implies(o.and_(x.has_md, x.status == RUNNING), o.and_(
             x.md_off <= i + 1, o.forall(x.md_off, i + 1, lambda k: o.sel(v.m_le, k) == x.md_le, z.records)))
 
+    def follower_unread_not_older(o: Any, v: KraftVars, b: int) -> Any:
+        """A broker whose fetch a leader holds (or whose addition its AlterPartition request proposes),
+        in the incarnation the controller knows, has not left unread any metadata record of a leader
+        epoch older than the leader's: it fetched at the leader's epoch, after reading its record."""
+        x = v.b[b]
+        parts = []
+        for f in R:
+            if f == b:
+                continue
+            y = v.b[f]
+            unread_newer = o.forall(y.md_off, v.mlen, lambda k: o.sel(v.m_le, k) >= x.md_le, z.records)
+            seen = o.or_(o.and_(x.role == LEADER, x.fleo[f] != NIL, x.fep[f] == y.cbe),
+                         o.and_(x.ap_phase == AP_REQUEST, x.ap_isr[f], o.not_(x.isr[f]), x.ap_ep[f] == y.cbe))
+            parts.append(o.implies(o.and_(seen, y.status == RUNNING), unread_newer))
+        return o.and_(*parts)
+
     def follower_leo_seen(o: Any, v: KraftVars, b: int) -> Any:
         """A leader's view of a follower's log end is not past it while the follower keeps the broker
         epoch and the leader epoch it fetched with."""
@@ -347,6 +363,7 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
         "UnfetchedNotSeen": per_broker(unfetched_not_seen),
         "RunningEpochIsControllers": per_broker(running_epoch_is_controllers),
         "ReadOwnRecord": per_broker(read_own_record),
+        "FollowerUnreadNotOlder": per_broker(follower_unread_not_older),
         "ZombieOutOfIsr": per_broker(zombie_out_of_isr),
         "FollowerLeoSeen": per_broker(follower_leo_seen),
         "CommittedOnMembers": committed_on_members,
@@ -409,6 +426,8 @@ MEANING = {
                                  "controller holds for it",
     "ReadOwnRecord": "a running broker's metadata offset is at most one past the record its metadata is, and the "
                      "records it has not read up to that one are of its own leader epoch",
+    "FollowerUnreadNotOlder": "a broker whose fetch a leader holds (or proposes to add) has no unread metadata "
+                              "record of a leader epoch older than the leader's",
     "ZombieOutOfIsr": "a leading broker is in the ISR of a metadata record of a newer leader epoch than its own "
                       "only as its leader, alone",
     "FollowerLeoSeen": "a leader's view of a follower's log end is not past it while the follower keeps the broker "
