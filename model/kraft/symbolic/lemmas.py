@@ -219,12 +219,14 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
 
     def read_own_record(o: Any, v: KraftVars, b: int) -> Any:
         """A running broker with metadata has read up to the record its metadata is, and no further,
-        except records of its own leader epoch (the ones its accepted AlterPartitions appended,
-        which the responses gave it): reading a record moves the offset just past it."""
+        except, for the leader those records name, records of its own leader epoch (the ones its
+        accepted AlterPartitions appended, which the responses gave it): reading a record moves the
+        offset just past it."""
         x = v.b[b]
         i = x.md_pe - o.sel(v.m_pe, 0)
         return o.implies(o.and_(x.has_md, x.status == RUNNING), o.and_(
-            x.md_off <= i + 1, o.forall(x.md_off, i + 1, lambda k: o.sel(v.m_le, k) == x.md_le, z.records)))
+            x.md_off <= i + 1, o.implies(x.md_off <= i, x.md_leader == b),
+            o.forall(x.md_off, i + 1, lambda k: o.sel(v.m_le, k) == x.md_le, z.records)))
 
     def follower_unread_not_older(o: Any, v: KraftVars, b: int) -> Any:
         """A broker whose fetch a leader holds (or whose addition its AlterPartition request proposes),
@@ -424,8 +426,8 @@ MEANING = {
     "NoLeaderNoIsr": "a metadata record without a leader has an empty ISR",
     "RunningEpochIsControllers": "a running broker's broker epoch (a registered one's coming epoch) is the one the "
                                  "controller holds for it",
-    "ReadOwnRecord": "a running broker's metadata offset is at most one past the record its metadata is, and the "
-                     "records it has not read up to that one are of its own leader epoch",
+    "ReadOwnRecord": "a running broker's metadata offset is at most one past the record its metadata is, and "
+                     "short of it only for a leader, whose unread records up to it are of its own leader epoch",
     "FollowerUnreadNotOlder": "a broker whose fetch a leader holds (or proposes to add) has no unread metadata "
                               "record of a leader epoch older than the leader's",
     "ZombieOutOfIsr": "a leading broker is in the ISR of a metadata record of a newer leader epoch than its own "
