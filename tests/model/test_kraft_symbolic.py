@@ -173,3 +173,18 @@ def test_cli_refuses_what_the_symbolic_form_lacks_by_name(command, option, words
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert words in err and "KRaft" in err and "Traceback" not in err
+
+
+def test_metadata_lemmas_hold_in_every_reachable_state():
+    """The lemmas about the metadata log's history (proved inductive with the structural ones at
+    K11-fixed's bounds, docs/kraft.md) and the candidates toward ZombieOutOfIsr are true in every
+    reachable state of a small KIP-966 configuration, each evaluated on the state's encoding (a
+    candidate that a reachable state breaks is wrong, not merely not inductive)."""
+    from isrcheck.model.kraft.symbolic.lemmas import BOUNDED_INDUCTIVE_LEMMAS, METADATA_LEMMAS, ZOMBIE_CANDIDATES
+    model = kraft("kraft-kip966", **{**SMALL, "max_fencings": 1})
+    sym, ops = make_symbolic(model, unbounded=True), ConcreteOps()
+    lemmas = sym.lemmas()
+    names = [*METADATA_LEMMAS, *BOUNDED_INDUCTIVE_LEMMAS, *ZOMBIE_CANDIDATES]
+    states = reachable(model)
+    broken = {n: model.state_view(s) for s in states for n in names if not lemmas[n](ops, sym.encode(s))}
+    assert len(states) > 1000 and broken == {}

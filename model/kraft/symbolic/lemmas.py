@@ -3,10 +3,13 @@
 
 None is assumed: ``prove`` checks each one it is given (initiation and consecution, relative to the
 others), and ``--houdini`` drops those that are not inductive. ``STRUCTURAL_LEMMAS`` are proved
-together on ``kraft-kip966`` at K11-fixed's bounds (docs/kraft.md#prove-and-the-familys-lemmas);
-the others are what LeaderCompleteness is expected to need (the data side: which brokers hold the
-committed records), not yet inductive without further lemmas (the leader's view of its followers'
-log ends), which docs/kraft.md describes. Some hold only in one generation (Kafka 3.5 keeps a fenced
+together on ``kraft-kip966`` at K11-fixed's bounds (docs/kraft.md#prove-and-the-familys-lemmas),
+with ``METADATA_LEMMAS`` (what elections and AlterPartitions append to the metadata log: the start
+of ``ZombieOutOfIsr``'s proof); ``BOUNDED_INDUCTIVE_LEMMAS`` are inductive with them in the bounded
+encoding, but the unbounded query does not answer yet. The others are what LeaderCompleteness is
+expected to need (the data side: which brokers hold the committed records), not yet inductive
+without further lemmas (the leader's view of its followers' log ends), which docs/kraft.md
+describes. Some hold only in one generation (Kafka 3.5 keeps a fenced
 last ISR member, so ``IsrUnfenced`` is KIP-966's): a lemma is a claim about a configuration, checked
 there, never a rule of the model.
 """
@@ -19,6 +22,7 @@ from typing import Any
 from isrcheck.model.kraft.config import KraftConfig
 from isrcheck.model.kraft.fields import (
     AP_ACCEPTED,
+    AP_REQUEST,
     FOLLOWER,
     LEADER,
     NIL,
@@ -101,6 +105,23 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
         cur, x = Cur(o, v), v.b[b]
         return o.and_(x.md_le <= cur.le, x.md_pe <= cur.pe, o.implies(x.ap_phase == AP_ACCEPTED, x.md_pe < cur.pe))
 
+    def metadata_is_a_record(o: Any, v: KraftVars, b: int) -> Any:
+        """A broker's partition metadata is the metadata record of its partition epoch (the partition
+        epochs are consecutive, MetadataOrdered), or the one before the log's first (the initial
+        metadata of a broker that has not read it: the first record's leader and leader epoch), and
+        an accepted AlterPartition of a leader is the record after it, of the same leader and leader
+        epoch. A leader's AlterPartition is accepted at its partition epoch, so this ties the leader a
+        broker believes it is to the controller's record."""
+        x = v.b[b]
+        i = x.md_pe - o.sel(v.m_pe, 0)
+        j = o.ite(i < 0, 0, i)
+        accepted = o.implies(x.ap_phase == AP_ACCEPTED, o.and_(
+            0 <= i, i + 1 < v.mlen, o.sel(v.m_le, i + 1) == x.md_le, o.sel(v.m_leader, i + 1) == b,
+            *(o.sel(v.m_isr[f], i + 1) == x.ap_isr[f] for f in R)))
+        same_isr = o.implies(0 <= i, o.and_(*(o.sel(v.m_isr[f], i) == x.isr[f] for f in R)))
+        return o.implies(x.has_md, o.and_(-1 <= i, i < v.mlen, o.sel(v.m_le, j) == x.md_le,
+                                          o.sel(v.m_leader, j) == x.md_leader, same_isr, accepted))
+
     def unapplied_not_older(o: Any, v: KraftVars, b: int) -> Any:
         x = v.b[b]
         return o.forall(x.md_off, v.mlen, lambda i: o.sel(v.m_le, i) >= x.md_le, z.records)
@@ -122,6 +143,106 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
             o.or_(o.sel(v.m_le, i) == o.sel(v.m_le, i - 1), o.sel(v.m_le, i) == o.sel(v.m_le, i - 1) + 1),
             o.implies(o.sel(v.m_le, i) != o.sel(v.m_le, i - 1), o.sel(v.m_leader, i) != o.sel(v.m_leader, i - 1))),
             z.records)
+
+    def leader_change_drops_leader(o: Any, v: KraftVars) -> Any:
+        """A metadata record of a new leader epoch does not have the previous record's leader in its
+        ISR: on KIP-966 the controller moves the leadership only when the leader leaves the ISR (fenced
+        or shut down), and an election from the ELR happens only once the partition has no leader."""
+        return o.forall(1, v.mlen, lambda i: o.implies(o.sel(v.m_le, i) != o.sel(v.m_le, i - 1), o.and_(*(
+            o.implies(o.sel(v.m_leader, i - 1) == j, o.not_(o.sel(v.m_isr[j], i))) for j in R))), z.records)
+
+    def election_adds_only_leader(o: Any, v: KraftVars) -> Any:
+        """A metadata record of a new leader epoch adds no broker to the ISR but its new leader: an
+        election only removes members or, from the ELR, makes the elected broker the ISR; growing
+        the ISR is the leader's AlterPartition, within its epoch."""
+        return o.forall(1, v.mlen, lambda i: o.implies(o.sel(v.m_le, i) != o.sel(v.m_le, i - 1), o.and_(*(
+            o.implies(o.sel(v.m_isr[j], i), o.or_(o.sel(v.m_isr[j], i - 1), o.sel(v.m_leader, i) == j))
+            for j in R))), z.records)
+
+    def request_members_known(o: Any, v: KraftVars, b: int) -> Any:
+        """An AlterPartition in flight proposes, besides its leader, members of the leader's ISR (with
+        broker epoch 0) or followers it saw fetch (with the broker epoch they fetched with)."""
+        x = v.b[b]
+        return o.implies(x.ap_phase != 0, o.and_(*(o.implies(
+            x.ap_isr[f], o.or_(o.and_(x.isr[f], x.ap_ep[f] == 0), x.ap_ep[f] >= 1)) for f in R if f != b)))
+
+    def seen_not_zombie(o: Any, v: KraftVars, b: int) -> Any:
+        """A leader does not record the fetches of a broker, in its incarnation the controller knows,
+        that leads at an older leader epoch, nor propose to add such a broker to the ISR (a follower
+        fetches at its leader's epoch and its leader epoch only grows; a broker that led at an older
+        epoch and still does never followed this leader)."""
+        x = v.b[b]
+        parts = []
+        for f in R:
+            if f == b:
+                continue
+            y = v.b[f]
+            zombie = o.and_(y.role == LEADER, y.md_le < x.md_le)
+            parts.append(o.implies(o.and_(x.role == LEADER, x.fleo[f] != NIL, x.fep[f] == y.cbe), o.not_(zombie)))
+            parts.append(o.implies(o.and_(x.ap_phase == AP_REQUEST, x.ap_isr[f], o.not_(x.isr[f]), x.ap_ep[f] == y.cbe),
+                                   o.not_(zombie)))
+        return o.and_(*parts)
+
+    def unread_member_alone(o: Any, v: KraftVars, b: int) -> Any:
+        """A registered broker awaiting its response, or a running one without partition metadata
+        (it registered and has not read a record naming it a replica), is in the ISR of a metadata
+        record it has not read (or of the current record, which it may have passed over as not
+        newer) only as that record's leader, alone: nothing it did (no fetch) can have added it,
+        only an election from the ELR."""
+        x = v.b[b]
+        fresh = o.or_(x.status == STARTING_REGISTERED, o.and_(o.not_(x.has_md), x.status == RUNNING))
+        start = o.ite(x.md_off < v.mlen, x.md_off, v.mlen - 1)  # and the current record
+        return o.implies(fresh, o.forall(start, v.mlen, lambda k: o.implies(o.sel(v.m_isr[b], k), o.and_(
+            o.sel(v.m_leader, k) == b, *(o.not_(o.sel(v.m_isr[f], k)) for f in R if f != b))), z.records))
+
+    def no_leader_no_isr(o: Any, v: KraftVars) -> Any:
+        """A metadata record without a leader has an empty ISR: every ISR member is unfenced
+        (IsrUnfenced), so the controller elects one of them whenever the ISR is not empty."""
+        return o.forall(0, v.mlen, lambda k: o.implies(o.sel(v.m_leader, k) == NIL, o.and_(
+            *(o.not_(o.sel(v.m_isr[f], k)) for f in R))), z.records)
+
+    def unfetched_not_seen(o: Any, v: KraftVars, f: int) -> Any:
+        """A broker registered and awaiting its response, or running without partition metadata, has
+        not fetched in the incarnation the controller knows: no leader recorded it, or proposed it,
+        with that broker epoch (so an AlterPartition adding it is rejected)."""
+        y = v.b[f]
+        fresh = o.or_(y.status == STARTING_REGISTERED, o.and_(o.not_(y.has_md), y.status == RUNNING))
+        return o.implies(fresh, o.and_(*(o.and_(v.b[b].fep[f] != y.cbe, v.b[b].ap_ep[f] != y.cbe)
+                                         for b in R if b != f)))
+
+    def running_epoch_is_controllers(o: Any, v: KraftVars, b: int) -> Any:
+        """A running broker's broker epoch is the one the controller holds for it: with at most one
+        shutdown in all (the symbolic form's limit) no registration request is stale."""
+        x = v.b[b]
+        return o.and_(o.implies(x.status == RUNNING, x.bepoch == x.cbe),
+                      o.implies(x.status == STARTING_REGISTERED, x.reg_resp == x.cbe))
+
+    def read_own_record(o: Any, v: KraftVars, b: int) -> Any:
+        """A running broker with metadata has read up to the record its metadata is, and no further,
+        except, for the leader those records name, records of its own leader epoch (the ones its
+        accepted AlterPartitions appended, which the responses gave it): reading a record moves the
+        offset just past it."""
+        x = v.b[b]
+        i = x.md_pe - o.sel(v.m_pe, 0)
+        return o.implies(o.and_(x.has_md, x.status == RUNNING), o.and_(
+            x.md_off <= i + 1, o.implies(x.md_off <= i, x.md_leader == b),
+            o.forall(x.md_off, i + 1, lambda k: o.sel(v.m_le, k) == x.md_le, z.records)))
+
+    def follower_unread_not_older(o: Any, v: KraftVars, b: int) -> Any:
+        """A broker whose fetch a leader holds (or whose addition its AlterPartition request proposes),
+        in the incarnation the controller knows, has not left unread any metadata record of a leader
+        epoch older than the leader's: it fetched at the leader's epoch, after reading its record."""
+        x = v.b[b]
+        parts = []
+        for f in R:
+            if f == b:
+                continue
+            y = v.b[f]
+            unread_newer = o.forall(y.md_off, v.mlen, lambda k: o.sel(v.m_le, k) >= x.md_le, z.records)
+            seen = o.or_(o.and_(x.role == LEADER, x.fleo[f] != NIL, x.fep[f] == y.cbe),
+                         o.and_(x.ap_phase == AP_REQUEST, x.ap_isr[f], o.not_(x.isr[f]), x.ap_ep[f] == y.cbe))
+            parts.append(o.implies(o.and_(seen, y.status == RUNNING), unread_newer))
+        return o.and_(*parts)
 
     def follower_leo_seen(o: Any, v: KraftVars, b: int) -> Any:
         """A leader's view of a follower's log end is not past it while the follower keeps the broker
@@ -232,8 +353,19 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
         "FreshRegistration": per_broker(fresh_registration),
         "MetadataLeaderMatches": per_broker(metadata_leader_matches),
         "UnappliedNotOlder": per_broker(unapplied_not_older),
+        "MetadataIsARecord": per_broker(metadata_is_a_record),
         "SeenWithEpoch": per_broker(seen_with_epoch),
         "NewEpochNewLeader": new_epoch_new_leader,
+        "LeaderChangeDropsLeader": leader_change_drops_leader,
+        "ElectionAddsOnlyLeader": election_adds_only_leader,
+        "RequestMembersKnown": per_broker(request_members_known),
+        "SeenNotZombie": per_broker(seen_not_zombie),
+        "UnreadMemberAlone": per_broker(unread_member_alone),
+        "NoLeaderNoIsr": no_leader_no_isr,
+        "UnfetchedNotSeen": per_broker(unfetched_not_seen),
+        "RunningEpochIsControllers": per_broker(running_epoch_is_controllers),
+        "ReadOwnRecord": per_broker(read_own_record),
+        "FollowerUnreadNotOlder": per_broker(follower_unread_not_older),
         "ZombieOutOfIsr": per_broker(zombie_out_of_isr),
         "FollowerLeoSeen": per_broker(follower_leo_seen),
         "CommittedOnMembers": committed_on_members,
@@ -268,6 +400,8 @@ MEANING = {
                               "accepted AlterPartition gives it)",
     "UnappliedNotOlder": "the metadata records a broker has not read yet have leader epochs no older than the "
                          "one it has applied",
+    "MetadataIsARecord": "a broker's partition metadata is the metadata record of its partition epoch (the same "
+                         "leader, leader epoch and ISR), and an accepted AlterPartition the record after it",
     "EpochsIssued": "every broker epoch a broker, a leader or the controller holds is one the controller issued",
     "FreshRegistration": "a broker's new broker epoch is newer than any a leader recorded for it",
     "EpochOneLeader": "consecutive metadata records of one leader epoch name the same leader",
@@ -276,6 +410,26 @@ MEANING = {
     "SeenWithEpoch": "a leader records a follower's log end with the follower's broker epoch",
     "NewEpochNewLeader": "a metadata record's leader epoch is the one before or one more, and one more only with "
                          "another leader (or none)",
+    "LeaderChangeDropsLeader": "a metadata record of a new leader epoch does not have the previous record's "
+                               "leader in its ISR (KIP-966 moves the leadership only when the leader leaves the ISR)",
+    "ElectionAddsOnlyLeader": "a metadata record of a new leader epoch adds no broker to the ISR but its new "
+                              "leader (the ISR grows by AlterPartition, within a leader epoch)",
+    "RequestMembersKnown": "an AlterPartition in flight proposes, besides its leader, members of the leader's ISR "
+                           "(broker epoch 0) or followers it saw fetch (their broker epoch)",
+    "SeenNotZombie": "a leader neither records the fetches of, nor proposes to add, a broker (the incarnation the "
+                     "controller knows) that still leads at an older leader epoch",
+    "UnreadMemberAlone": "a registered broker (awaiting its response, or running without partition metadata) is "
+                         "in the ISR of a metadata record it has not read, or of the current record, only as that "
+                         "record's leader, alone",
+    "UnfetchedNotSeen": "no leader holds, in its follower state or an AlterPartition, the broker epoch the "
+                        "controller knows for a broker that has not fetched in that incarnation",
+    "NoLeaderNoIsr": "a metadata record without a leader has an empty ISR",
+    "RunningEpochIsControllers": "a running broker's broker epoch (a registered one's coming epoch) is the one the "
+                                 "controller holds for it",
+    "ReadOwnRecord": "a running broker's metadata offset is at most one past the record its metadata is, and "
+                     "short of it only for a leader, whose unread records up to it are of its own leader epoch",
+    "FollowerUnreadNotOlder": "a broker whose fetch a leader holds (or proposes to add) has no unread metadata "
+                              "record of a leader epoch older than the leader's",
     "ZombieOutOfIsr": "a leading broker is in the ISR of a metadata record of a newer leader epoch than its own "
                       "only as its leader, alone",
     "FollowerLeoSeen": "a leader's view of a follower's log end is not past it while the follower keeps the broker "
@@ -293,3 +447,17 @@ STRUCTURAL_LEMMAS = (
     "IsrElrDisjoint", "LeaderUnfenced", "LeaderInIsr", "RunningHasEpoch", "NonLeaderBlank", "MetadataOrdered",
     "SeenWithEpoch", "OneEpochPerValue", "EpochOneLeader", "EpochsIssued", "FreshRegistration",
 )
+
+# Facts about the metadata log's history (what an election and an AlterPartition may append) and
+# the broker epochs an AlterPartition names, proved with STRUCTURAL_LEMMAS at the same bounds,
+# unbounded; the start of ZombieOutOfIsr's proof (docs/kraft.md#prove-and-the-familys-lemmas).
+METADATA_LEMMAS = (
+    "NewEpochNewLeader", "LeaderChangeDropsLeader", "ElectionAddsOnlyLeader", "NoLeaderNoIsr", "RequestMembersKnown",
+    "UnfetchedNotSeen", "RunningEpochIsControllers",
+)
+# Inductive with the two sets above in the bounded encoding; the unbounded query for
+# MetadataIsARecord did not answer in 300 s.
+BOUNDED_INDUCTIVE_LEMMAS = ("MetadataIsARecord", "UnreadMemberAlone", "ReadOwnRecord")
+# Inductive with all the above and each other in the bounded encoding only if ZombieOutOfIsr is
+# assumed, which is not inductive yet (docs/kraft.md names the counterexample left).
+ZOMBIE_CANDIDATES = ("FollowerUnreadNotOlder", "SeenNotZombie", "ZombieOutOfIsr")
