@@ -28,24 +28,14 @@ import os
 from typing import Any
 
 from isrcheck.explorer.search.spark.blocks import decode_states, encode_states, lookup, read_parents
-from isrcheck.explorer.search.spark.level import (
-    PARENTS,
-    RUN,
-    STATE,
-    VISITED,
-    ReportParam,
-    merge_reports,
-    partition_of,
-    total,
-)
+from isrcheck.explorer.search.spark.level import STATE, ReportParam, merge_reports, partition_of, total
 from isrcheck.explorer.search.spark.lost import storage_level
 from isrcheck.explorer.search.spark.steps import block, dedup, part_of, split
 from isrcheck.explorer.search.spark.tasks import (
-    KIND_KEYS,
     expand_partition,
-    keyed,
     lookup_parents,
     merge_partition,
+    only_parents,
     part_name,
     split_fps,
     state_pairs,
@@ -73,7 +63,6 @@ class Store:
         self.deltas: list[Any] = []
         self.run_size = 0  # states in those runs
         self.pending: Any = None
-        self.last: Any = None  # the last level's output (its STATE records are the next frontier)
         self.size = 0
         self.replicas: int | None = None  # copies of each kept block; None: 2 with two executors or more
 
@@ -116,8 +105,9 @@ class Store:
         cands = frontier.mapPartitionsWithIndex(expand_partition(self.payload, transition, self.partitions, reports)
                                        ).partitionBy(self.partitions, partition_of)
         merged = co_union(self.sc, self.visited, *self.deltas, cands, *self._pending())
-        out = level_output(merged, merge_partition(self.payload, level, always, sometimes, reports, save_dir=save_dir,
-                                                   send=send, full=full))
+        out = merged.mapPartitionsWithIndex(
+            merge_partition(self.payload, level, always, sometimes, reports, save_dir=save_dir, send=send, full=full),
+            preservesPartitioning=True)
         return self._materialize(level, out, reports, full=full)
 
     def level_from_driver(self, level: int, cands: dict[bytes, tuple], report: dict[str, Any],
@@ -127,9 +117,9 @@ class Store:
         broadcast instead of a shuffle, one narrow job."""
         extra = self.sc.broadcast({j: [blk] for j, blk in split(self.ctx, cands, self.partitions).items()})
         reports = self.sc.accumulator({}, ReportParam())
-        out = level_output(co_union(self.sc, self.visited, *self.deltas, *self._pending()),
-                           merge_partition(self.payload, level, always, sometimes, reports, extra, save_dir, send,
-                                           full=False))
+        out = co_union(self.sc, self.visited, *self.deltas, *self._pending()).mapPartitionsWithIndex(
+            merge_partition(self.payload, level, always, sometimes, reports, extra, save_dir, send, full=False),
+            preservesPartitioning=True)
         try:
             rep = self._materialize(level, out, reports, full=False)
         finally:
@@ -153,27 +143,24 @@ class Store:
         out._jrdd.count()
         rep = total(reports.value)
         self.parents[level] = None
-        self.last = out
         if full:
-            previous, self.visited, self.deltas, self.run_size = self.visited, view(out, VISITED), [], 0
-            previous = kept_rdd(previous)
+            previous, self.visited, self.deltas, self.run_size = self.visited, out, [], 0
             if previous is not None and previous.is_cached:  # its parent records were copied out
                 previous.unpersist()
-            # copied out by the JVM in the next level's job, which reads them as a side of its union
-            parents = view(out, PARENTS)
+            parents = out.mapPartitions(only_parents, preservesPartitioning=True)
             parents.persist(kept)
             self.parent_rdds[level] = self.pending = parents
         else:  # a small level's output is its parent records (and a run), kept as it is
-            self.deltas.append(view(out, RUN))
-            self.parent_rdds[level] = view(out, PARENTS)
+            self.deltas.append(out)
+            self.parent_rdds[level] = out
             self.run_size += rep["new"]
         self.size += rep["new"]
         return rep
 
     def frontier_rdd(self) -> Any:
-        """The last level's new states: the STATE records of the level's output (split off in the
-        JVM: the expansion's Python workers read nothing else)."""
-        return view(self.last, STATE)
+        """The last level's new states: the level's output itself (the expansion reads only its
+        STATE blocks)."""
+        return self.deltas[-1] if self.deltas else self.visited
 
     def frontier_list(self, rep: dict[str, Any] | None = None) -> list[tuple[bytes, Any]]:
         """The last level's new states in the driver: from the level's report when every partition
@@ -230,7 +217,7 @@ class Store:
         records and the last frontier; None in the driver or when Spark does not say."""
         if self.visited is None:
             return None
-        ids = {kept_rdd(rdd).id() for rdd in [self.visited, *self.parent_rdds.values()]}
+        ids = {self.visited.id(), *(rdd.id() for rdd in self.parent_rdds.values())}
         try:
             return sum(int(info.memSize()) + int(info.diskSize())
                        for info in self.sc._jsc.sc().getRDDStorageInfo() if info.id() in ids)
@@ -238,7 +225,7 @@ class Store:
             return None
 
     def release(self) -> None:
-        for rdd in {id(r): r for r in map(kept_rdd, [self.visited, *self.parent_rdds.values()])}.values():
+        for rdd in [self.visited, *self.parent_rdds.values()]:
             if rdd is not None and rdd.is_cached:
                 rdd.unpersist()
 
@@ -276,40 +263,3 @@ def co_union(sc: Any, visited: Any, *others: Any) -> Any:
     merged = RDD(jrdd, sc, sc.serializer)
     merged.partitioner = visited.partitioner
     return merged
-
-
-def level_output(merged: Any, fn: Any) -> Any:
-    """A level's output: ``fn`` (``merge_partition``'s) over the co-partitioned union, its records
-    written as (kind, record) frame pairs (``tasks.keyed``) for ``view``."""
-    out = merged.mapPartitionsWithIndex(keyed(fn), preservesPartitioning=True)
-    out._bypass_serializer = True  # the frames go out as they are, as PySpark's partitionBy writes keys
-    return out
-
-
-def view(out: Any, kind: str) -> Any:
-    """The records of one kind of a level's output, split off in the JVM: ``PairwiseRDD`` reads the
-    frame pairs as (key, record) and ``sampleByKey`` with fraction 1 for that kind's key and 0 for
-    the others keeps exactly its records (a Bernoulli draw below 1.0 always holds, below 0.0
-    never), with no Python worker, in a narrow step that keeps the partitioning. The view reads
-    ``out``'s cached blocks; ``kept_rdd`` names ``out`` for what is cached."""
-    from pyspark import RDD
-
-    sc = out.ctx
-    jvm = sc._jvm
-    fractions = jvm.java.util.HashMap()
-    for name, key in KIND_KEYS.items():
-        fractions.put(key, 1.0 if name == kind else 0.0)
-    pairs = jvm.PairwiseRDD(out._jrdd.rdd()).asJavaPairRDD()
-    values = jvm.PythonRDD.valueOfPair(pairs.sampleByKey(False, fractions, 0))
-    rdd = RDD(values, sc, sc.serializer)
-    rdd.partitioner = out.partitioner
-    rdd.base = out
-    return rdd
-
-
-def kept_rdd(rdd: Any) -> Any:
-    """What holds ``rdd``'s blocks: ``rdd`` itself when it is cached (a plain RDD, or a persisted
-    view), else the level output a view reads."""
-    if rdd is None or rdd.is_cached:
-        return rdd
-    return getattr(rdd, "base", rdd)

@@ -6,8 +6,8 @@ A partition of a level's output holds a handful of records, each one block (``bl
   chunks of at most ``CHUNK`` bytes (a JVM task holds a record whole: big records ran a 1 GB
   driver out of heap in local mode);
 - ``(i, (PARENTS, level, (fingerprints, parents, actions)))``: the level's parent records,
-  which the JVM copies into an RDD of their own (kept on disk, read again only to walk a trace
-  back), so that no later level reads or writes them again;
+  which ``only_parents`` copies into an RDD of their own (kept on disk, read again only to walk
+  a trace back), so that no later level reads or writes them again;
 - ``(i, (STATE, fingerprints, states))``: the level's new states, packed, in fingerprint order;
 - ``(i, (RUN, fingerprints))``: instead of the visited set, in the output of a small level (one
   whose frontier was expanded in the driver): its new fingerprints only. The next levels read the
@@ -20,11 +20,6 @@ output (a co-partitioned union, no shuffle of the visited set) and writes the ne
 level moves a few records per partition pair instead of one pickled object per state, and the
 visited set is merged with the new fingerprints in NumPy instead of being rebuilt.
 
-A level's output leaves its Python worker as (kind, record) pairs of frames (``keyed``), the layout
-of PySpark's own shuffle keys, so that the JVM splits it by kind without Python (``store.view``):
-the expansion reads the STATE records only and the parent records are copied out in the JVM, so a
-level's Python workers read the visited set once (the merge), not three times.
-
 Reports (counts, properties) go to an accumulator, so materializing a level takes one Python pass
 per stage and no Python action.
 """
@@ -33,9 +28,7 @@ from __future__ import annotations
 
 import itertools
 import os
-import pickle
-import struct
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 from isrcheck.explorer.search.spark import fast
@@ -65,24 +58,6 @@ from isrcheck.explorer.search.spark.level import (
 from isrcheck.explorer.search.spark.steps import expand, merge, split
 
 CHUNK = 4 << 20
-
-# The JVM key of each kind of record in a level's output (``keyed``). Above 2**31, so that py4j
-# hands them to the JVM as Long, the type of PySpark's pair keys (``store.view``).
-KIND_KEYS = {kind: (1 << 40) + n for n, kind in enumerate((VISITED, PARENTS, STATE, RUN), 1)}
-_KEY_FRAMES = {kind: struct.pack(">q", key) for kind, key in KIND_KEYS.items()}
-
-
-def keyed(fn: Any) -> Callable[[int, Iterator[tuple[int, tuple]]], Iterator[bytes]]:
-    """A mapPartitionsWithIndex function whose records go out as frame pairs: the record's kind as
-    an 8-byte key, then the record pickled as a batch of one (what the context's serializer reads
-    back). For an RDD with ``_bypass_serializer`` set, as PySpark's ``partitionBy`` writes its keys."""
-
-    def run(index: int, items: Iterator[tuple[int, tuple]]) -> Iterator[bytes]:
-        for record in fn(index, items):
-            yield _KEY_FRAMES[record[1][0]]
-            yield pickle.dumps([record], pickle.HIGHEST_PROTOCOL)
-
-    return run
 
 
 def visited_records(index: int, fps: bytes) -> Iterator[tuple[int, tuple]]:
@@ -147,8 +122,8 @@ def merge_partition(payload: tuple, level: int, always: frozenset[str], sometime
                 runs.append(value[1])
             elif tag == CANDS:
                 blocks.append(value[1:])
-            # STATE and PARENTS of the previous level do not come here: the JVM gives the merge
-            # only the visited set's records (``store.view``)
+            # STATE: the previous level's states, read by the expansion; PARENTS: the previous
+            # level's, copied out by ``only_parents`` in this same job
         visited = b"".join(chunk for _, chunk in sorted(chunks))
         del chunks
         visited, parents, states, rep = merge(ctx, visited, blocks, always, sometimes, b"".join(runs), full)
@@ -169,6 +144,13 @@ def merge_partition(payload: tuple, level: int, always: frozenset[str], sometime
         yield index, (STATE, parents[0], states_blob)
 
     return run
+
+
+def only_parents(items: Iterator[tuple[int, tuple]]) -> Iterator[tuple[int, tuple]]:
+    """mapPartitions function: a level output's parent records, for the RDD that keeps them."""
+    for record in items:
+        if record[1][0] == PARENTS:
+            yield record
 
 
 def part_name(kind: str, index: int) -> str:
