@@ -23,7 +23,7 @@ from typing import Any
 from isrcheck.explorer.symbolic.contract import SymStep
 
 from . import adapter, vars
-from .durability import acked_record_not_lost, acked_record_survives, consistent_read, durability, log_matching
+from .durability import acked_record_not_lost, acked_record_survives, consistent_read, durability, extras, log_matching
 from .lemmas import candidate_lemmas, type_ok
 from .properties import symbolic_properties
 from .steps import GENERATIONS, Bounds, generation_steps
@@ -43,8 +43,7 @@ class KafkaSymbolic:
             raise ValueError("proofs encode the classic generations only: drop --truncation "
                              f"{adapter.truncation_of(explicit)} (bmc encodes it)")
         consumers = adapter.consumers_of(explicit)
-        self.durability = durability(adapter.durability_of(explicit), unbounded, consumers.max_az_failures,
-                                     adapter.az_of(explicit), consumers.consumer_reads)
+        self.durability = durability(adapter.durability_of(explicit), unbounded, consumers, adapter.az_of(explicit))
         cfg = adapter.config_of(explicit)
         if cfg.generation not in GENERATIONS:
             raise ValueError(f"generation {cfg.generation} is not encoded symbolically; use one of "
@@ -56,7 +55,7 @@ class KafkaSymbolic:
         self.bounds = Bounds() if unbounded else Bounds(cfg.log_size, cfg.max_records, cfg.max_leader_epoch)
         self.log_size = None if unbounded else cfg.log_size
         self.epochs = None if unbounded else cfg.max_leader_epoch + 1
-        self.extras = self.durability.extras(cfg.max_records, cfg.log_size)
+        self.extras = extras(self.durability, cfg.max_records, cfg.log_size)
         self._steps = generation_steps(adapter.generation_of(explicit), self.n, self.bounds, self.durability)
         # Bounded: every int (offsets, ids, epochs, replica indices, and each plus or minus one)
         # fits a signed bit-vector of this width; BMC then bit-blasts (isrcheck.explorer.symbolic.bmc).

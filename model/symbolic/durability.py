@@ -1,5 +1,6 @@
-"""The durability options in symbolic form: which are encoded (``Durability``, read by the steps'
-one description: the acks rules of ``LeaderWrite`` and ``LeaderIncHighWatermark`` in
+"""The durability options in symbolic form: which are encoded (``durability``: the steps'
+``StepOptions``, the mapping the explicit steps use too, read by the steps' one description: the
+acks rules of ``LeaderWrite`` and ``LeaderIncHighWatermark`` in
 ``isrcheck.model.steps.described``, broker stops and restarts, log flushes and unclean leader
 election, availability-zone failures in ``isrcheck.model.steps.failures``, all derived by
 ``isrcheck.model.symbolic.derived``), and the promises ``AckedRecordNotLost``, ``LogMatching``
@@ -20,49 +21,26 @@ controller noticing in one step; a restarted broker re-reads only the current Le
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
+from ..steps.described import StepOptions, step_options
 from .properties import agree_below
 from .vars import Extras, KafkaVars
 
-
-@dataclass(frozen=True)
-class Durability:
-    """The durability options the symbolic steps read (all off: the classic model)."""
-
-    acks: str = "none"
-    min_isr: int = 1
-    max_crashes: int = 0
-    crash: bool = False  # BrokerCrash: the page cache survives
-    lossy: bool = False  # BrokerCrash(lost_unflushed): the log keeps its flushed prefix
-    unclean: str = "off"
-    expand_before_epoch_start: bool = False
-    kip966: bool = False  # KIP-966's rule for a broker back from an unclean shutdown
-    controlled: bool = False  # ControlledShutdown: leadership moved first, the log flushed
-    max_az_failures: int = 0  # AvailabilityZoneFailure (racks: --azs, --max-az-failures)
-    az_of: tuple[int, ...] = ()  # each replica's zone, when zones fail
-    consumer_reads: str = "off"  # ConsumerFetch: "leader", "any" (KIP-392)
-
-    def extras(self, max_records: int, log_size: int = 0) -> Extras:
-        zones = self.max_az_failures > 0
-        return Extras(stops=self.max_crashes > 0 or zones, flushed=self.lossy or zones,
-                      records=max_records if self.acks != "none" else 0, zones=zones,
-                      served=log_size if self.consumer_reads != "off" else 0)
+CLASSIC = StepOptions()  # every option off: the classic model
 
 
-CLASSIC = Durability()
+def extras(opt: StepOptions, max_records: int, log_size: int = 0) -> Extras:
+    """The option fields the symbolic state needs for the steps' options ``opt``."""
+    return Extras(stops=opt.stops, flushed=opt.flushes, records=max_records if opt.acks != "none" else 0,
+                  zones=opt.max_az_failures > 0, served=log_size if opt.consumer_reads != "off" else 0)
 
 
-def durability(options: Any, unbounded: bool, max_az_failures: int = 0, az_of: tuple[int, ...] = (),
-               consumer_reads: str = "off") -> Durability:
-    """The symbolic ``Durability`` of a model's ``DurabilityOptions`` (and its zone failures and
-    consumer reads); ValueError (the CLI's exit 2) for what is not encoded."""
-    kinds = options.crash_kinds
-    d = Durability(options.acks, options.min_insync_replicas, options.max_crashes, "crash" in kinds,
-                   "lossy" in kinds, options.unclean_election, options.expand_before_epoch_start,
-                   options.kip966_unclean_recovery, "controlled" in kinds, max_az_failures,
-                   tuple(az_of) if max_az_failures else (), consumer_reads)
+def durability(options: Any, unbounded: bool, consumers: Any = None, az_of: tuple[int, ...] = ()) -> StepOptions:
+    """The steps' options (``StepOptions``, the one mapping the explicit steps use too) of a model's
+    ``DurabilityOptions`` and ``ConsumerOptions``; ValueError (the CLI's exit 2) for what is not
+    encoded."""
+    d = step_options(options, consumers, az_of)
     if unbounded and d != CLASSIC:
         given = [flag for flag, on in (
             (f"--acks {d.acks}", d.acks != "none"), (f"--max-crashes {d.max_crashes}", d.max_crashes > 0),

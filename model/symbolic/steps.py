@@ -22,7 +22,7 @@ from isrcheck.model.steps import failures  # noqa: F401 (registers the options' 
 from isrcheck.model.steps.described import OPTION_STEPS, STEPS, StepOptions, described, option_step_names
 
 from .derived import derived_steps
-from .durability import CLASSIC, Durability
+from .durability import CLASSIC
 
 # Every generation of isrcheck.model.generations has its symbolic form: the list is that module's.
 GENERATIONS = tuple(EXPLICIT_GENERATIONS)
@@ -37,12 +37,9 @@ class Bounds:
     max_leader_epoch: int | None = None
 
 
-def generation_steps(gen: Generation, n: int, bounds: Bounds, d: Durability = CLASSIC) -> list[SymStep]:
+def generation_steps(gen: Generation, n: int, bounds: Bounds, opt: StepOptions = CLASSIC) -> list[SymStep]:
     """The symbolic ``Next`` of a generation: its steps (``Generation.next``, TLA+ action names),
-    in that order, then the steps the durability options add (``option_step_names``' order)."""
-    kinds = tuple(kind for kind, on in (("controlled", d.controlled), ("crash", d.crash), ("lossy", d.lossy)) if on)
-    opt = StepOptions(d.acks, d.min_isr, d.expand_before_epoch_start, d.max_crashes, kinds, d.unclean, d.kip966,
-                      consumer_reads=d.consumer_reads, max_az_failures=d.max_az_failures, az_of=d.az_of)
+    in that order, then the steps the options add (``option_step_names``' order)."""
     epochs = None if bounds.max_leader_epoch is None else bounds.max_leader_epoch + 1
     out: list[SymStep] = []
     for name in gen.next:
