@@ -31,8 +31,9 @@ from . import functions
 from .fields import NIL
 
 
-class _Ops:
-    """The operations ``functions.py`` uses, as source with constant folding (the classic writer's)."""
+class Folding:
+    """The classic writer's constant folding of ``and_``/``or_``/``not_``/``ite`` on Python source,
+    borrowed by the KRaft writers (``staging.KraftWriter`` and ``_Ops`` below)."""
 
     AND, OR = Writer.AND, Writer.OR
     _text = staticmethod(src)
@@ -40,6 +41,10 @@ class _Ops:
     or_ = Writer.or_
     not_ = Writer.not_
     ite = Writer.ite
+
+
+class _Ops(Folding):
+    """The operations ``functions.py`` uses, as source with constant folding (the classic writer's)."""
 
     def __init__(self) -> None:
         self.lines: list[str] = []

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from isrcheck.model.steps.staging import Block, Staged, Writer, const, render_body, src
+from isrcheck.model.steps.staging import Block, Staged, const, render_body, src
 
 from . import functions
 from .described import STEPS, Described
@@ -39,7 +39,7 @@ from .fields import (
     STARTING,
     Layout,
 )
-from .replica_source import commit_offsets, last_offsets_for_epoch
+from .replica_source import Folding, commit_offsets, last_offsets_for_epoch
 from .rules import MaskRules
 
 BROKER_INDEX = {f.name: i for i, f in enumerate(BROKER_FIELDS)}
@@ -48,16 +48,9 @@ GLOBAL_INDEX = {f.name: i for i, f in enumerate(GLOBAL_FIELDS)}
 Step = Callable[[tuple, int, list], None]
 
 
-class KraftWriter:
+class KraftWriter(Folding):
     """The operations of ``isrcheck.model.kraft.described`` as Python source (see the module
     docstring); one per configuration, ``function`` once per step and acting broker."""
-
-    AND, OR = Writer.AND, Writer.OR
-    _text = staticmethod(src)
-    and_ = Writer.and_
-    or_ = Writer.or_
-    not_ = Writer.not_
-    ite = Writer.ite
 
     def __init__(self, config: Any, lay: Layout) -> None:
         self.config, self.gen, self.lay, self.n = config, config.gen, lay, lay.n
