@@ -46,14 +46,20 @@ F = TypeVar("F", bound=Callable[..., Any])
 CHANGEABLE = tuple(f.name for f in fields(Generation) if f.name not in ("name", "module"))
 
 
+def register_once(table: dict[str, Any], what: str, name: str, fn: Callable[..., Any], value: Any = None) -> None:
+    """Put ``value`` (default ``fn``) into ``table`` as ``name``, refusing a name another function
+    holds. The same function loaded again (the registry loads a user's file once per model built)
+    replaces itself. Shared with the KRaft family's variants (``isrcheck.model.kraft.variants``)."""
+    old = table.get(name)
+    old_fn = getattr(old, "fn", old)
+    if old_fn is not None and (old_fn.__module__, old_fn.__qualname__) != (fn.__module__, fn.__qualname__):
+        raise ValueError(f"{what} {name!r} is already defined: choose another name (known: {', '.join(table)})")
+    table[name] = fn if value is None else value
+
+
 def _register(table: dict[str, Any], what: str, name: str) -> Callable[[F], F]:
     def register(fn: F) -> F:
-        old = table.get(name)
-        # The same function loaded again (the registry loads a user's file once per model built) replaces itself.
-        if old is not None and (old.__module__, old.__qualname__) != (fn.__module__, fn.__qualname__):
-            raise ValueError(f"{what} {name!r} is already defined: choose another name "
-                             f"(known: {', '.join(table)})")
-        table[name] = fn
+        register_once(table, what, name, fn)
         return fn
 
     return register
@@ -79,10 +85,7 @@ def step_form(name: str, *, of: str) -> Callable[[F], F]:
     builtin = STEPS[of]
 
     def register(fn: F) -> F:
-        old = FORMS.get(name)
-        if old is not None and (old.fn.__module__, old.fn.__qualname__) != (fn.__module__, fn.__qualname__):
-            raise ValueError(f"step form {name!r} is already defined: choose another name (known: {', '.join(FORMS)})")
-        FORMS[name] = Described(of, builtin.who, builtin.acts, fn)
+        register_once(FORMS, "step form", name, fn, Described(of, builtin.who, builtin.acts, fn))
         return fn
 
     return register

@@ -122,6 +122,16 @@ class Described:
 
 # The described steps, by TLA+ action.
 STEPS: dict[str, Described] = {}
+# Forms of steps a user's variant registers (isrcheck.model.kraft.variants.step_form), by form name.
+FORMS: dict[str, Described] = {}
+
+
+def steps_of(gen: Any) -> dict[str, Described]:
+    """The described steps of generation ``gen``, by TLA+ action: the built-in ones, with a
+    variant's forms (``gen.forms``) in place of the steps they replace."""
+    if not gen.forms:
+        return STEPS
+    return {**STEPS, **{FORMS[f].name: FORMS[f] for f in gen.forms}}
 
 
 def step(name: str, method: str, cases: dict[str, Callable[[Any, int], Iterable[Any]]] | None = None,

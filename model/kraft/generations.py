@@ -30,6 +30,9 @@ class KraftGeneration:
     broker_epoch_on_disk: bool
     lossy_shutdown: str
     clean_shutdown: str
+    # A variant's own forms of steps (isrcheck.model.kraft.variants), by name: each replaces the
+    # described step of the same TLA+ action (described.steps_of); the built-in generations have none.
+    forms: tuple[str, ...] = ()
 
 
 KRAFT_GENERATIONS: dict[str, KraftGeneration] = {

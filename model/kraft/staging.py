@@ -21,7 +21,7 @@ from typing import Any
 from isrcheck.model.steps.staging import Block, Staged, const, render_body, src
 
 from . import functions
-from .described import STEPS, Described
+from .described import Described, steps_of
 from .fields import (
     AP_ACCEPTED,
     AP_REQUEST,
@@ -428,7 +428,7 @@ def generated_steps(config: Any, lay: Layout, ctl: Any, rep: Any) -> dict[str, t
     of ``KraftSteps`` it stands for (None where it can never emit for that broker); ``ctl`` and
     ``rep`` are the model's ``controller.Controller`` and ``replica.Replica``."""
     w = KraftWriter(config, lay)
-    names = {d.method: tuple(w.function(d, b) for b in lay.brokers) for d in STEPS.values()}
+    names = {d.method: tuple(w.function(d, b) for b in lay.brokers) for d in steps_of(config.gen).values()}
     source = "\n".join([*w.lines, ""])
     code = _CODE.get(source)
     if code is None:
@@ -441,7 +441,7 @@ def generated_steps(config: Any, lay: Layout, ctl: Any, rep: Any) -> dict[str, t
 def source_of(config: Any, lay: Layout) -> str:
     """The generated source (for reading it: ``python -c`` in docs/architecture.md)."""
     w = KraftWriter(config, lay)
-    for d in STEPS.values():
+    for d in steps_of(config.gen).values():
         for b in lay.brokers:
             w.function(d, b)
     return "\n".join(w.lines)

@@ -19,7 +19,7 @@ from itertools import product
 from typing import Any
 
 from isrcheck.explorer.symbolic.contract import SymStep
-from isrcheck.model.kraft.described import STEPS, Described
+from isrcheck.model.kraft.described import Described, steps_of
 from isrcheck.model.kraft.fields import AP_REQUEST, NIL
 
 from ..rules import at_least
@@ -301,8 +301,8 @@ def derived_steps(sym: Any, name: str, b: int) -> list[SymStep]:
     """The ``SymStep`` values of described step ``name`` for acting broker ``b``: one per choice of
     its cases, in their order (``sym``: the configuration's ``symbolic.steps.KraftSteps``, whose
     controller and replica helpers, the parts of the description still written per reading)."""
-    d: Described = STEPS[name]
     config = sym.c
+    d: Described = steps_of(config.gen)[name]
     names = tuple(d.cases)
 
     def instance(pinned: dict[str, Any]) -> Any:
