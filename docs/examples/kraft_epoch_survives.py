@@ -16,7 +16,7 @@ from isrcheck.model.kraft.described import offline, stopped
 from isrcheck.model.kraft.variants import step_form, variant, variant_model
 
 
-@step_form("epoch-survives-data-loss", of="UncleanShutdown")
+@step_form("epoch-survives-data-loss", of="DataLossShutdown")
 def data_loss_keeps_epoch(x, b):
     """KIP-966's DataLossShutdown; the broker epoch on disk survives the loss of the log."""
     limit = x.config.lossy_shutdowns

@@ -43,17 +43,22 @@ F = TypeVar("F", bound=Callable[..., Any])
 # What a variant may change: the rules (its name, TLA+ module and the shutdowns' names only label it).
 CHANGEABLE = tuple(f.name for f in fields(KraftGeneration)
                    if f.name not in ("name", "module", "lossy_shutdown", "clean_shutdown"))
+# The shutdowns' names in each spec (KIP-966: DataLossShutdown, NoDataLossShutdown), as the steps are keyed.
+SPEC_NAMES = {**{g.lossy_shutdown: "UncleanShutdown" for g in KRAFT_GENERATIONS.values()},
+              **{g.clean_shutdown: "CleanShutdown" for g in KRAFT_GENERATIONS.values()}}
 
 
 def step_form(name: str, *, of: str, cases: dict[str, Callable[[Any, int], Iterable[Any]]] | None = None,
               enabled: Callable[[int, int], bool] | None = None) -> Callable[[F], F]:
     """Register ``fn(x, b)`` as the form ``name`` of step ``of`` (a TLA+ action of
-    ``described.STEPS``), for a variant's ``forms``. It keeps the built-in step's place in the spec's
+    ``described.STEPS``, or a shutdown by its KIP-966 name), for a variant's ``forms``. It keeps the built-in step's place in the spec's
     order, its action's label and its build-time cases (``cases`` adds or replaces some), and is
     called for the brokers whose (status, role) the built-in step's first guard allows (``enabled``
     widens or narrows that)."""
+    of = SPEC_NAMES.get(of, of)
     if of not in STEPS:
-        raise ValueError(f"step form {name!r}: {of!r} is no KRaft step: choose one of {', '.join(STEPS)}")
+        raise ValueError(f"step form {name!r}: {of!r} is no KRaft step: choose one of {', '.join(STEPS)} "
+                         f"(or the shutdowns' KIP-966 names: {', '.join(n for n in SPEC_NAMES if n not in STEPS)})")
     builtin = STEPS[of]
 
     def register(fn: F) -> F:
