@@ -51,10 +51,10 @@ SPEC_NAMES = {**{g.lossy_shutdown: "UncleanShutdown" for g in KRAFT_GENERATIONS.
 def step_form(name: str, *, of: str, cases: dict[str, Callable[[Any, int], Iterable[Any]]] | None = None,
               enabled: Callable[[int, int], bool] | None = None) -> Callable[[F], F]:
     """Register ``fn(x, b)`` as the form ``name`` of step ``of`` (a TLA+ action of
-    ``described.STEPS``, or a shutdown by its KIP-966 name), for a variant's ``forms``. It keeps the built-in step's place in the spec's
-    order, its action's label and its build-time cases (``cases`` adds or replaces some), and is
-    called for the brokers whose (status, role) the built-in step's first guard allows (``enabled``
-    widens or narrows that)."""
+    ``described.STEPS``, or a shutdown by its KIP-966 name), for a variant's ``forms``. It keeps
+    the built-in step's place in the spec's order, its action's label and its build-time cases
+    (``cases`` adds or replaces some), and is called for the brokers whose (status, role) the
+    built-in step's first guard allows (``enabled`` widens or narrows that)."""
     of = SPEC_NAMES.get(of, of)
     if of not in STEPS:
         raise ValueError(f"step form {name!r}: {of!r} is no KRaft step: choose one of {', '.join(STEPS)} "
