@@ -131,6 +131,10 @@ def steps_of(gen: Any) -> dict[str, Described]:
     variant's forms (``gen.forms``) in place of the steps they replace."""
     if not gen.forms:
         return STEPS
+    missing = [f for f in gen.forms if f not in FORMS]
+    if missing:  # a process that has not loaded the user's file defining them
+        raise ValueError(f"generation {gen.name!r}: step form(s) {', '.join(missing)} are not registered in this "
+                         "process: load the file that defines them (step_form) first")
     return {**STEPS, **{FORMS[f].name: FORMS[f] for f in gen.forms}}
 
 

@@ -107,6 +107,15 @@ def test_bad_variants_are_refused_with_the_known_names(call, words):
     assert words in str(e.value)
 
 
+def test_a_form_this_process_has_not_loaded_is_named():
+    """A variant unpickled where its user's file was not loaded says which form is missing."""
+    from dataclasses import replace
+
+    gen = replace(example().variant, forms=("never-registered",))
+    with pytest.raises(ValueError, match="step form.s. never-registered are not registered in this process"):
+        described.steps_of(gen)
+
+
 def test_two_forms_of_one_step_and_a_taken_form_name_are_refused():
     example()  # registers its form
     step_form("kraft-lossy-other", of="UncleanShutdown")(described.lossy_shutdown)
