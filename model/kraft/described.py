@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from . import actions as A
+from .described_replica import advance_hw, hw_on_partition_change, renounce
 from .fields import (
     AP_ACCEPTED,
     AP_ACCEPTED_NEW_EPOCH,
@@ -60,22 +61,26 @@ class Ops(Protocol):
     (a global field), ``no_brokers()`` (the empty broker set), ``at_least(set, m)``, ``log_end(b)``,
     ``value_sent(v)``, ``no_floor`` (the write floor's "none"), ``let(v)`` (computed once). The next
     state: ``put(b, name, v)``, ``gput(name, v)``, ``append_record(b, epoch, value)``,
-    ``mark_sent(v)``, ``advance_hw(b, leo)`` (``MaybeAdvanceHighWatermark`` with GetCommitOffset's
-    LEO of b taken as ``leo``, on the updates so far: ``replica.Replica``'s functions explicitly, the
-    symbolic ones in z3), ``fail_pending_writes(b, when)`` (``MaybeFailPendingWrites``),
-    ``clear_log(b)``, ``blank_leadership(b)`` (followers, AlterPartition slot, write floor), then
+    ``mark_sent(v)``, ``fail_pending_writes(b, when)`` (``MaybeFailPendingWrites``: SendAcksFor,
+    negative), ``clear_log(b)``, ``blank_leadership(b)`` (followers, AlterPartition slot, write floor), then
     ``emit(action_class, *args)``. Two updates touch only what the symbolic form leaves out (it
     refuses the configurations where they matter, ``symbolic/vars.py``): ``keep_registration_in_flight(b)``
     (``reg_requests``) and ``drop_fetch_sessions(b)`` (``fetches``); the z3 reading skips them.
     ``controller_isr_is(b)``: the controller's ISR is {b}. The AlterPartition slot: ``ap_phase(b)``
     (0: empty), ``ap_proposed(b)``, ``ap_replicas(b)`` (the replica set an accepted response
-    carries); ``hw_on_partition_change(b, isr, maximal_isr)`` (``MaybeUpdateHwmAndAckOnPartitionChange``
-    on the updates so far, with the followers b knew before the step). A fetch:
+    carries). The HW (read by ``described_replica.py``, which writes MaybeAdvanceHighWatermark,
+    MaybeUpdateHwmAndAckOnPartitionChange and EnsureLeadershipRenounced once on these operations):
+    ``commit_offset(b, members, leo, known)`` (``functions.commit_offset`` of leader b, with what b
+    knows of its followers after the updates so far if ``known``, else before the step),
+    ``hw_isr_ok(isr)`` (``rules.hw_isr_ok``), ``later(v)`` (``v`` computed once, in the order of the
+    updates: it may read what they wrote), ``raise_hw(b, old, new, positive, when)``
+    (MaybeAdvanceHighWatermark's writes where ``when`` holds: the HW, SendAcksFor, the ghost
+    variables). A fetch:
     ``last_offset_for_epoch(b, epoch, is_leader)`` (a pair; the truncation point is
     ``functions.truncation_point`` on it, written once on these operations), ``last_fetched_epoch(f)``,
     ``truncate_log(f, offset)``, ``record_follower(ld, f, leo, broker_epoch)`` (what the leader knows
-    of f; ``advance_hw(ld, leo, known=True)`` then counts it), ``copy_next_record(f, ld, offset)``
-    and ``next_log_end(f)`` (f's LEO after the updates). ``advance_hw`` gives the HW after it.
+    of f; ``described_replica.advance_hw(x, ld, leo, known=True)`` then counts it),
+    ``copy_next_record(f, ld, offset)`` and ``next_log_end(f)`` (f's LEO after the updates).
     Broker sets: ``member(s, f)``, ``set_of(bools)``,
     ``union(a, b)``, ``same_set(a, b)``, ``loses(a, b)`` (some member of a is not in b),
     ``is_replica(b, f)`` (in b's replica set), ``ids(s)`` (the set as the action shows it); what
@@ -94,8 +99,7 @@ class Ops(Protocol):
     The metadata log: ``metadata_records(b)`` (each record from b's metadata offset on, as
     ``(offset, record)``: a loop explicitly, a choice in z3), ``record(rec, field)`` (``leader``,
     ``leader_epoch``, ``partition_epoch``, ``isr``, ``replicas``); ``keep_followers(b, isr, was_leader)``
-    (a leader keeps what it knew of the ISR's members, a new one knows nothing);
-    ``renounce(b, isr, leader)`` (``EnsureLeadershipRenounced``).
+    (a leader keeps what it knew of the ISR's members, a new one knows nothing).
     """
 
     n: int
@@ -369,7 +373,7 @@ def apply_record(x: Ops, b: int, then: str, rec: Any, remain: Any) -> None:
     x.put(b, "md_partition_epoch", x.record(rec, "partition_epoch"))
     if then == "RemainLeader":
         x.require(remain)
-        x.hw_on_partition_change(b, isr, isr)
+        hw_on_partition_change(x, b, isr, isr)
         x.put(b, "alter_partition", 0)  # its partition epoch is at least the awaited one
         return
     x.require(x.not_(remain))
@@ -378,7 +382,7 @@ def apply_record(x: Ops, b: int, then: str, rec: Any, remain: Any) -> None:
         # one keeps what it knew of ISR members).
         x.require(leader == b)
         x.put(b, "role", LEADER)
-        x.hw_on_partition_change(b, isr, isr)
+        hw_on_partition_change(x, b, isr, isr)
         x.put(b, "epoch_start", x.log_end(b))
         x.keep_followers(b, isr, x.get(b, "role") == LEADER)
         x.put(b, "alter_partition", 0)
@@ -398,7 +402,7 @@ def apply_record(x: Ops, b: int, then: str, rec: Any, remain: Any) -> None:
         x.put(b, "role", NO_ROLE)
         x.put(b, "fetch_from", NIL)
     x.put(b, "epoch_start", NIL)
-    x.renounce(b, isr, leader)
+    renounce(x, b, isr, leader)
 
 
 def delete_partition(x: Ops, b: int, isr: Any, leader: Any) -> None:
@@ -412,7 +416,7 @@ def delete_partition(x: Ops, b: int, isr: Any, leader: Any) -> None:
     x.put(b, "role", NO_ROLE)
     x.put(b, "fetch_from", NIL)
     x.put(b, "epoch_start", NIL)
-    x.renounce(b, isr, leader)
+    renounce(x, b, isr, leader)
     x.clear_log(b)
     x.put(b, "hw", 0)
 
@@ -482,7 +486,7 @@ def receive_alter_partition_response(x: Ops, b: int) -> None:
             isr = x.get(b, "md_isr")
             maximal = isr
             x.put(b, "md_maximal_isr", isr)
-        x.hw_on_partition_change(b, isr, maximal)
+        hw_on_partition_change(x, b, isr, maximal)
         x.emit(A.ReceiveAlterPartitionResponse, b + 1, "accepted" if accepted else "rejected")
 
 
@@ -553,7 +557,7 @@ def fetch(x: Ops, f: int) -> None:
                 continue
             x.require(x.not_(diverges))
             x.record_follower(ld, f, end, x.get(f, "broker_epoch"))
-            hw = x.advance_hw(ld, x.log_end(ld), known=True)
+            hw = advance_hw(x, ld, x.log_end(ld), known=True)
             x.copy_next_record(f, ld, end)
             x.put(f, "hw", x.ite(hw <= x.next_log_end(f), hw, x.get(f, "hw")))  # a follower's HW is not monotone
             x.emit(A.Fetch, f + 1, ld + 1, end, "ok")
@@ -571,7 +575,7 @@ def write_record_to_leader(x: Ops, b: int) -> None:
         x.require(x.not_(x.value_sent(v)))
         end = x.let(x.log_end(b))
         x.append_record(b, x.get(b, "md_leader_epoch"), v)
-        x.advance_hw(b, end + 1)
+        advance_hw(x, b, end + 1)
         x.mark_sent(v)
         floor = x.get(b, "write_floor")
         x.put(b, "write_floor", x.ite(floor == x.no_floor, end, floor))

@@ -20,20 +20,17 @@ from . import functions
 from .config import KraftConfig
 from .fields import (
     ACKED,
-    ALTER_PARTITION,
     CONSUMED,
-    FOLLOWERS,
     HW,
     LOG,
     MD_LEADER_EPOCH,
     NACKED,
-    NO_FLOOR,
     SENT,
     TRUE_HW,
     WRITE_FLOOR,
     Layout,
 )
-from .replica_source import commit_offsets, last_offsets_for_epoch, renounce_fails
+from .replica_source import commit_offsets, last_offsets_for_epoch
 from .rules import MaskRules
 
 
@@ -89,30 +86,9 @@ class Replica:
             s[g + CONSUMED] = s[g + CONSUMED] + tuple(s[o + LOG][true_hw:new])
             s[g + TRUE_HW] = new
 
-    def hw_on_partition_change(self, s: list, b: int, isr: int, maximal_isr: int, followers: tuple) -> None:
-        """``MaybeUpdateHwmAndAckOnPartitionChange``: acknowledgements are negative while the maximal
-        ISR is below MinISR (NotEnoughReplicasAfterAppend)."""
-        o = self.lay.base[b]
-        old = s[o + HW]
-        members = self.hw_members(isr, maximal_isr)
-        new = self.commit_offset(b, members, len(s[o + LOG]), followers)
-        if self.can_advance(isr, old, new):
-            self.advance_hw(s, b, old, new, self.lay.size[maximal_isr] >= self.min_isr)
-
     def fail_pending_writes(self, s: list, b: int) -> None:
         o = self.lay.base[b]
         self.send_acks(s, b, s[o + HW], len(s[o + LOG]), False)
-
-    def renounce_leadership(self, s: list, b: int, new_isr: int, new_leader: int) -> None:
-        """``EnsureLeadershipRenounced``: pending writes fail as ``functions.renounce_fails`` says
-        (generated, ``replica_source.py``); follower state, the pending AlterPartition and the write
-        floor are cleared."""
-        o = self.lay.base[b]
-        if renounce_fails(b, s[o + HW], len(s[o + LOG]), self.lay.size[new_isr] >= self.min_isr, new_leader):
-            self.fail_pending_writes(s, b)
-        s[o + FOLLOWERS] = self.lay.blank_followers
-        s[o + ALTER_PARTITION] = 0
-        s[o + WRITE_FLOOR] = NO_FLOOR
 
     def last_offset_for_epoch(self, state: tuple, b: int, epoch: int, is_leader: bool) -> tuple[int, int]:
         """``functions.last_offset_for_epoch`` (``LastOffsetForEpoch``) of b's log, through its

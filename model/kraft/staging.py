@@ -20,7 +20,6 @@ from typing import Any
 
 from isrcheck.model.steps.staging import Block, Staged, const, render_body, src
 
-from . import functions
 from .described import STEPS, Described
 from .fields import (
     AP_ACCEPTED,
@@ -194,22 +193,26 @@ class KraftWriter(Folding):
     def mark_sent(self, v: int) -> None:
         self.updates.append(f"nxt[{self.lay.g + SENT}] |= {1 << v}")
 
-    def advance_hw(self, b: int, leo: Any, known: bool = False) -> Staged:
-        """``MaybeAdvanceHighWatermark`` (``rep``: ``replica.Replica``) at ``GetCommitOffset`` (the
-        generated ``functions.commit_offset``);
-        ``known``: with what b knows of its followers after the updates so far."""
-        isr, hw = self.get(b, "md_isr"), self.get(b, "hw")
-        members = functions.hw_members(self.config, isr, self.get(b, "md_maximal_isr"))  # folded: a constant choice
+    def commit_offset(self, b: int, members: Any, leo: Any, known: bool) -> Staged:
+        """``functions.commit_offset`` of leader b through its generated source (``replica_source.py``),
+        computed among the updates (``known``: on the followers they wrote)."""
         fi = self._bi(b, "followers")
         followers = f"nxt[{fi}]" if known else f"s[{fi}]"
+        commit = self._bind(commit_offsets(self.n)[b])
+        return self.later(Staged(f"{commit}({src(members)}, {src(leo)}, {followers})"))
+
+    def later(self, v: Any) -> Any:
+        if const(v):
+            return v
         self.count += 1
-        new, adv = f"new{self.count}", f"adv{self.count}"
-        commit = self._bind(commit_offsets(self.n)[b])  # functions.commit_offset, generated for leader b
-        self.updates.append(f"{new} = {commit}({src(members)}, {src(leo)}, {followers})")
-        self.updates.append(f"{adv} = {src(functions.can_advance(self, self.hw_isr_ok(isr), hw, Staged(new)))}")
-        self.updates.append(f"if {adv}: rep.advance_hw(nxt, {b}, {src(hw)}, {new}, True)")
-        self.updates.append(f"hw{self.count} = {new} if {adv} else {src(hw)}")
-        return Staged(f"hw{self.count}")
+        name = f"u{self.count}"
+        self.updates.append(f"{name} = {src(v)}")
+        return Staged(name)
+
+    def raise_hw(self, b: int, old: Any, new: Any, positive: Any, when: Any) -> None:
+        """MaybeAdvanceHighWatermark's writes (``replica.Replica.advance_hw``) where ``when`` holds."""
+        if not (const(when) and not when):
+            self.updates.append(f"if {src(when)}: rep.advance_hw(nxt, {b}, {src(old)}, {src(new)}, {src(positive)})")
 
     def hw_isr_ok(self, isr: Any) -> Any:
         """``rules.hw_isr_ok`` of the ISR mask ``isr``: a table lookup, or True where every ISR passes."""
@@ -279,10 +282,6 @@ class KraftWriter(Folding):
 
     def ap_replicas(self, b: int) -> Staged:
         return Staged(f"{src(self.get(b, 'alter_partition'))}[3]")
-
-    def hw_on_partition_change(self, b: int, isr: Any, maximal_isr: Any) -> None:
-        self.updates.append(f"rep.hw_on_partition_change(nxt, {b}, {src(isr)}, {src(maximal_isr)}, "
-                            f"{src(self.get(b, 'followers'))})")
 
     # -- broker sets (bit masks) --------------------------------------------------------------
 
@@ -391,9 +390,6 @@ class KraftWriter(Folding):
         kept = ", ".join(f"{known}[{f}] if ({src(was_leader)} and {src(isr)} & {1 << f}) else {self._bind((NIL, 0))}"
                          for f in self.lay.brokers)
         self.updates.append(f"nxt[{self._bi(b, 'followers')}] = ({kept},)")
-
-    def renounce(self, b: int, isr: Any, leader: Any) -> None:
-        self.updates.append(f"rep.renounce_leadership(nxt, {b}, {src(isr)}, {src(leader)})")
 
     def emit(self, cls: type, *args: Any) -> None:
         if self.dead:

@@ -22,6 +22,7 @@ from isrcheck.explorer.symbolic.contract import SymStep
 from isrcheck.model.kraft.described import STEPS, Described
 from isrcheck.model.kraft.fields import AP_REQUEST, NIL
 
+from .. import functions, rules
 from ..rules import at_least
 from .vars import KraftVars
 
@@ -155,17 +156,19 @@ class KraftReader:
     def ap_replicas(self, b: int) -> list:
         return list(self.sym.replicas)
 
-    def hw_on_partition_change(self, b: int, isr: list, maximal_isr: list) -> None:
-        self.sym.hw_on_partition_change(self.o, self.v, self.w, b, isr, maximal_isr, self.v.b[b].fleo)
+    def commit_offset(self, b: int, members: list, leo: Any, known: bool) -> Any:
+        fleo = self.w.b[b].fleo if known else self.v.b[b].fleo
+        return functions.commit_offset(self.o, b, members, leo, fleo)
 
-    def advance_hw(self, b: int, leo: Any, known: bool = False) -> Any:
-        o, sym, y = self.o, self.sym, self.v.b[b]
-        old = y.hw
-        fleo = self.w.b[b].fleo if known else y.fleo
-        new = sym.commit_offset(o, b, sym.hw_members(y.isr, y.misr), leo, fleo)
-        adv = sym.can_advance(o, y.isr, old, new)
-        sym.advance_hw(o, self.v, self.w, b, old, new, o.true, adv)
-        return o.ite(adv, new, old)
+    def hw_isr_ok(self, isr: list) -> Any:
+        return rules.hw_isr_ok(self.o, self.gen, self.config.min_isr, isr)
+
+    @staticmethod
+    def later(v: Any) -> Any:
+        return v
+
+    def raise_hw(self, b: int, old: Any, new: Any, positive: Any, when: Any) -> None:
+        self.sym.advance_hw(self.o, self.v, self.w, b, old, new, positive, when)
 
     def last_fetched_epoch(self, f: int) -> Any:
         y = self.v.b[f]
@@ -275,9 +278,6 @@ class KraftReader:
         o, x, y = self.o, self.w.b[b], self.v.b[b]
         x.fleo = [o.ite(o.and_(was_leader, isr[f]), y.fleo[f], NIL) for f in range(self.n)]
         x.fep = [o.ite(o.and_(was_leader, isr[f]), y.fep[f], 0) for f in range(self.n)]
-
-    def renounce(self, b: int, isr: list, leader: Any) -> None:
-        self.sym.renounce(self.o, self.v, self.w, b, isr, leader)
 
     def put(self, b: int, name: str, value: Any) -> None:
         x = self.w.b[b]

@@ -148,16 +148,6 @@ class KraftSteps:
 
     # -- a replica (isrcheck.model.kraft.replica) ----------------------------------------------------
 
-    def hw_members(self, isr: list, misr: list) -> list:
-        return functions.hw_members(self.c, isr, misr)
-
-    def commit_offset(self, o: Any, b: int, members: list, leo: Any, fleo: list) -> Any:
-        """``functions.commit_offset`` (``GetCommitOffset`` + 1)."""
-        return functions.commit_offset(o, b, members, leo, fleo)
-
-    def can_advance(self, o: Any, isr: list, old: Any, new: Any) -> Any:
-        return functions.can_advance(o, rules.hw_isr_ok(o, self.gen, self.min_isr, isr), old, new)
-
     def send_acks(self, o: Any, v: KraftVars, w: KraftVars, b: int, lower: Any, upper: Any, positive: Any,
                   when: Any = True) -> None:
         """``SendAcksFor`` where ``when`` holds: values at offsets max(lower, floor)..min(upper, LEO)-1
@@ -182,21 +172,6 @@ class KraftSteps:
         w.cep = o.copy_range(w.cep, x.lep, v.true_hw, o.ite(grow, new, v.true_hw), self.z.log)
         w.cval = o.copy_range(w.cval, x.lval, v.true_hw, o.ite(grow, new, v.true_hw), self.z.log)
         w.true_hw = o.ite(grow, new, v.true_hw)
-
-    def hw_on_partition_change(self, o: Any, v: KraftVars, w: KraftVars, b: int, isr: list, misr: list,
-                               fleo: list) -> None:
-        """``MaybeUpdateHwmAndAckOnPartitionChange``."""
-        x = w.b[b]
-        old = x.hw
-        new = self.commit_offset(o, b, self.hw_members(isr, misr), x.llen, fleo)
-        self.advance_hw(o, v, w, b, old, new, at_least(o, misr, self.min_isr), self.can_advance(o, isr, old, new))
-
-    def renounce(self, o: Any, v: KraftVars, w: KraftVars, b: int, new_isr: list, new_leader: Any) -> None:
-        """``EnsureLeadershipRenounced`` (when it fails the pending writes: ``functions.renounce_fails``)."""
-        x = w.b[b]
-        fail = functions.renounce_fails(o, b, x.hw, x.llen, at_least(o, new_isr, self.min_isr), new_leader)
-        self.send_acks(o, v, w, b, x.hw, x.llen, o.false, fail)
-        self.blank(o, x)
 
     def blank(self, o: Any, x: Any) -> None:
         x.fleo, x.fep = [NIL] * self.n, [0] * self.n

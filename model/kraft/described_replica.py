@@ -1,0 +1,62 @@
+"""A replica's functions the KRaft steps reach, written once against the step operations
+(``isrcheck.model.kraft.described.Ops``) and read both ways, as the steps are: the explicit
+reading (``staging.py``) writes them into the generated source of each step that calls them, the
+z3 reading (``symbolic/derived.py``) runs them on the state variables.
+
+- ``maybe_advance_hw``: ``MaybeAdvanceHighWatermark`` (``v3_5_functions.tla`` /
+  ``kip_966_functions.tla``): the commit offset of the members the leader counts, the
+  generation's ``CanAdvanceHwm``, and where it holds the HW and the ghost variables' updates
+  (``raise_hw``);
+- ``hw_on_partition_change``: ``MaybeUpdateHwmAndAckOnPartitionChange`` (acknowledgements
+  negative while the maximal ISR is below MinISR: NotEnoughReplicasAfterAppend);
+- ``renounce``: ``EnsureLeadershipRenounced`` (pending writes fail as ``functions.renounce_fails``
+  says; follower state, the pending AlterPartition and the write floor cleared).
+
+What the operations answer per reading is only the state's own arithmetic: GetCommitOffset of a
+leader (``x.commit_offset``, generated from ``functions.py``), the HW's and ghosts' writes
+(``x.raise_hw``), SendAcksFor (``x.fail_pending_writes``). The functions over offsets and epochs
+themselves are ``functions.py``'s, the rules where the generations differ ``rules.py``'s.
+
+Abstracted away: nothing beyond the model's (see ``isrcheck.model.kraft``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import functions
+
+
+def maybe_advance_hw(x: Any, b: int, isr: Any, maximal_isr: Any, leo: Any, known: bool, positive: Any) -> Any:
+    """``MaybeAdvanceHighWatermark`` of leader ``b`` with ISR ``isr`` and maximal ISR ``maximal_isr``,
+    its own LEO taken as ``leo``; ``known``: with what b knows of its followers after the step's
+    updates so far (else before the step); ``positive``: whether the acknowledgements it sends are
+    positive. Returns the HW after it."""
+    old = x.get(b, "hw")
+    members = functions.hw_members(x.config, isr, maximal_isr)  # a constant choice of the configuration
+    new = x.commit_offset(b, members, leo, known)
+    adv = x.later(functions.can_advance(x, x.hw_isr_ok(isr), old, new))
+    x.raise_hw(b, old, new, positive, adv)
+    return x.later(x.ite(adv, new, old))
+
+
+def advance_hw(x: Any, b: int, leo: Any, known: bool = False) -> Any:
+    """The HW after a write or a fetch: ``maybe_advance_hw`` on b's own ISR and maximal ISR, the
+    acknowledgements positive."""
+    return maybe_advance_hw(x, b, x.get(b, "md_isr"), x.get(b, "md_maximal_isr"), leo, known, True)
+
+
+def hw_on_partition_change(x: Any, b: int, isr: Any, maximal_isr: Any) -> None:
+    """``MaybeUpdateHwmAndAckOnPartitionChange``: ``maybe_advance_hw`` on the new ISR and maximal ISR,
+    with the followers b knew before the step; acknowledgements are negative while the maximal ISR
+    is below MinISR (NotEnoughReplicasAfterAppend)."""
+    maybe_advance_hw(x, b, isr, maximal_isr, x.log_end(b), False, x.at_least(maximal_isr, x.config.min_isr))
+
+
+def renounce(x: Any, b: int, isr: Any, leader: Any) -> None:
+    """``EnsureLeadershipRenounced`` at a record with ISR ``isr`` and leader ``leader``: b's writes
+    above its HW fail where ``functions.renounce_fails`` says so (SendAcksFor, negative); what b
+    knew as a leader is cleared."""
+    enough = x.at_least(isr, x.config.min_isr)
+    x.fail_pending_writes(b, functions.renounce_fails(x, b, x.get(b, "hw"), x.log_end(b), enough, leader))
+    x.blank_leadership(b)
