@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from . import actions as A
+from .described_controller import alter_partition, elections
 from .described_replica import advance_hw, hw_on_partition_change, renounce
 from .fields import (
     AP_ACCEPTED,
@@ -52,10 +53,11 @@ class Ops(Protocol):
     Control: ``require(*conds)``, ``cases(name)`` (the build-time case of this instance: the writer
     runs every value of the step's ``cases[name]`` in order, the reader one per ``SymStep``; a step
     makes its updates inside the cases, none before the split),
-    ``elections(kind, b)`` (the controller's reaction to broker ``b``'s change, ``kind`` one of
-    ``broker_fenced``, ``broker_unfenced``, ``unclean_broker`` of ``controller.Controller``: each
-    way it may elect a leader, as the action's ``elected``; written after the step's own updates,
-    and read on them).
+    ``elected_choices()`` (the controller's choice of a leader: -1, none, then each broker, as
+    build-time values explicitly, a choice in z3; ``described_controller.py``'s elections read it
+    after the step's own updates, which each choice continues from), ``single(c, when)`` (the set
+    {c} where ``when`` holds, empty for -1), ``elected_id(c, stays)`` (the choice as the action
+    shows it).
     Logic: ``and_``, ``or_``, ``not_``, ``ite``, ``one_of(v, values)``. The state, by the field
     names of ``isrcheck.model.kraft.fields``: ``get(b, name)`` (a broker's field), ``glob(name)``
     (a global field), ``no_brokers()`` (the empty broker set), ``at_least(set, m)``, ``log_end(b)``,
@@ -88,8 +90,11 @@ class Ops(Protocol):
     ``put_ap_request(b, proposed, epochs)`` fills b's AlterPartition slot with a request,
     ``ap_epoch(b, f)`` reads the broker epoch it names for f, ``put_ap_phase(b, phase)`` answers it.
     The controller: ``controller(field)`` (the metadata log's last record: ``leader``,
-    ``partition_epoch``, ``leader_epoch``), ``append_partition_change(leader, isr)``
-    (``ApplyPartitionChange`` at the same leader epoch, the ELR by ``UpdateElr``); with a
+    ``partition_epoch``, ``leader_epoch``, ``isr``, ``elr``, ``replicas``),
+    ``change_partition(leader, leader_epoch, isr, elr, when)`` (``ApplyPartitionChange`` where
+    ``when`` holds: the next PartitionChange record, KIP-966's last known ELR with it), the rules
+    of ``rules.py`` on sets (``update_elr``, ``isr_after_fencing``, ``candidates``),
+    ``difference(a, b)``; with a
     reassignment in progress (explicit only: the symbolic form refuses reassignment)
     ``completes_reassignment(b)`` and ``reassignment_completions(b)`` (each leader the completed
     reassignment may have, as its id, with the change applied in a new leader epoch).
@@ -250,7 +255,7 @@ def register(x: Ops, b: int, epoch: Any, sent: Any, rest: Any) -> None:
             x.put(b, "md_offset", x.metadata_length() - 1)
         else:
             x.put(b, "reg_requests", rest)
-        for elected in x.elections("unclean_broker" if unclean else "broker_unfenced", b):
+        for elected in elections(x, "unclean_broker" if unclean else "broker_unfenced", b):
             x.emit(A.ReceiveBrokerRegRequest, b + 1, epoch, unclean, elected, rest is not None)
 
 
@@ -258,7 +263,7 @@ def register(x: Ops, b: int, epoch: Any, sent: Any, rest: Any) -> None:
 def unfence_broker(x: Ops, b: int) -> None:
     """``UnfenceBroker`` (a heartbeat): never limited, as healing actions are not in the spec."""
     x.require(x.not_(x.get(b, "c_unfenced")), x.get(b, "status") == RUNNING)
-    for elected in x.elections("broker_unfenced", b):
+    for elected in elections(x, "broker_unfenced", b):
         x.emit(A.UnfenceBroker, b + 1, elected)
 
 
@@ -267,7 +272,7 @@ def fence_broker(x: Ops, b: int) -> None:
     """``FenceBroker`` (missed heartbeats), at most ``fencings`` times."""
     x.require(x.config.fencings > 0, x.glob("fencings") < x.config.fencings, x.get(b, "c_unfenced"))
     x.gput("fencings", x.glob("fencings") + 1)
-    for elected in x.elections("broker_fenced", b):
+    for elected in elections(x, "broker_fenced", b):
         x.emit(A.FenceBroker, b + 1, elected)
 
 
@@ -300,7 +305,7 @@ def lossy_shutdown(x: Ops, b: int) -> None:
         x.require(x.not_(x.controller_isr_is(b)))
     stopped(x, b, lossy=True, keep_epoch=False)
     x.gput("unclean_shutdowns", x.glob("unclean_shutdowns") + 1)
-    for elected in x.elections("broker_fenced", b):
+    for elected in elections(x, "broker_fenced", b):
         x.emit(A.Shutdown, x.gen.lossy_shutdown, b + 1, False, elected)
 
 
@@ -317,7 +322,7 @@ def clean_shutdown(x: Ops, b: int) -> None:
     for clean in x.cases("clean"):
         stopped(x, b, lossy=False, keep_epoch=clean and x.gen.broker_epoch_on_disk)
         x.gput("clean_shutdowns", x.glob("clean_shutdowns") + 1)
-        for elected in x.elections("broker_fenced", b):
+        for elected in elections(x, "broker_fenced", b):
             x.emit(A.Shutdown, x.gen.clean_shutdown, b + 1, clean, elected)
 
 
@@ -513,7 +518,7 @@ def receive_alter_partition_request(x: Ops, b: int) -> None:
     for outcome in x.cases("outcome"):
         if outcome == "accepted":
             x.require(eligible, x.not_(completes))
-            x.append_partition_change(b, proposed)
+            alter_partition(x, b, proposed)
             x.put_ap_phase(b, AP_ACCEPTED)
             x.emit(A.ReceiveAlterPartitionRequest, b + 1, x.ids(proposed), "accepted")
         elif outcome == "reassigned":

@@ -29,6 +29,7 @@ from .fields import (
     METADATA_LOG,
     NIL,
     NO_FLOOR,
+    R_ELR,
     R_ISR,
     R_LEADER,
     R_LEADER_EPOCH,
@@ -63,7 +64,7 @@ class KraftWriter(Folding):
         self.described: Described | None = None
         self.count = 0  # names of locals
         self.completion = ""  # the local holding a reassignment's completion (completes_reassignment)
-        self.electing = False  # inside an ``elections`` loop: the next state is its ``t``
+        self.electing = False  # inside ``reassignment_completions``' loop: the next state is its ``t``
 
     # -- writing source ------------------------------------------------------------------------
 
@@ -127,17 +128,31 @@ class KraftWriter(Folding):
             yield value
         self.at, self.dead = at, dead
 
-    def elections(self, kind: str, b: int) -> Iterator[Staged]:
-        """A loop over the controller's choices (``ctl``, ``controller.Controller``), each a list
-        ``t``: the next state is built before it, with the step's updates so far."""
-        at, dead = list(self.at), self.dead
-        for line in ("nxt = list(s)", *self.updates):
-            self._line(line)
-        self.updates = []
-        self._open(f"for t, e in ctl.{kind}(nxt, {b}):")
-        self.electing = True
-        yield Staged("elected(e)")
-        self.at, self.dead, self.electing = at, dead, False
+    def elected_choices(self) -> Iterator[int]:
+        """The controller's choice as build-time branches (-1, then each broker, the explicit
+        order): each continues from the step's updates so far, under its own guards."""
+        at, dead, updates = list(self.at), self.dead, list(self.updates)
+        for c in (-1, *self.lay.brokers):
+            self.at, self.dead, self.updates = list(at), dead, list(updates)
+            yield c
+        self.at, self.dead, self.updates = at, dead, []
+
+    def single(self, c: int, when: Any) -> Any:
+        return 0 if c < 0 else self.ite(when, 1 << c, 0)
+
+    def elected_id(self, c: int, stays: Any) -> Any:
+        if c >= 0:
+            return c + 1
+        return Staged(f"(None if {src(stays)} else {self._bind('none')})") if not const(stays) else (
+            None if stays else "none")
+
+    def ite(self, c: Any, a: Any, b: Any) -> Any:
+        """The classic writer's, with two more folds (both branches the same constant; a negation)."""
+        if const(a) and const(b) and type(a) is type(b) and a == b:
+            return a
+        if a is False and b is True:
+            return self.not_(c)
+        return Folding.ite(self, c, a, b)
 
     def one_of(self, v: Any, values: tuple) -> Any:
         return self.or_(*(v == x for x in values))
@@ -293,8 +308,15 @@ class KraftWriter(Folding):
                  for f, c in enumerate(bits) if not (const(c) and not c)]
         return Staged("(" + " | ".join(terms) + ")") if terms else 0
 
-    def union(self, a: Any, b: Any) -> Staged:
+    def union(self, a: Any, b: Any) -> Any:
+        if const(b) and not b:
+            return a
         return Staged(f"({src(a)} | {src(b)})")
+
+    def difference(self, a: Any, b: Any) -> Any:
+        if const(b) and not b:
+            return a
+        return Staged(f"({src(a)} & ~{src(b)})")
 
     def same_set(self, a: Any, b: Any) -> Any:
         return a == b
@@ -328,15 +350,26 @@ class KraftWriter(Folding):
         self.updates.append(f"nxt[{self._bi(b, 'alter_partition')}] = ({phase}, {slot}[1], {slot}[2]{extra})")
 
     _RECORD = {"leader": R_LEADER, "leader_epoch": R_LEADER_EPOCH, "partition_epoch": R_PARTITION_EPOCH,
-               "replicas": R_REPLICAS, "isr": R_ISR}
+               "replicas": R_REPLICAS, "isr": R_ISR, "elr": R_ELR}
 
     def controller(self, name: str) -> Staged:
         return Staged(f"s[{self.lay.g + METADATA_LOG}][-1][{self._RECORD[name]}]")
 
-    def append_partition_change(self, leader: int, isr: Any) -> None:
-        cur = f"s[{self.lay.g + METADATA_LOG}][-1]"
-        self.updates.append(f"ctl.apply_change(nxt, {leader}, {src(isr)}, ctl.update_elr({cur}, {src(isr)}), "
-                            f"{cur}[{R_LEADER_EPOCH}])")
+    def change_partition(self, leader: Any, leader_epoch: Any, isr: Any, elr: Any, when: Any) -> None:
+        """``ApplyPartitionChange`` (``controller.Controller.apply_change``: the record's encoding)."""
+        if not (const(when) and not when):
+            change = f"ctl.apply_change(nxt, {src(leader)}, {src(isr)}, {src(elr)}, {src(leader_epoch)})"
+            self.updates.append(change if when is True else f"if {src(when)}: {change}")
+
+    # The rules of rules.py on masks, through the controller's memoised tables (``rules.MaskRules``).
+    def update_elr(self, isr: Any, elr: Any, proposed: Any, replicas: Any) -> Staged:
+        return Staged(f"R.update_elr({src(isr)}, {src(elr)}, {src(proposed)}, {src(replicas)})")
+
+    def isr_after_fencing(self, isr: Any, b: int) -> Staged:
+        return Staged(f"R.isr_after_fencing({src(isr)}, {b})")
+
+    def candidates(self, isr: Any, elr: Any, unfenced: Any) -> Staged:
+        return Staged(f"R.candidate_set({src(isr)}, {src(elr)}, {src(unfenced)})")
 
     def completes_reassignment(self, b: int) -> Staged:
         self.count += 1
@@ -429,7 +462,7 @@ def generated_steps(config: Any, lay: Layout, ctl: Any, rep: Any) -> dict[str, t
     code = _CODE.get(source)
     if code is None:
         code = _CODE[source] = compile(source, f"<isrcheck generated KRaft steps of {config.gen.name}>", "exec")
-    namespace = {**w.namespace, "ctl": ctl, "rep": rep, "elected": elected}
+    namespace = {**w.namespace, "ctl": ctl, "R": ctl.rules, "rep": rep, "elected": elected}
     exec(code, namespace)  # the source is ours, written from the descriptions: no user data in it
     return {method: tuple(namespace[f] if f else None for f in fs) for method, fs in names.items()}
 

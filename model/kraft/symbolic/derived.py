@@ -64,11 +64,16 @@ class KraftReader:
     def cases(self, name: str) -> Iterator[Any]:
         yield self.pinned[name]
 
-    def elections(self, kind: str, b: int) -> Iterator[None]:
-        """The symbolic controller (``symbolic.steps.KraftSteps``: its choice of the elected broker is
-        a variable), read on the state with the step's updates so far."""
-        self.require(getattr(self.sym, kind)(self.o, self.w.copy(), self.w, b))
-        yield None
+    def elected_choices(self) -> Iterator[Any]:
+        """The controller's choice of the elected broker: one variable (-1: no one elected)."""
+        yield self.o.choose(-1, self.n, "elected")
+
+    def single(self, c: Any, when: Any) -> list:
+        return [self.o.and_(when, c == j) for j in range(self.n)]
+
+    @staticmethod
+    def elected_id(c: Any, stays: Any) -> None:
+        return None  # what the action shows: not part of the relation
 
     def and_(self, *xs: Any) -> Any:
         return self.o.and_(*xs)
@@ -241,13 +246,30 @@ class KraftReader:
 
     def controller(self, name: str) -> Any:
         o, v = self.o, self.v
+        i = v.mlen - 1
+        if name in ("isr", "elr"):
+            return [o.sel(m, i) for m in (v.m_isr if name == "isr" else v.m_elr)]
+        if name == "replicas":
+            return list(self.sym.replicas)
         arr = {"leader": v.m_leader, "leader_epoch": v.m_le, "partition_epoch": v.m_pe}[name]
-        return o.sel(arr, v.mlen - 1)
+        return o.sel(arr, i)
 
-    def append_partition_change(self, leader: int, isr: list) -> None:
+    def change_partition(self, leader: Any, leader_epoch: Any, isr: list, elr: list, when: Any) -> None:
         o, sym = self.o, self.sym
-        cur = sym.cur(o, self.v)
-        self.require(sym.append(o, self.v, self.w, cur, o.true, leader, cur.le, list(isr), sym.update_elr(o, cur, isr)))
+        self.require(sym.append(o, self.v, self.w, sym.cur(o, self.v), when, leader, leader_epoch, list(isr),
+                                list(elr)))
+
+    def update_elr(self, isr: list, elr: list, proposed: list, replicas: list) -> list:
+        return rules.update_elr(self.o, self.gen, self.config.min_isr, isr, elr, proposed, replicas)
+
+    def isr_after_fencing(self, isr: list, b: int) -> list:
+        return rules.isr_after_fencing(self.o, self.gen, isr, b)
+
+    def candidates(self, isr: list, elr: list, unfenced: list) -> list:
+        return rules.candidates(self.o, self.gen, isr, elr, unfenced)
+
+    def difference(self, a: list, b: list) -> list:
+        return [self.o.and_(x, self.o.not_(y)) for x, y in zip(a, b, strict=True)]
 
     def completes_reassignment(self, b: int) -> Any:
         raise AssertionError("reassignment has no symbolic form (refused by name)")
@@ -283,6 +305,8 @@ class KraftReader:
         x = self.w.b[b]
         if name == "md_replicas":  # every broker is a replica, or (right after registering) none
             x.has_md = self.o.or_(*value)
+        elif name == "c_unfenced":  # written as 0 or 1
+            x.unf = self.o.true if value else self.o.false
         elif name == "alter_partition":  # a description only ever empties it
             x.ap_phase, x.ap_isr, x.ap_ep = 0, [self.o.false] * self.n, [0] * self.n
         else:

@@ -95,57 +95,6 @@ class KraftSteps:
         w.mlen = o.ite(cond, v.mlen + 1, v.mlen)
         return o.true if self.z.records is None else o.implies(cond, v.mlen < self.z.records)
 
-    def update_elr(self, o: Any, cur: Cur, proposed: list) -> list:
-        """KIP-966 ``UpdateElr`` (every broker a replica); 3.5 has no ELR."""
-        return rules.update_elr(o, self.gen, self.min_isr, cur.isr, cur.elr, proposed, self.replicas)
-
-    def on_broker_change(self, o: Any, v: KraftVars, w: KraftVars, new_isr: list, new_elr: list, unfenced: list,
-                         active: Any = True) -> Any:
-        """``MaybeUpdatePartitionOnBrokerChange`` where ``active`` holds (else nothing changes): the
-        leader stays, or the chosen candidate is elected (KIP-966: from the unfenced ELR, then
-        moved into the ISR), or NoLeader. The guard ties the choice to the outcome."""
-        cur = Cur(o, v)
-        c = o.choose(-1, self.n, "elected")
-        leader, R = cur.leader, self.R
-        cand = rules.candidates(o, self.gen, new_isr, new_elr, unfenced)
-        may_stay = [rules.leader_may_stay(o, self.gen, new_isr[j], unfenced[j]) for j in R]
-        leader_ok = o.or_(*(o.and_(leader == j, may_stay[j]) for j in R))
-        any_cand = o.or_(*cand)
-        stays = o.or_(o.not_(active), o.and_(leader == NIL, o.not_(any_cand)), leader_ok)
-        elect = o.and_(o.not_(stays), any_cand)
-        guard = o.ite(elect, o.or_(*(o.and_(c == j, cand[j]) for j in R)), c == -1)
-        changed = o.and_(active, o.or_(*(o.not_(new_isr[j] == cur.isr[j]) for j in R),
-                                       *(o.not_(new_elr[j] == cur.elr[j]) for j in R)))
-        chosen = [o.and_(elect, c == j) for j in R]
-        isr = [o.or_(new_isr[j], chosen[j]) for j in R]
-        elr = [o.and_(new_elr[j], o.not_(chosen[j])) for j in R]
-        rec_leader = o.ite(stays, leader, o.ite(elect, c, NIL))
-        rec_le = o.ite(stays, cur.le, cur.le + 1)
-        room = self.append(o, v, w, cur, o.or_(o.not_(stays), changed), rec_leader, rec_le, isr, elr)
-        return o.and_(guard, room)
-
-    def broker_fenced(self, o: Any, v: KraftVars, w: KraftVars, b: int) -> Any:
-        """``HandleBrokerFenced`` (``v``: the state with the step's other changes made)."""
-        cur = Cur(o, v)
-        unf = [o.false if j == b else v.b[j].unf for j in self.R]
-        w.b[b].unf = o.false
-        new_isr = rules.isr_after_fencing(o, self.gen, cur.isr, b)
-        return self.on_broker_change(o, v, w, new_isr, self.update_elr(o, cur, new_isr), unf)
-
-    def broker_unfenced(self, o: Any, v: KraftVars, w: KraftVars, b: int) -> Any:
-        cur = Cur(o, v)
-        unf = [o.true if j == b else v.b[j].unf for j in self.R]
-        w.b[b].unf = o.true
-        return self.on_broker_change(o, v, w, cur.isr, cur.elr, unf, active=cur.leader == NIL)
-
-    def unclean_broker(self, o: Any, v: KraftVars, w: KraftVars, b: int) -> Any:
-        cur = Cur(o, v)
-        unf = [o.true if j == b else v.b[j].unf for j in self.R]
-        w.b[b].unf = o.true
-        drop = [o.false if j == b else cur.isr[j] for j in self.R]
-        drop_elr = [o.false if j == b else cur.elr[j] for j in self.R]
-        return self.on_broker_change(o, v, w, drop, drop_elr, unf)
-
     # -- a replica (isrcheck.model.kraft.replica) ----------------------------------------------------
 
     def send_acks(self, o: Any, v: KraftVars, w: KraftVars, b: int, lower: Any, upper: Any, positive: Any,
