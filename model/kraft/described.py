@@ -27,7 +27,7 @@ from typing import Any, Protocol
 
 from . import actions as A
 from .described_controller import alter_partition, elections
-from .described_replica import advance_hw, hw_on_partition_change, renounce
+from .described_replica import advance_hw, fail_pending_writes, hw_on_partition_change, renounce
 from .fields import (
     AP_ACCEPTED,
     AP_ACCEPTED_NEW_EPOCH,
@@ -63,8 +63,7 @@ class Ops(Protocol):
     (a global field), ``no_brokers()`` (the empty broker set), ``at_least(set, m)``, ``log_end(b)``,
     ``value_sent(v)``, ``no_floor`` (the write floor's "none"), ``let(v)`` (computed once). The next
     state: ``put(b, name, v)``, ``gput(name, v)``, ``append_record(b, epoch, value)``,
-    ``mark_sent(v)``, ``fail_pending_writes(b, when)`` (``MaybeFailPendingWrites``: SendAcksFor,
-    negative), ``clear_log(b)``, ``blank_leadership(b)`` (followers, AlterPartition slot, write floor), then
+    ``mark_sent(v)``, ``clear_log(b)``, ``blank_leadership(b)`` (followers, AlterPartition slot, write floor), then
     ``emit(action_class, *args)``. Two updates touch only what the symbolic form leaves out (it
     refuses the configurations where they matter, ``symbolic/vars.py``): ``keep_registration_in_flight(b)``
     (``reg_requests``) and ``drop_fetch_sessions(b)`` (``fetches``); the z3 reading skips them.
@@ -75,9 +74,10 @@ class Ops(Protocol):
     ``commit_offset(b, members, leo, known)`` (``functions.commit_offset`` of leader b, with what b
     knows of its followers after the updates so far if ``known``, else before the step),
     ``hw_isr_ok(isr)`` (``rules.hw_isr_ok``), ``later(v)`` (``v`` computed once, in the order of the
-    updates: it may read what they wrote), ``raise_hw(b, old, new, positive, when)``
-    (MaybeAdvanceHighWatermark's writes where ``when`` holds: the HW, SendAcksFor, the ghost
-    variables). A fetch:
+    updates: it may read what they wrote); the ghost variables: ``ghost(name, v)`` (value v in
+    ``acked`` or ``nacked``), ``ghost_add(name, v, when)``, ``next_log_holds(b, lo, hi, v)`` (v at an
+    offset in [lo, hi) of b's log after the updates so far), ``consume_up_to(b, hw, when)`` (the
+    true HW raised to ``hw``, the records below it consumed from b's log). A fetch:
     ``last_offset_for_epoch(b, epoch, is_leader)`` (a pair; the truncation point is
     ``functions.truncation_point`` on it, written once on these operations), ``last_fetched_epoch(f)``,
     ``truncate_log(f, offset)``, ``record_follower(ld, f, leo, broker_epoch)`` (what the leader knows
@@ -284,7 +284,7 @@ def stopped(x: Ops, b: int, lossy: bool, keep_epoch: bool) -> None:
     if not keep_epoch:
         x.put(b, "broker_epoch", 0)
     x.put(b, "fetch_from", NIL)
-    x.fail_pending_writes(b, x.and_(x.get(b, "role") == LEADER, x.get(b, "hw") < x.log_end(b)))
+    fail_pending_writes(x, b, x.and_(x.get(b, "role") == LEADER, x.get(b, "hw") < x.log_end(b)))
     x.put(b, "role", NO_ROLE)
     if lossy:
         x.clear_log(b)

@@ -7,15 +7,21 @@ z3 reading (``symbolic/derived.py``) runs them on the state variables.
   ``kip_966_functions.tla``): the commit offset of the members the leader counts, the
   generation's ``CanAdvanceHwm``, and where it holds the HW and the ghost variables' updates
   (``raise_hw``);
+- ``raise_hw``, ``send_acks``, ``fail_pending_writes``: its writes, ``SendAcksFor`` and
+  ``MaybeFailPendingWrites`` (the ghost variables: acknowledgements, the true HW and the records
+  consumed below it);
 - ``hw_on_partition_change``: ``MaybeUpdateHwmAndAckOnPartitionChange`` (acknowledgements
   negative while the maximal ISR is below MinISR: NotEnoughReplicasAfterAppend);
 - ``renounce``: ``EnsureLeadershipRenounced`` (pending writes fail as ``functions.renounce_fails``
   says; follower state, the pending AlterPartition and the write floor cleared).
 
-What the operations answer per reading is only the state's own arithmetic: GetCommitOffset of a
-leader (``x.commit_offset``, generated from ``functions.py``), the HW's and ghosts' writes
-(``x.raise_hw``), SendAcksFor (``x.fail_pending_writes``). The functions over offsets and epochs
-themselves are ``functions.py``'s, the rules where the generations differ ``rules.py``'s.
+What the operations answer per reading is only the state's own encoding: GetCommitOffset of a
+leader (``x.commit_offset``, generated from ``functions.py``), a ghost set's member
+(``x.ghost``, ``x.ghost_add``), whether a value lies in a stretch of a log (``x.next_log_holds``),
+and the consumed records' copy (``x.consume_up_to``). The functions over offsets and epochs
+themselves are ``functions.py``'s, the rules where the generations differ ``rules.py``'s. The
+split fetch (explicit only) calls ``raise_hw`` through a function generated from it
+(``staging.raise_hw_functions``).
 
 Abstracted away: nothing beyond the model's (see ``isrcheck.model.kraft``).
 """
@@ -36,8 +42,35 @@ def maybe_advance_hw(x: Any, b: int, isr: Any, maximal_isr: Any, leo: Any, known
     members = functions.hw_members(x.config, isr, maximal_isr)  # a constant choice of the configuration
     new = x.commit_offset(b, members, leo, known)
     adv = x.later(functions.can_advance(x, x.hw_isr_ok(isr), old, new))
-    x.raise_hw(b, old, new, positive, adv)
+    raise_hw(x, b, old, new, positive, adv)
     return x.later(x.ite(adv, new, old))
+
+
+def raise_hw(x: Any, b: int, old: Any, new: Any, positive: Any, when: Any) -> None:
+    """``MaybeAdvanceHighWatermark``'s writes where ``when`` holds: the HW, ``SendAcksFor`` from the
+    old HW to the new one (positive) or to the LEO (negative), and the ghost true HW with the
+    records consumed below it (``invTrueHwm``)."""
+    x.put(b, "hw", x.ite(when, new, x.get(b, "hw")))
+    send_acks(x, b, old, x.ite(positive, new, x.next_log_end(b)), positive, when)
+    x.consume_up_to(b, new, when)
+
+
+def send_acks(x: Any, b: int, lower: Any, upper: Any, positive: Any, when: Any) -> None:
+    """``SendAcksFor`` where ``when`` holds: each value at an offset from ``lower`` (at least b's
+    write floor: written in its current leadership) below ``upper`` (at most its LEO), sent and not
+    yet answered, is acknowledged (``positive``) or failed."""
+    floor, end = x.get(b, "write_floor"), x.next_log_end(b)
+    lo, hi = x.ite(lower > floor, lower, floor), x.ite(upper < end, upper, end)
+    for v in range(x.config.values):
+        new = x.later(x.and_(when, x.value_sent(v), x.not_(x.ghost("acked", v)), x.not_(x.ghost("nacked", v)),
+                             x.next_log_holds(b, lo, hi, v)))
+        x.ghost_add("acked", v, x.and_(positive, new))
+        x.ghost_add("nacked", v, x.and_(x.not_(positive), new))
+
+
+def fail_pending_writes(x: Any, b: int, when: Any) -> None:
+    """``MaybeFailPendingWrites`` where ``when`` holds: SendAcksFor from b's HW to its LEO, negative."""
+    send_acks(x, b, x.get(b, "hw"), x.log_end(b), False, when)
 
 
 def advance_hw(x: Any, b: int, leo: Any, known: bool = False) -> Any:
@@ -58,5 +91,5 @@ def renounce(x: Any, b: int, isr: Any, leader: Any) -> None:
     above its HW fail where ``functions.renounce_fails`` says so (SendAcksFor, negative); what b
     knew as a leader is cleared."""
     enough = x.at_least(isr, x.config.min_isr)
-    x.fail_pending_writes(b, functions.renounce_fails(x, b, x.get(b, "hw"), x.log_end(b), enough, leader))
+    fail_pending_writes(x, b, functions.renounce_fails(x, b, x.get(b, "hw"), x.log_end(b), enough, leader))
     x.blank_leadership(b)

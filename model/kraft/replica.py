@@ -19,19 +19,13 @@ from isrcheck.explorer.symbolic.concrete import ConcreteOps
 from . import functions
 from .config import KraftConfig
 from .fields import (
-    ACKED,
-    CONSUMED,
-    HW,
     LOG,
     MD_LEADER_EPOCH,
-    NACKED,
-    SENT,
-    TRUE_HW,
-    WRITE_FLOOR,
     Layout,
 )
 from .replica_source import commit_offsets, last_offsets_for_epoch
 from .rules import MaskRules
+from .staging import raise_hw_functions
 
 
 class Replica:
@@ -44,6 +38,7 @@ class Replica:
         self.g = lay.g
         self.nv = config.values
         self.min_isr = config.min_isr
+        self.raise_hw = raise_hw_functions(config, lay)  # described_replica.raise_hw, one per leader
         self.hw_isr_ok = MaskRules(config.gen, config.min_isr, lay.n).hw_isr_ok()  # by ISR mask (rules.py)
 
     def hw_members(self, isr: int, maximal_isr: int) -> int:
@@ -58,37 +53,6 @@ class Replica:
     def can_advance(self, isr: int, old: int, new: int) -> bool:
         """``functions.can_advance`` (``CanAdvanceHwm``)."""
         return functions.can_advance(self.ops, self.hw_isr_ok[isr], old, new)
-
-    def send_acks(self, s: list, b: int, lower: int, upper: int, positive: bool) -> None:
-        """``SendAcksFor``: acknowledge the unacknowledged values at offsets lower..upper-1 of b's log
-        that b wrote in its current leadership (from ``write_floor`` on)."""
-        g = self.g
-        o = self.lay.base[b]
-        log = s[o + LOG]
-        done = s[g + ACKED] | s[g + NACKED]
-        sent = s[g + SENT]
-        values = 0
-        for off in range(max(lower, s[o + WRITE_FLOOR]), min(upper, len(log))):
-            v = log[off] % self.nv
-            if sent >> v & 1 and not done >> v & 1:
-                values |= 1 << v
-        if values:
-            s[g + (ACKED if positive else NACKED)] |= values
-
-    def advance_hw(self, s: list, b: int, old: int, new: int, positive: bool) -> None:
-        """``MaybeAdvanceHighWatermark`` once ``can_advance`` said yes, with its ghost updates."""
-        g = self.g
-        o = self.lay.base[b]
-        s[o + HW] = new
-        self.send_acks(s, b, old, new if positive else len(s[o + LOG]), positive)
-        true_hw = s[g + TRUE_HW]
-        if new > true_hw:
-            s[g + CONSUMED] = s[g + CONSUMED] + tuple(s[o + LOG][true_hw:new])
-            s[g + TRUE_HW] = new
-
-    def fail_pending_writes(self, s: list, b: int) -> None:
-        o = self.lay.base[b]
-        self.send_acks(s, b, s[o + HW], len(s[o + LOG]), False)
 
     def last_offset_for_epoch(self, state: tuple, b: int, epoch: int, is_leader: bool) -> tuple[int, int]:
         """``functions.last_offset_for_epoch`` (``LastOffsetForEpoch``) of b's log, through its

@@ -21,12 +21,16 @@ from typing import Any
 from isrcheck.model.steps.staging import Block, Staged, const, render_body, src
 
 from .described import STEPS, Described
+from .described_replica import raise_hw
 from .fields import (
+    ACKED,
     AP_ACCEPTED,
     AP_REQUEST,
     BROKER_FIELDS,
+    CONSUMED,
     GLOBAL_FIELDS,
     METADATA_LOG,
+    NACKED,
     NIL,
     NO_FLOOR,
     R_ELR,
@@ -37,6 +41,7 @@ from .fields import (
     R_REPLICAS,
     SENT,
     STARTING,
+    TRUE_HW,
     Layout,
 )
 from .replica_source import Folding, commit_offsets, last_offsets_for_epoch
@@ -224,10 +229,23 @@ class KraftWriter(Folding):
         self.updates.append(f"{name} = {src(v)}")
         return Staged(name)
 
-    def raise_hw(self, b: int, old: Any, new: Any, positive: Any, when: Any) -> None:
-        """MaybeAdvanceHighWatermark's writes (``replica.Replica.advance_hw``) where ``when`` holds."""
+    _GHOST = {"acked": ACKED, "nacked": NACKED}
+
+    def ghost(self, name: str, v: int) -> Staged:
+        return Staged(f"(s[{self.lay.g + self._GHOST[name]}] >> {v} & 1)")
+
+    def ghost_add(self, name: str, v: int, when: Any) -> None:
         if not (const(when) and not when):
-            self.updates.append(f"if {src(when)}: rep.advance_hw(nxt, {b}, {src(old)}, {src(new)}, {src(positive)})")
+            add = f"nxt[{self.lay.g + self._GHOST[name]}] |= {1 << v}"
+            self.updates.append(add if when is True else f"if {src(when)}: {add}")
+
+    def next_log_holds(self, b: int, lo: Any, hi: Any, v: int) -> Staged:
+        return Staged(f"any(r % {self.config.values} == {v} for r in nxt[{self._bi(b, 'log')}][{src(lo)}:{src(hi)}])")
+
+    def consume_up_to(self, b: int, hw: Any, when: Any) -> None:
+        t, c, log = self.lay.g + TRUE_HW, self.lay.g + CONSUMED, self._bi(b, "log")
+        self.updates.append(f"if {src(self.and_(when, Staged(f'({src(hw)} > nxt[{t}])')))}: "
+                            f"nxt[{c}] = nxt[{c}] + nxt[{log}][nxt[{t}]:{src(hw)}]; nxt[{t}] = {src(hw)}")
 
     def hw_isr_ok(self, isr: Any) -> Any:
         """``rules.hw_isr_ok`` of the ISR mask ``isr``: a table lookup, or True where every ISR passes."""
@@ -259,10 +277,6 @@ class KraftWriter(Folding):
 
     def next_log_end(self, f: int) -> Staged:
         return Staged(f"len(nxt[{self._bi(f, 'log')}])")
-
-    def fail_pending_writes(self, b: int, when: Any) -> None:
-        if not (const(when) and not when):
-            self.updates.append(f"if {src(when)}: rep.fail_pending_writes(nxt, {b})")
 
     def clear_log(self, b: int) -> None:
         self.put(b, "log", ())
@@ -465,6 +479,25 @@ def generated_steps(config: Any, lay: Layout, ctl: Any, rep: Any) -> dict[str, t
     namespace = {**w.namespace, "ctl": ctl, "R": ctl.rules, "rep": rep, "elected": elected}
     exec(code, namespace)  # the source is ours, written from the descriptions: no user data in it
     return {method: tuple(namespace[f] if f else None for f in fs) for method, fs in names.items()}
+
+
+def raise_hw_functions(config: Any, lay: Layout) -> tuple[Callable[[list, int, int], None], ...]:
+    """``described_replica.raise_hw`` for each broker (as leader) as a function ``(s, old, new)`` that
+    writes into the list ``s`` (positive acknowledgements), for the split fetch's
+    ReceiveFetchRequest, which has no description (``steps.py``)."""
+    w = KraftWriter(config, lay)
+    lines = []
+    for b in lay.brokers:
+        w.updates = []
+        raise_hw(w, b, Staged("old"), Staged("new"), True, True)
+        lines += [f"def raise_hw_{b}(s, old, new):", "    nxt = s", *(f"    {u}" for u in w.updates)]
+    source = "\n".join([*lines, ""])
+    code = _CODE.get(source)
+    if code is None:
+        code = _CODE[source] = compile(source, "<isrcheck generated KRaft MaybeAdvanceHighWatermark>", "exec")
+    namespace = dict(w.namespace)
+    exec(code, namespace)  # the source is ours, written from the description: no user data in it
+    return tuple(namespace[f"raise_hw_{b}"] for b in lay.brokers)
 
 
 def source_of(config: Any, lay: Layout) -> str:

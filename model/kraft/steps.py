@@ -191,7 +191,7 @@ class KraftSteps:
                     new = self.rep.commit_offset(b, members, len(state[lo + LOG]), known)
                     hw = old
                     if self.rep.can_advance(state[lo + MD_ISR], old, new):
-                        self.rep.advance_hw(s, b, old, new, True)
+                        self.rep.raise_hw[b](s, old, new)
                         hw = new
                     llog = state[lo + LOG]
                     response = (FETCH_OK, fetch_offset, le, hw, llog[fetch_offset] if fetch_offset < len(llog) else -1)

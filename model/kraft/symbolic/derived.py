@@ -131,10 +131,6 @@ class KraftReader:
     def mark_sent(self, val: int) -> None:
         self.w.sent = [self.o.true if i == val else s for i, s in enumerate(self.v.sent)]
 
-    def fail_pending_writes(self, b: int, when: Any) -> None:
-        y = self.v.b[b]
-        self.sym.send_acks(self.o, self.v, self.w, b, y.hw, y.llen, self.o.false, when)
-
     def clear_log(self, b: int) -> None:
         self.w.b[b].llen = 0
 
@@ -172,8 +168,25 @@ class KraftReader:
     def later(v: Any) -> Any:
         return v
 
-    def raise_hw(self, b: int, old: Any, new: Any, positive: Any, when: Any) -> None:
-        self.sym.advance_hw(self.o, self.v, self.w, b, old, new, positive, when)
+    def ghost(self, name: str, val: int) -> Any:
+        return getattr(self.v, name)[val]
+
+    def ghost_add(self, name: str, val: int, when: Any) -> None:
+        values = list(getattr(self.w, name))
+        values[val] = self.o.or_(values[val], when)
+        setattr(self.w, name, values)
+
+    def next_log_holds(self, b: int, lo: Any, hi: Any, val: int) -> Any:
+        o, x = self.o, self.w.b[b]
+        return o.exists(lo, hi, lambda off: o.sel(x.lval, off) == val, self.sym.z.log)
+
+    def consume_up_to(self, b: int, hw: Any, when: Any) -> None:
+        o, v, w, size = self.o, self.v, self.w, self.sym.z.log
+        x = w.b[b]
+        upto = o.ite(o.and_(when, hw > v.true_hw), hw, v.true_hw)
+        w.cep = o.copy_range(w.cep, x.lep, v.true_hw, upto, size)
+        w.cval = o.copy_range(w.cval, x.lval, v.true_hw, upto, size)
+        w.true_hw = upto
 
     def last_fetched_epoch(self, f: int) -> Any:
         y = self.v.b[f]

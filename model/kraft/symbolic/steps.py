@@ -97,31 +97,6 @@ class KraftSteps:
 
     # -- a replica (isrcheck.model.kraft.replica) ----------------------------------------------------
 
-    def send_acks(self, o: Any, v: KraftVars, w: KraftVars, b: int, lower: Any, upper: Any, positive: Any,
-                  when: Any = True) -> None:
-        """``SendAcksFor`` where ``when`` holds: values at offsets max(lower, floor)..min(upper, LEO)-1
-        of b's log (as ``w`` has it), sent and not yet answered, are acknowledged (``positive``) or
-        failed. ``v``'s ghost sets are the ones read, as the explicit step reads its copy."""
-        x = w.b[b]
-        lo = o.ite(lower > x.wfloor, lower, x.wfloor)
-        hi = o.ite(upper < x.llen, upper, x.llen)
-        for val in range(self.nv):
-            hit = o.exists(lo, hi, lambda off, val=val: o.sel(x.lval, off) == val, self.z.log)
-            new = o.and_(when, hit, v.sent[val], o.not_(v.acked[val]), o.not_(v.nacked[val]))
-            w.acked[val] = o.or_(w.acked[val], o.and_(positive, new))
-            w.nacked[val] = o.or_(w.nacked[val], o.and_(o.not_(positive), new))
-
-    def advance_hw(self, o: Any, v: KraftVars, w: KraftVars, b: int, old: Any, new: Any, positive: Any,
-                   when: Any) -> None:
-        """``MaybeAdvanceHighWatermark`` where ``when`` (``can_advance``) holds, with its ghost updates."""
-        x = w.b[b]
-        x.hw = o.ite(when, new, x.hw)
-        self.send_acks(o, v, w, b, old, o.ite(positive, new, x.llen), positive, when)
-        grow = o.and_(when, new > v.true_hw)
-        w.cep = o.copy_range(w.cep, x.lep, v.true_hw, o.ite(grow, new, v.true_hw), self.z.log)
-        w.cval = o.copy_range(w.cval, x.lval, v.true_hw, o.ite(grow, new, v.true_hw), self.z.log)
-        w.true_hw = o.ite(grow, new, v.true_hw)
-
     def blank(self, o: Any, x: Any) -> None:
         x.fleo, x.fep = [NIL] * self.n, [0] * self.n
         x.ap_phase, x.ap_isr, x.ap_ep = 0, [o.false] * self.n, [0] * self.n
