@@ -20,8 +20,8 @@ leader (``x.commit_offset``, generated from ``functions.py``), a ghost set's mem
 (``x.ghost``, ``x.ghost_add``), whether a value lies in a stretch of a log (``x.next_log_holds``),
 and the consumed records' copy (``x.consume_up_to``). The functions over offsets and epochs
 themselves are ``functions.py``'s, the rules where the generations differ ``rules.py``'s. The
-split fetch (explicit only) calls ``raise_hw`` through a function generated from it
-(``staging.raise_hw_functions``).
+split fetch (explicit only) calls ``advance_hw`` through a function generated from it
+(``staging.advance_hw_functions``).
 
 Abstracted away: nothing beyond the model's (see ``isrcheck.model.kraft``).
 """

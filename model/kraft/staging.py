@@ -21,7 +21,7 @@ from typing import Any
 from isrcheck.model.steps.staging import Block, Staged, const, render_body, src
 
 from .described import STEPS, Described
-from .described_replica import raise_hw
+from .described_replica import advance_hw
 from .fields import (
     ACKED,
     AP_ACCEPTED,
@@ -466,38 +466,39 @@ def elected(choice: object) -> int | str | None:
     return choice + 1 if isinstance(choice, int) else choice
 
 
-def generated_steps(config: Any, lay: Layout, ctl: Any, rep: Any) -> dict[str, tuple[Step | None, ...]]:
+def generated_steps(config: Any, lay: Layout, ctl: Any) -> dict[str, tuple[Step | None, ...]]:
     """Every described step of the configuration as one function per acting broker, by the method
-    of ``KraftSteps`` it stands for (None where it can never emit for that broker); ``ctl`` and
-    ``rep`` are the model's ``controller.Controller`` and ``replica.Replica``."""
+    of ``KraftSteps`` it stands for (None where it can never emit for that broker); ``ctl`` is the
+    model's ``controller.Controller`` (the record's encoding, the rules' memoised tables)."""
     w = KraftWriter(config, lay)
     names = {d.method: tuple(w.function(d, b) for b in lay.brokers) for d in STEPS.values()}
     source = "\n".join([*w.lines, ""])
     code = _CODE.get(source)
     if code is None:
         code = _CODE[source] = compile(source, f"<isrcheck generated KRaft steps of {config.gen.name}>", "exec")
-    namespace = {**w.namespace, "ctl": ctl, "R": ctl.rules, "rep": rep, "elected": elected}
+    namespace = {**w.namespace, "ctl": ctl, "R": ctl.rules, "elected": elected}
     exec(code, namespace)  # the source is ours, written from the descriptions: no user data in it
     return {method: tuple(namespace[f] if f else None for f in fs) for method, fs in names.items()}
 
 
-def raise_hw_functions(config: Any, lay: Layout) -> tuple[Callable[[list, int, int], None], ...]:
-    """``described_replica.raise_hw`` for each broker (as leader) as a function ``(s, old, new)`` that
-    writes into the list ``s`` (positive acknowledgements), for the split fetch's
-    ReceiveFetchRequest, which has no description (``steps.py``)."""
+def advance_hw_functions(config: Any, lay: Layout) -> tuple[Callable[[list], int], ...]:
+    """``described_replica.advance_hw`` of each broker as leader, with what it knows of its followers
+    now, as a function ``(s, nxt)`` of the state before the step and the list of the next one it
+    writes into, returning the HW after it: for the split fetch's ReceiveFetchRequest, which has
+    no description (``steps.py``)."""
     w = KraftWriter(config, lay)
     lines = []
     for b in lay.brokers:
         w.updates = []
-        raise_hw(w, b, Staged("old"), Staged("new"), True, True)
-        lines += [f"def raise_hw_{b}(s, old, new):", "    nxt = s", *(f"    {u}" for u in w.updates)]
+        hw = advance_hw(w, b, w.log_end(b), known=True)
+        lines += [f"def advance_hw_{b}(s, nxt):", *(f"    {u}" for u in w.updates), f"    return {src(hw)}"]
     source = "\n".join([*lines, ""])
     code = _CODE.get(source)
     if code is None:
         code = _CODE[source] = compile(source, "<isrcheck generated KRaft MaybeAdvanceHighWatermark>", "exec")
     namespace = dict(w.namespace)
     exec(code, namespace)  # the source is ours, written from the description: no user data in it
-    return tuple(namespace[f"raise_hw_{b}"] for b in lay.brokers)
+    return tuple(namespace[f"advance_hw_{b}"] for b in lay.brokers)
 
 
 def source_of(config: Any, lay: Layout) -> str:
