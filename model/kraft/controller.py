@@ -1,13 +1,13 @@
-"""The KRaft controller's partition logic: partition changes, fencing, election, the ELR.
+"""The KRaft controller's metadata log as the explicit model encodes it, and reassignment.
 
-Modelled (``v3_5_functions.tla`` / ``kip_966_functions.tla``): ``ApplyPartitionChange`` (append a
-PartitionChange record; the controller's partition state is the log's last record; KIP-966 keeps
-``last_known_elr``), ``HandleBrokerFenced`` / ``HandleBrokerUnfenced`` / ``ProcessUncleanBroker``,
-``MaybeUpdatePartitionOnBrokerChange`` (keep the leader if it may stay, else elect: 3.5 any unfenced
-ISR member; KIP-966 any ISR member, then any unfenced ELR member, which moves into the ISR; else
-NoLeader), KIP-966's ``UpdateElr`` (members that are no longer replicas leave the ELR and are not
-added to it), and ``PerformPartitionReassignment`` with the completion of a reassignment that an
-accepted AlterPartition may bring (KIP-455: ``reassignment``).
+Modelled (``v3_5_functions.tla`` / ``kip_966_functions.tla``): ``ApplyPartitionChange``'s record
+(append a PartitionChange record, interned; the controller's partition state is the log's last
+record; KIP-966 keeps ``last_known_elr``), and ``PerformPartitionReassignment`` with the completion
+of a reassignment that an accepted AlterPartition may bring (KIP-455: ``reassignment``; it has no
+symbolic form, so it is written here once). The election and partition changes the steps make
+(``HandleBrokerFenced`` ... ``MaybeUpdatePartitionOnBrokerChange``, an AlterPartition's change) are
+written once in ``described_controller.py``; the generated steps reach this module only to append
+a record (``apply_change``) and for the rules' memoised tables (``rules``).
 
 Every function takes ``s``, a list copy of the state, changes it in place and, where the spec
 chooses a leader non-deterministically, yields one list per choice (with the elected broker).

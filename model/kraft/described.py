@@ -12,11 +12,12 @@ and arithmetic operators. Reads (``x.get``, ``x.glob``) see the state before the
 (``x.put``, ``x.gput``) make the next state, and ``x.emit`` hands the successor over with its
 action; each choice of the acting broker and of the cases emits at most one successor.
 
-Every step a broker takes is described here. What is still written twice is the functions the
-steps reach through operations (the controller's election and partition changes, the HW and
-acknowledgements, LastOffsetForEpoch): ``controller.py``/``replica.py`` for the explicit reading,
-``symbolic/steps.py`` for z3 (docs/architecture.md, "One description", the KRaft family). What each
-step models is in its docstring.
+Every step a broker takes is described here, and so are the functions the steps reach: the
+controller's election and partition changes (``described_controller.py``), the HW and the
+acknowledgements (``described_replica.py``), the replica's functions over offsets and epochs
+(``functions.py``) and the rules where the generations differ (``rules.py``). Each reading answers
+only the operations below, on its own encoding of the state (docs/architecture.md, "One
+description", the KRaft family). What each step models is in its docstring.
 """
 
 from __future__ import annotations

@@ -337,7 +337,7 @@ class KraftReader:
 def derived_steps(sym: Any, name: str, b: int) -> list[SymStep]:
     """The ``SymStep`` values of described step ``name`` for acting broker ``b``: one per choice of
     its cases, in their order (``sym``: the configuration's ``symbolic.steps.KraftSteps``, whose
-    controller and replica helpers, the parts of the description still written per reading)."""
+    metadata log's encoding (``append``) and blanked leadership the reader uses)."""
     d: Described = STEPS[name]
     config = sym.c
     names = tuple(d.cases)

@@ -1,12 +1,13 @@
 """The KRaft steps as symbolic relations (``isrcheck.explorer.symbolic.contract``): ``all`` puts
 ``Next`` together from the steps' one description (``isrcheck.model.kraft.described``, read by
 ``derived.py``: one ``SymStep`` per acting broker and case, each case's guard saying when it is
-the one taken); this module holds the controller and replica functions the steps reach through
-their operations, the symbolic counterparts of ``controller.py`` and ``replica.py``, reading the
-same generation data (``isrcheck.model.kraft.generations``) and constants (``KraftConfig``). The
-controller's election (``MaybeUpdatePartitionOnBrokerChange``) is an existential choice of the
-elected broker (``ops.choose``; -1 where no one is elected), as is the record a broker jumps to in
-the metadata log (``ReceiveMetadataUpdate``).
+the one taken). The controller's and the replica's functions are described once too
+(``described_controller.py``, ``described_replica.py``) and read by the same reader; this module
+holds only what the z3 reading encodes its own way: the metadata log's last record (``Cur``), an
+appended PartitionChange record (``append``, KIP-966's last known ELR with it), a blanked
+leadership, LastOffsetForEpoch on the log arrays. The controller's election is an existential
+choice of the elected broker (``ops.choose``; -1 where no one is elected), as is the record a
+broker jumps to in the metadata log (``ReceiveMetadataUpdate``).
 
 Bounds (``Sizes``) appear only as guards where a step appends (a record to a log, a record to the
 metadata log), at sizes no reachable state reaches (``metadata_bound`` says why), so with bounds
