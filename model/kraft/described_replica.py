@@ -23,6 +23,11 @@ themselves are ``functions.py``'s, the rules where the generations differ ``rule
 split fetch (explicit only) calls ``advance_hw`` through a function generated from it
 (``staging.advance_hw_functions``).
 
+Reads (``x.get``, ``x.ghost``) see the state before the step, as in the steps: no step writes the
+HW, the log, the write floor or the acknowledgements before it calls one of these, and each step
+calls at most one that acknowledges (so the hand-written copies, which read the next state there,
+agree; ``tests/model/test_kraft_symbolic.py`` and the successor digests check it).
+
 Abstracted away: nothing beyond the model's (see ``isrcheck.model.kraft``).
 """
 
