@@ -24,9 +24,11 @@ split fetch (explicit only) calls ``advance_hw`` through a function generated fr
 (``staging.advance_hw_functions``).
 
 Reads (``x.get``, ``x.ghost``) see the state before the step, as in the steps: no step writes the
-HW, the log, the write floor or the acknowledgements before it calls one of these, and each step
-calls at most one that acknowledges (so the hand-written copies, which read the next state there,
-agree; ``tests/model/test_kraft_symbolic.py`` and the successor digests check it).
+HW, the write floor or the acknowledgements before it calls one of these, and each step calls at
+most one that acknowledges, so the hand-written copies, which read the next state there, agree
+(``tests/model/test_kraft_symbolic.py`` and the successor digests check it). The log, which
+WriteRecordToLeader appends to first, is read as the updates left it (``x.next_log_end``,
+``x.next_log_holds``).
 
 Abstracted away: nothing beyond the model's (see ``isrcheck.model.kraft``).
 """
