@@ -13,6 +13,7 @@ it, ``isrcheck bmc`` and ``isrcheck prove`` the z3 relation derived from it.
 
 from isrcheck.model.kraft import actions as A
 from isrcheck.model.kraft.described import offline, stopped
+from isrcheck.model.kraft.described_controller import elections
 from isrcheck.model.kraft.variants import step_form, variant, variant_model
 
 
@@ -23,7 +24,7 @@ def data_loss_keeps_epoch(x, b):
     x.require(limit > 0, x.glob("unclean_shutdowns") < limit, x.not_(offline(x, b)))
     stopped(x, b, lossy=True, keep_epoch=True)  # the change: KIP-966 has keep_epoch=False here
     x.gput("unclean_shutdowns", x.glob("unclean_shutdowns") + 1)
-    for elected in x.elections("broker_fenced", b):
+    for elected in elections(x, "broker_fenced", b):
         x.emit(A.Shutdown, x.gen.lossy_shutdown, b + 1, False, elected)
 
 

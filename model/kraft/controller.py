@@ -1,13 +1,13 @@
-"""The KRaft controller's partition logic: partition changes, fencing, election, the ELR.
+"""The KRaft controller's metadata log as the explicit model encodes it, and reassignment.
 
-Modelled (``v3_5_functions.tla`` / ``kip_966_functions.tla``): ``ApplyPartitionChange`` (append a
-PartitionChange record; the controller's partition state is the log's last record; KIP-966 keeps
-``last_known_elr``), ``HandleBrokerFenced`` / ``HandleBrokerUnfenced`` / ``ProcessUncleanBroker``,
-``MaybeUpdatePartitionOnBrokerChange`` (keep the leader if it may stay, else elect: 3.5 any unfenced
-ISR member; KIP-966 any ISR member, then any unfenced ELR member, which moves into the ISR; else
-NoLeader), KIP-966's ``UpdateElr`` (members that are no longer replicas leave the ELR and are not
-added to it), and ``PerformPartitionReassignment`` with the completion of a reassignment that an
-accepted AlterPartition may bring (KIP-455: ``reassignment``).
+Modelled (``v3_5_functions.tla`` / ``kip_966_functions.tla``): ``ApplyPartitionChange``'s record
+(append a PartitionChange record, interned; the controller's partition state is the log's last
+record; KIP-966 keeps ``last_known_elr``), and ``PerformPartitionReassignment`` with the completion
+of a reassignment that an accepted AlterPartition may bring (KIP-455: ``reassignment``; it has no
+symbolic form, so it is written here once). The election and partition changes the steps make
+(``HandleBrokerFenced`` ... ``MaybeUpdatePartitionOnBrokerChange``, an AlterPartition's change) are
+written once in ``described_controller.py``; the generated steps reach this module only to append
+a record (``apply_change``) and for the rules' memoised tables (``rules``).
 
 Every function takes ``s``, a list copy of the state, changes it in place and, where the spec
 chooses a leader non-deterministically, yields one list per choice (with the elected broker).
@@ -21,7 +21,6 @@ from collections.abc import Iterator
 
 from .config import KraftConfig
 from .fields import (
-    C_UNFENCED,
     METADATA_LOG,
     NIL,
     R_ADDING,
@@ -50,17 +49,12 @@ class Controller:
         # The rules where the generations differ, written once (isrcheck.model.kraft.rules) and read
         # here through memoised tables, and by the symbolic steps on z3 terms.
         self.rules = MaskRules(config.gen, config.min_isr, lay.n)
-        self.may_stay = self.rules.leader_may_stay()
 
     def record(self, leader: int, leader_epoch: int, partition_epoch: int, isr: int, elr: int, lkelr: int,
                replicas: int, adding: int = 0, removing: int = 0) -> tuple:
         """A PartitionChange record, interned so that equal records share one object in memory."""
         r = (leader, leader_epoch, partition_epoch, isr, elr, lkelr, replicas, adding, removing)
         return self._records.setdefault(r, r)
-
-    def unfenced(self, s) -> int:
-        lay = self.lay
-        return sum(lay.bit[b] for b in lay.brokers if s[lay.base[b] + C_UNFENCED])
 
     def apply_change(self, s: list, leader: int, isr: int, elr: int, leader_epoch: int,
                      reassignment: tuple[int, int, int] | None = None) -> None:
@@ -120,55 +114,3 @@ class Controller:
         if adding & ~final_isr or self.lay.size[final_isr] < self.min_isr:
             return None
         return final_isr, cur[R_REPLICAS] & ~removing
-
-    def on_broker_change(self, s: list, new_isr: int, new_elr: int, unfenced: int) -> Iterator[Choice]:
-        """``MaybeUpdatePartitionOnBrokerChange``."""
-        cur = s[self.log_i][-1]
-        leader, le = cur[R_LEADER], cur[R_LEADER_EPOCH]
-        candidates = self.rules.candidates(new_isr, new_elr, unfenced)
-        stays = (leader == NIL and not candidates) or (
-            leader != NIL and self.may_stay[(new_isr >> leader & 1) << 1 | unfenced >> leader & 1])
-        if stays:
-            if new_isr != cur[R_ISR] or new_elr != cur[R_ELR]:
-                self.apply_change(s, leader, new_isr, new_elr, le)
-            yield s, None
-        elif candidates:
-            bit = self.lay.bit
-            for c in candidates:
-                t = list(s)
-                if new_isr >> c & 1:
-                    self.apply_change(t, c, new_isr, new_elr, le + 1)
-                else:  # KIP-966: elected from the ELR, it moves into the ISR
-                    self.apply_change(t, c, new_isr | bit[c], new_elr & ~bit[c], le + 1)
-                yield t, c
-        else:
-            self.apply_change(s, NIL, new_isr, new_elr, le + 1)
-            yield s, "none"
-
-    def broker_fenced(self, s: list, b: int) -> Iterator[Choice]:
-        """``HandleBrokerFenced``: out of the ISR (3.5: unless it is the last member; KIP-966: the ELR
-        gains it while the ISR is below MinISR), then maybe a new leader."""
-        cur = s[self.log_i][-1]
-        unfenced = self.unfenced(s) & ~self.lay.bit[b]
-        s[self.lay.base[b] + C_UNFENCED] = 0
-        new_isr = self.rules.isr_after_fencing(cur[R_ISR], b)
-        new_elr = self.update_elr(cur, new_isr) if self.elr else 0
-        return self.on_broker_change(s, new_isr, new_elr, unfenced)
-
-    def broker_unfenced(self, s: list, b: int) -> Iterator[Choice]:
-        """``HandleBrokerUnfenced``: the ISR is unchanged; a leaderless partition may get a leader."""
-        cur = s[self.log_i][-1]
-        unfenced = self.unfenced(s) | self.lay.bit[b]
-        s[self.lay.base[b] + C_UNFENCED] = 1
-        if cur[R_LEADER] == NIL:
-            return self.on_broker_change(s, cur[R_ISR], cur[R_ELR], unfenced)
-        return iter(((s, None),))
-
-    def unclean_broker(self, s: list, b: int) -> Iterator[Choice]:
-        """KIP-966 ``ProcessUncleanBroker``: a broker registering with epoch 0 may have lost data, so it
-        leaves the ISR and the ELR (it rejoins the ISR only by catching up with a leader)."""
-        cur = s[self.log_i][-1]
-        unfenced = self.unfenced(s) | self.lay.bit[b]
-        s[self.lay.base[b] + C_UNFENCED] = 1
-        drop = ~self.lay.bit[b]
-        return self.on_broker_change(s, cur[R_ISR] & drop, cur[R_ELR] & drop, unfenced)

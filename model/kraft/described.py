@@ -12,11 +12,12 @@ and arithmetic operators. Reads (``x.get``, ``x.glob``) see the state before the
 (``x.put``, ``x.gput``) make the next state, and ``x.emit`` hands the successor over with its
 action; each choice of the acting broker and of the cases emits at most one successor.
 
-Every step a broker takes is described here. What is still written twice is the functions the
-steps reach through operations (the controller's election and partition changes, the HW and
-acknowledgements, LastOffsetForEpoch): ``controller.py``/``replica.py`` for the explicit reading,
-``symbolic/steps.py`` for z3 (docs/architecture.md, "One description", the KRaft family). What each
-step models is in its docstring.
+Every step a broker takes is described here, and so are the functions the steps reach: the
+controller's election and partition changes (``described_controller.py``), the HW and the
+acknowledgements (``described_replica.py``), the replica's functions over offsets and epochs
+(``functions.py``) and the rules where the generations differ (``rules.py``). Each reading answers
+only the operations below, on its own encoding of the state (docs/architecture.md, "One
+description", the KRaft family). What each step models is in its docstring.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from . import actions as A
+from .described_controller import alter_partition, elections
+from .described_replica import advance_hw, fail_pending_writes, hw_on_partition_change, renounce
 from .fields import (
     AP_ACCEPTED,
     AP_ACCEPTED_NEW_EPOCH,
@@ -51,31 +54,36 @@ class Ops(Protocol):
     Control: ``require(*conds)``, ``cases(name)`` (the build-time case of this instance: the writer
     runs every value of the step's ``cases[name]`` in order, the reader one per ``SymStep``; a step
     makes its updates inside the cases, none before the split),
-    ``elections(kind, b)`` (the controller's reaction to broker ``b``'s change, ``kind`` one of
-    ``broker_fenced``, ``broker_unfenced``, ``unclean_broker`` of ``controller.Controller``: each
-    way it may elect a leader, as the action's ``elected``; written after the step's own updates,
-    and read on them).
+    ``elected_choices()`` (the controller's choice of a leader: -1, none, then each broker, as
+    build-time values explicitly, a choice in z3; ``described_controller.py``'s elections read it
+    after the step's own updates, which each choice continues from), ``single(c, when)`` (the set
+    {c} where ``when`` holds, empty for -1), ``elected_id(c, stays)`` (the choice as the action
+    shows it).
     Logic: ``and_``, ``or_``, ``not_``, ``ite``, ``one_of(v, values)``. The state, by the field
     names of ``isrcheck.model.kraft.fields``: ``get(b, name)`` (a broker's field), ``glob(name)``
     (a global field), ``no_brokers()`` (the empty broker set), ``at_least(set, m)``, ``log_end(b)``,
     ``value_sent(v)``, ``no_floor`` (the write floor's "none"), ``let(v)`` (computed once). The next
     state: ``put(b, name, v)``, ``gput(name, v)``, ``append_record(b, epoch, value)``,
-    ``mark_sent(v)``, ``advance_hw(b, leo)`` (``MaybeAdvanceHighWatermark`` with GetCommitOffset's
-    LEO of b taken as ``leo``, on the updates so far: ``replica.Replica``'s functions explicitly, the
-    symbolic ones in z3), ``fail_pending_writes(b, when)`` (``MaybeFailPendingWrites``),
-    ``clear_log(b)``, ``blank_leadership(b)`` (followers, AlterPartition slot, write floor), then
+    ``mark_sent(v)``, ``clear_log(b)``, ``blank_leadership(b)`` (followers, AlterPartition slot, write floor), then
     ``emit(action_class, *args)``. Two updates touch only what the symbolic form leaves out (it
     refuses the configurations where they matter, ``symbolic/vars.py``): ``keep_registration_in_flight(b)``
     (``reg_requests``) and ``drop_fetch_sessions(b)`` (``fetches``); the z3 reading skips them.
     ``controller_isr_is(b)``: the controller's ISR is {b}. The AlterPartition slot: ``ap_phase(b)``
     (0: empty), ``ap_proposed(b)``, ``ap_replicas(b)`` (the replica set an accepted response
-    carries); ``hw_on_partition_change(b, isr, maximal_isr)`` (``MaybeUpdateHwmAndAckOnPartitionChange``
-    on the updates so far, with the followers b knew before the step). A fetch:
+    carries). The HW (read by ``described_replica.py``, which writes MaybeAdvanceHighWatermark,
+    MaybeUpdateHwmAndAckOnPartitionChange and EnsureLeadershipRenounced once on these operations):
+    ``commit_offset(b, members, leo, known)`` (``functions.commit_offset`` of leader b, with what b
+    knows of its followers after the updates so far if ``known``, else before the step),
+    ``hw_isr_ok(isr)`` (``rules.hw_isr_ok``), ``later(v)`` (``v`` computed once, in the order of the
+    updates: it may read what they wrote); the ghost variables: ``ghost(name, v)`` (value v in
+    ``acked`` or ``nacked``), ``ghost_add(name, v, when)``, ``next_log_holds(b, lo, hi, v)`` (v at an
+    offset in [lo, hi) of b's log after the updates so far), ``consume_up_to(b, hw, when)`` (the
+    true HW raised to ``hw``, the records below it consumed from b's log). A fetch:
     ``last_offset_for_epoch(b, epoch, is_leader)`` (a pair; the truncation point is
     ``functions.truncation_point`` on it, written once on these operations), ``last_fetched_epoch(f)``,
     ``truncate_log(f, offset)``, ``record_follower(ld, f, leo, broker_epoch)`` (what the leader knows
-    of f; ``advance_hw(ld, leo, known=True)`` then counts it), ``copy_next_record(f, ld, offset)``
-    and ``next_log_end(f)`` (f's LEO after the updates). ``advance_hw`` gives the HW after it.
+    of f; ``described_replica.advance_hw(x, ld, leo, known=True)`` then counts it),
+    ``copy_next_record(f, ld, offset)`` and ``next_log_end(f)`` (f's LEO after the updates).
     Broker sets: ``member(s, f)``, ``set_of(bools)``,
     ``union(a, b)``, ``same_set(a, b)``, ``loses(a, b)`` (some member of a is not in b),
     ``is_replica(b, f)`` (in b's replica set), ``ids(s)`` (the set as the action shows it); what
@@ -83,8 +91,11 @@ class Ops(Protocol):
     ``put_ap_request(b, proposed, epochs)`` fills b's AlterPartition slot with a request,
     ``ap_epoch(b, f)`` reads the broker epoch it names for f, ``put_ap_phase(b, phase)`` answers it.
     The controller: ``controller(field)`` (the metadata log's last record: ``leader``,
-    ``partition_epoch``, ``leader_epoch``), ``append_partition_change(leader, isr)``
-    (``ApplyPartitionChange`` at the same leader epoch, the ELR by ``UpdateElr``); with a
+    ``partition_epoch``, ``leader_epoch``, ``isr``, ``elr``, ``replicas``),
+    ``change_partition(leader, leader_epoch, isr, elr, when)`` (``ApplyPartitionChange`` where
+    ``when`` holds: the next PartitionChange record, KIP-966's last known ELR with it), the rules
+    of ``rules.py`` on sets (``update_elr``, ``isr_after_fencing``, ``candidates``),
+    ``difference(a, b)``; with a
     reassignment in progress (explicit only: the symbolic form refuses reassignment)
     ``completes_reassignment(b)`` and ``reassignment_completions(b)`` (each leader the completed
     reassignment may have, as its id, with the change applied in a new leader epoch).
@@ -94,8 +105,7 @@ class Ops(Protocol):
     The metadata log: ``metadata_records(b)`` (each record from b's metadata offset on, as
     ``(offset, record)``: a loop explicitly, a choice in z3), ``record(rec, field)`` (``leader``,
     ``leader_epoch``, ``partition_epoch``, ``isr``, ``replicas``); ``keep_followers(b, isr, was_leader)``
-    (a leader keeps what it knew of the ISR's members, a new one knows nothing);
-    ``renounce(b, isr, leader)`` (``EnsureLeadershipRenounced``).
+    (a leader keeps what it knew of the ISR's members, a new one knows nothing).
     """
 
     n: int
@@ -260,7 +270,7 @@ def register(x: Ops, b: int, epoch: Any, sent: Any, rest: Any) -> None:
             x.put(b, "md_offset", x.metadata_length() - 1)
         else:
             x.put(b, "reg_requests", rest)
-        for elected in x.elections("unclean_broker" if unclean else "broker_unfenced", b):
+        for elected in elections(x, "unclean_broker" if unclean else "broker_unfenced", b):
             x.emit(A.ReceiveBrokerRegRequest, b + 1, epoch, unclean, elected, rest is not None)
 
 
@@ -268,7 +278,7 @@ def register(x: Ops, b: int, epoch: Any, sent: Any, rest: Any) -> None:
 def unfence_broker(x: Ops, b: int) -> None:
     """``UnfenceBroker`` (a heartbeat): never limited, as healing actions are not in the spec."""
     x.require(x.not_(x.get(b, "c_unfenced")), x.get(b, "status") == RUNNING)
-    for elected in x.elections("broker_unfenced", b):
+    for elected in elections(x, "broker_unfenced", b):
         x.emit(A.UnfenceBroker, b + 1, elected)
 
 
@@ -277,7 +287,7 @@ def fence_broker(x: Ops, b: int) -> None:
     """``FenceBroker`` (missed heartbeats), at most ``fencings`` times."""
     x.require(x.config.fencings > 0, x.glob("fencings") < x.config.fencings, x.get(b, "c_unfenced"))
     x.gput("fencings", x.glob("fencings") + 1)
-    for elected in x.elections("broker_fenced", b):
+    for elected in elections(x, "broker_fenced", b):
         x.emit(A.FenceBroker, b + 1, elected)
 
 
@@ -289,7 +299,7 @@ def stopped(x: Ops, b: int, lossy: bool, keep_epoch: bool) -> None:
     if not keep_epoch:
         x.put(b, "broker_epoch", 0)
     x.put(b, "fetch_from", NIL)
-    x.fail_pending_writes(b, x.and_(x.get(b, "role") == LEADER, x.get(b, "hw") < x.log_end(b)))
+    fail_pending_writes(x, b, x.and_(x.get(b, "role") == LEADER, x.get(b, "hw") < x.log_end(b)))
     x.put(b, "role", NO_ROLE)
     if lossy:
         x.clear_log(b)
@@ -310,7 +320,7 @@ def lossy_shutdown(x: Ops, b: int) -> None:
         x.require(x.not_(x.controller_isr_is(b)))
     stopped(x, b, lossy=True, keep_epoch=False)
     x.gput("unclean_shutdowns", x.glob("unclean_shutdowns") + 1)
-    for elected in x.elections("broker_fenced", b):
+    for elected in elections(x, "broker_fenced", b):
         x.emit(A.Shutdown, x.gen.lossy_shutdown, b + 1, False, elected)
 
 
@@ -327,7 +337,7 @@ def clean_shutdown(x: Ops, b: int) -> None:
     for clean in x.cases("clean"):
         stopped(x, b, lossy=False, keep_epoch=clean and x.gen.broker_epoch_on_disk)
         x.gput("clean_shutdowns", x.glob("clean_shutdowns") + 1)
-        for elected in x.elections("broker_fenced", b):
+        for elected in elections(x, "broker_fenced", b):
             x.emit(A.Shutdown, x.gen.clean_shutdown, b + 1, clean, elected)
 
 
@@ -383,7 +393,7 @@ def apply_record(x: Ops, b: int, then: str, rec: Any, remain: Any) -> None:
     x.put(b, "md_partition_epoch", x.record(rec, "partition_epoch"))
     if then == "RemainLeader":
         x.require(remain)
-        x.hw_on_partition_change(b, isr, isr)
+        hw_on_partition_change(x, b, isr, isr)
         x.put(b, "alter_partition", 0)  # its partition epoch is at least the awaited one
         return
     x.require(x.not_(remain))
@@ -392,7 +402,7 @@ def apply_record(x: Ops, b: int, then: str, rec: Any, remain: Any) -> None:
         # one keeps what it knew of ISR members).
         x.require(leader == b)
         x.put(b, "role", LEADER)
-        x.hw_on_partition_change(b, isr, isr)
+        hw_on_partition_change(x, b, isr, isr)
         x.put(b, "epoch_start", x.log_end(b))
         x.keep_followers(b, isr, x.get(b, "role") == LEADER)
         x.put(b, "alter_partition", 0)
@@ -412,7 +422,7 @@ def apply_record(x: Ops, b: int, then: str, rec: Any, remain: Any) -> None:
         x.put(b, "role", NO_ROLE)
         x.put(b, "fetch_from", NIL)
     x.put(b, "epoch_start", NIL)
-    x.renounce(b, isr, leader)
+    renounce(x, b, isr, leader)
 
 
 def delete_partition(x: Ops, b: int, isr: Any, leader: Any) -> None:
@@ -426,7 +436,7 @@ def delete_partition(x: Ops, b: int, isr: Any, leader: Any) -> None:
     x.put(b, "role", NO_ROLE)
     x.put(b, "fetch_from", NIL)
     x.put(b, "epoch_start", NIL)
-    x.renounce(b, isr, leader)
+    renounce(x, b, isr, leader)
     x.clear_log(b)
     x.put(b, "hw", 0)
 
@@ -496,7 +506,7 @@ def receive_alter_partition_response(x: Ops, b: int) -> None:
             isr = x.get(b, "md_isr")
             maximal = isr
             x.put(b, "md_maximal_isr", isr)
-        x.hw_on_partition_change(b, isr, maximal)
+        hw_on_partition_change(x, b, isr, maximal)
         x.emit(A.ReceiveAlterPartitionResponse, b + 1, "accepted" if accepted else "rejected")
 
 
@@ -523,7 +533,7 @@ def receive_alter_partition_request(x: Ops, b: int) -> None:
     for outcome in x.cases("outcome"):
         if outcome == "accepted":
             x.require(eligible, x.not_(completes))
-            x.append_partition_change(b, proposed)
+            alter_partition(x, b, proposed)
             x.put_ap_phase(b, AP_ACCEPTED)
             x.emit(A.ReceiveAlterPartitionRequest, b + 1, x.ids(proposed), "accepted")
         elif outcome == "reassigned":
@@ -567,7 +577,7 @@ def fetch(x: Ops, f: int) -> None:
                 continue
             x.require(x.not_(diverges))
             x.record_follower(ld, f, end, x.get(f, "broker_epoch"))
-            hw = x.advance_hw(ld, x.log_end(ld), known=True)
+            hw = advance_hw(x, ld, x.log_end(ld), known=True)
             x.copy_next_record(f, ld, end)
             x.put(f, "hw", x.ite(hw <= x.next_log_end(f), hw, x.get(f, "hw")))  # a follower's HW is not monotone
             x.emit(A.Fetch, f + 1, ld + 1, end, "ok")
@@ -585,7 +595,7 @@ def write_record_to_leader(x: Ops, b: int) -> None:
         x.require(x.not_(x.value_sent(v)))
         end = x.let(x.log_end(b))
         x.append_record(b, x.get(b, "md_leader_epoch"), v)
-        x.advance_hw(b, end + 1)
+        advance_hw(x, b, end + 1)
         x.mark_sent(v)
         floor = x.get(b, "write_floor")
         x.put(b, "write_floor", x.ite(floor == x.no_floor, end, floor))

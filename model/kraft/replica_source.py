@@ -15,9 +15,6 @@ broker answering as a follower and one as the leader; the description's first ca
 (``functions.answers_at_once``) is an early return, as the hand-written copy had it, so the log is
 searched only where it is needed; a search is a generator expression over the offsets.
 
-``renounce_fails``: whether ``EnsureLeadershipRenounced`` fails the pending writes, as
-``f(b, hw, leo, isr_enough, new_leader)``.
-
 Abstracted away: nothing; this is a translation of ``functions.py``.
 """
 
@@ -120,16 +117,3 @@ def last_offsets_for_epoch(values: int) -> tuple[Callable[[tuple, int, int], tup
         fns = _LAST_OFFSET[values] = (namespace["last_offset_for_epoch_False"],  # type: ignore[assignment]
                                       namespace["last_offset_for_epoch_True"])
     return fns
-
-
-def _renounce_fails() -> Callable[[int, int, int, bool, int], bool]:
-    o = _Ops()
-    names = ("b", "hw", "leo", "isr_enough", "new_leader")
-    value = functions.renounce_fails(o, *(Staged(n) for n in names))
-    namespace: dict[str, object] = {}
-    source = f"def renounce_fails({', '.join(names)}):\n    return {src(value)}"
-    exec(compile(source, "<isrcheck generated KRaft EnsureLeadershipRenounced>", "exec"), namespace)
-    return namespace["renounce_fails"]  # type: ignore[return-value]
-
-
-renounce_fails = _renounce_fails()

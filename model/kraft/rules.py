@@ -92,6 +92,7 @@ class MaskRules:
         self._lk: dict[int, int] = {}
         self._fenced: dict[int, int] = {}
         self._cand: dict[int, tuple[int, ...]] = {}
+        self._cand_set: dict[int, int] = {}
 
     def _bits(self, mask: int) -> list[bool]:
         return [bool(mask >> j & 1) for j in range(self.n)]
@@ -135,6 +136,15 @@ class MaskRules:
             b = self._bits
             got = self._cand[key] = tuple(j for j, x in enumerate(candidates(
                 self.ops, self.gen, b(new_isr), b(new_elr), b(unfenced))) if x)
+        return got
+
+    def candidate_set(self, new_isr: int, new_elr: int, unfenced: int) -> int:
+        """``candidates`` as a mask."""
+        n = self.n
+        key = (new_isr << n | new_elr) << n | unfenced
+        got = self._cand_set.get(key)
+        if got is None:
+            got = self._cand_set[key] = sum(1 << j for j in self.candidates(new_isr, new_elr, unfenced))
         return got
 
     def leader_may_stay(self) -> tuple[bool, ...]:

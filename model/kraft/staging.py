@@ -20,16 +20,20 @@ from typing import Any
 
 from isrcheck.model.steps.staging import Block, Staged, const, render_body, src
 
-from . import functions
 from .described import Described, steps_of
+from .described_replica import advance_hw
 from .fields import (
+    ACKED,
     AP_ACCEPTED,
     AP_REQUEST,
     BROKER_FIELDS,
+    CONSUMED,
     GLOBAL_FIELDS,
     METADATA_LOG,
+    NACKED,
     NIL,
     NO_FLOOR,
+    R_ELR,
     R_ISR,
     R_LEADER,
     R_LEADER_EPOCH,
@@ -37,6 +41,7 @@ from .fields import (
     R_REPLICAS,
     SENT,
     STARTING,
+    TRUE_HW,
     Layout,
 )
 from .replica_source import Folding, commit_offsets, last_offsets_for_epoch
@@ -64,7 +69,7 @@ class KraftWriter(Folding):
         self.described: Described | None = None
         self.count = 0  # names of locals
         self.completion = ""  # the local holding a reassignment's completion (completes_reassignment)
-        self.electing = False  # inside an ``elections`` loop: the next state is its ``t``
+        self.electing = False  # inside ``reassignment_completions``' loop: the next state is its ``t``
 
     # -- writing source ------------------------------------------------------------------------
 
@@ -128,17 +133,31 @@ class KraftWriter(Folding):
             yield value
         self.at, self.dead = at, dead
 
-    def elections(self, kind: str, b: int) -> Iterator[Staged]:
-        """A loop over the controller's choices (``ctl``, ``controller.Controller``), each a list
-        ``t``: the next state is built before it, with the step's updates so far."""
-        at, dead = list(self.at), self.dead
-        for line in ("nxt = list(s)", *self.updates):
-            self._line(line)
-        self.updates = []
-        self._open(f"for t, e in ctl.{kind}(nxt, {b}):")
-        self.electing = True
-        yield Staged("elected(e)")
-        self.at, self.dead, self.electing = at, dead, False
+    def elected_choices(self) -> Iterator[int]:
+        """The controller's choice as build-time branches (-1, then each broker, the explicit
+        order): each continues from the step's updates so far, under its own guards."""
+        at, dead, updates = list(self.at), self.dead, list(self.updates)
+        for c in (-1, *self.lay.brokers):
+            self.at, self.dead, self.updates = list(at), dead, list(updates)
+            yield c
+        self.at, self.dead, self.updates = at, dead, []
+
+    def single(self, c: int, when: Any) -> Any:
+        return 0 if c < 0 else self.ite(when, 1 << c, 0)
+
+    def elected_id(self, c: int, stays: Any) -> Any:
+        if c >= 0:
+            return c + 1
+        return Staged(f"(None if {src(stays)} else {self._bind('none')})") if not const(stays) else (
+            None if stays else "none")
+
+    def ite(self, c: Any, a: Any, b: Any) -> Any:
+        """The classic writer's, with two more folds (both branches the same constant; a negation)."""
+        if const(a) and const(b) and type(a) is type(b) and a == b:
+            return a
+        if a is False and b is True:
+            return self.not_(c)
+        return Folding.ite(self, c, a, b)
 
     def one_of(self, v: Any, values: tuple) -> Any:
         return self.or_(*(v == x for x in values))
@@ -194,22 +213,39 @@ class KraftWriter(Folding):
     def mark_sent(self, v: int) -> None:
         self.updates.append(f"nxt[{self.lay.g + SENT}] |= {1 << v}")
 
-    def advance_hw(self, b: int, leo: Any, known: bool = False) -> Staged:
-        """``MaybeAdvanceHighWatermark`` (``rep``: ``replica.Replica``) at ``GetCommitOffset`` (the
-        generated ``functions.commit_offset``);
-        ``known``: with what b knows of its followers after the updates so far."""
-        isr, hw = self.get(b, "md_isr"), self.get(b, "hw")
-        members = functions.hw_members(self.config, isr, self.get(b, "md_maximal_isr"))  # folded: a constant choice
+    def commit_offset(self, b: int, members: Any, leo: Any, known: bool) -> Staged:
+        """``functions.commit_offset`` of leader b through its generated source (``replica_source.py``),
+        computed among the updates (``known``: on the followers they wrote)."""
         fi = self._bi(b, "followers")
         followers = f"nxt[{fi}]" if known else f"s[{fi}]"
+        commit = self._bind(commit_offsets(self.n)[b])
+        return self.later(Staged(f"{commit}({src(members)}, {src(leo)}, {followers})"))
+
+    def later(self, v: Any) -> Any:
+        if const(v):
+            return v
         self.count += 1
-        new, adv = f"new{self.count}", f"adv{self.count}"
-        commit = self._bind(commit_offsets(self.n)[b])  # functions.commit_offset, generated for leader b
-        self.updates.append(f"{new} = {commit}({src(members)}, {src(leo)}, {followers})")
-        self.updates.append(f"{adv} = {src(functions.can_advance(self, self.hw_isr_ok(isr), hw, Staged(new)))}")
-        self.updates.append(f"if {adv}: rep.advance_hw(nxt, {b}, {src(hw)}, {new}, True)")
-        self.updates.append(f"hw{self.count} = {new} if {adv} else {src(hw)}")
-        return Staged(f"hw{self.count}")
+        name = f"u{self.count}"
+        self.updates.append(f"{name} = {src(v)}")
+        return Staged(name)
+
+    _GHOST = {"acked": ACKED, "nacked": NACKED}
+
+    def ghost(self, name: str, v: int) -> Staged:
+        return Staged(f"(s[{self.lay.g + self._GHOST[name]}] >> {v} & 1)")
+
+    def ghost_add(self, name: str, v: int, when: Any) -> None:
+        if not (const(when) and not when):
+            add = f"nxt[{self.lay.g + self._GHOST[name]}] |= {1 << v}"
+            self.updates.append(add if when is True else f"if {src(when)}: {add}")
+
+    def next_log_holds(self, b: int, lo: Any, hi: Any, v: int) -> Staged:
+        return Staged(f"any(r % {self.config.values} == {v} for r in nxt[{self._bi(b, 'log')}][{src(lo)}:{src(hi)}])")
+
+    def consume_up_to(self, b: int, hw: Any, when: Any) -> None:
+        t, c, log = self.lay.g + TRUE_HW, self.lay.g + CONSUMED, self._bi(b, "log")
+        self.updates.append(f"if {src(self.and_(when, Staged(f'({src(hw)} > nxt[{t}])')))}: "
+                            f"nxt[{c}] = nxt[{c}] + nxt[{log}][nxt[{t}]:{src(hw)}]; nxt[{t}] = {src(hw)}")
 
     def hw_isr_ok(self, isr: Any) -> Any:
         """``rules.hw_isr_ok`` of the ISR mask ``isr``: a table lookup, or True where every ISR passes."""
@@ -241,10 +277,6 @@ class KraftWriter(Folding):
 
     def next_log_end(self, f: int) -> Staged:
         return Staged(f"len(nxt[{self._bi(f, 'log')}])")
-
-    def fail_pending_writes(self, b: int, when: Any) -> None:
-        if not (const(when) and not when):
-            self.updates.append(f"if {src(when)}: rep.fail_pending_writes(nxt, {b})")
 
     def clear_log(self, b: int) -> None:
         self.put(b, "log", ())
@@ -280,10 +312,6 @@ class KraftWriter(Folding):
     def ap_replicas(self, b: int) -> Staged:
         return Staged(f"{src(self.get(b, 'alter_partition'))}[3]")
 
-    def hw_on_partition_change(self, b: int, isr: Any, maximal_isr: Any) -> None:
-        self.updates.append(f"rep.hw_on_partition_change(nxt, {b}, {src(isr)}, {src(maximal_isr)}, "
-                            f"{src(self.get(b, 'followers'))})")
-
     # -- broker sets (bit masks) --------------------------------------------------------------
 
     def member(self, mask: Any, f: int) -> Any:
@@ -294,8 +322,15 @@ class KraftWriter(Folding):
                  for f, c in enumerate(bits) if not (const(c) and not c)]
         return Staged("(" + " | ".join(terms) + ")") if terms else 0
 
-    def union(self, a: Any, b: Any) -> Staged:
+    def union(self, a: Any, b: Any) -> Any:
+        if const(b) and not b:
+            return a
         return Staged(f"({src(a)} | {src(b)})")
+
+    def difference(self, a: Any, b: Any) -> Any:
+        if const(b) and not b:
+            return a
+        return Staged(f"({src(a)} & ~{src(b)})")
 
     def same_set(self, a: Any, b: Any) -> Any:
         return a == b
@@ -329,15 +364,26 @@ class KraftWriter(Folding):
         self.updates.append(f"nxt[{self._bi(b, 'alter_partition')}] = ({phase}, {slot}[1], {slot}[2]{extra})")
 
     _RECORD = {"leader": R_LEADER, "leader_epoch": R_LEADER_EPOCH, "partition_epoch": R_PARTITION_EPOCH,
-               "replicas": R_REPLICAS, "isr": R_ISR}
+               "replicas": R_REPLICAS, "isr": R_ISR, "elr": R_ELR}
 
     def controller(self, name: str) -> Staged:
         return Staged(f"s[{self.lay.g + METADATA_LOG}][-1][{self._RECORD[name]}]")
 
-    def append_partition_change(self, leader: int, isr: Any) -> None:
-        cur = f"s[{self.lay.g + METADATA_LOG}][-1]"
-        self.updates.append(f"ctl.apply_change(nxt, {leader}, {src(isr)}, ctl.update_elr({cur}, {src(isr)}), "
-                            f"{cur}[{R_LEADER_EPOCH}])")
+    def change_partition(self, leader: Any, leader_epoch: Any, isr: Any, elr: Any, when: Any) -> None:
+        """``ApplyPartitionChange`` (``controller.Controller.apply_change``: the record's encoding)."""
+        if not (const(when) and not when):
+            change = f"ctl.apply_change(nxt, {src(leader)}, {src(isr)}, {src(elr)}, {src(leader_epoch)})"
+            self.updates.append(change if when is True else f"if {src(when)}: {change}")
+
+    # The rules of rules.py on masks, through the controller's memoised tables (``rules.MaskRules``).
+    def update_elr(self, isr: Any, elr: Any, proposed: Any, replicas: Any) -> Staged:
+        return Staged(f"R.update_elr({src(isr)}, {src(elr)}, {src(proposed)}, {src(replicas)})")
+
+    def isr_after_fencing(self, isr: Any, b: int) -> Staged:
+        return Staged(f"R.isr_after_fencing({src(isr)}, {b})")
+
+    def candidates(self, isr: Any, elr: Any, unfenced: Any) -> Staged:
+        return Staged(f"R.candidate_set({src(isr)}, {src(elr)}, {src(unfenced)})")
 
     def completes_reassignment(self, b: int) -> Staged:
         self.count += 1
@@ -392,9 +438,6 @@ class KraftWriter(Folding):
                          for f in self.lay.brokers)
         self.updates.append(f"nxt[{self._bi(b, 'followers')}] = ({kept},)")
 
-    def renounce(self, b: int, isr: Any, leader: Any) -> None:
-        self.updates.append(f"rep.renounce_leadership(nxt, {b}, {src(isr)}, {src(leader)})")
-
     def emit(self, cls: type, *args: Any) -> None:
         if self.dead:
             return
@@ -423,19 +466,39 @@ def elected(choice: object) -> int | str | None:
     return choice + 1 if isinstance(choice, int) else choice
 
 
-def generated_steps(config: Any, lay: Layout, ctl: Any, rep: Any) -> dict[str, tuple[Step | None, ...]]:
+def generated_steps(config: Any, lay: Layout, ctl: Any) -> dict[str, tuple[Step | None, ...]]:
     """Every described step of the configuration as one function per acting broker, by the method
-    of ``KraftSteps`` it stands for (None where it can never emit for that broker); ``ctl`` and
-    ``rep`` are the model's ``controller.Controller`` and ``replica.Replica``."""
+    of ``KraftSteps`` it stands for (None where it can never emit for that broker); ``ctl`` is the
+    model's ``controller.Controller`` (the record's encoding, the rules' memoised tables)."""
     w = KraftWriter(config, lay)
     names = {d.method: tuple(w.function(d, b) for b in lay.brokers) for d in steps_of(config.gen).values()}
     source = "\n".join([*w.lines, ""])
     code = _CODE.get(source)
     if code is None:
         code = _CODE[source] = compile(source, f"<isrcheck generated KRaft steps of {config.gen.name}>", "exec")
-    namespace = {**w.namespace, "ctl": ctl, "rep": rep, "elected": elected}
+    namespace = {**w.namespace, "ctl": ctl, "R": ctl.rules, "elected": elected}
     exec(code, namespace)  # the source is ours, written from the descriptions: no user data in it
     return {method: tuple(namespace[f] if f else None for f in fs) for method, fs in names.items()}
+
+
+def advance_hw_functions(config: Any, lay: Layout) -> tuple[Callable[[list], int], ...]:
+    """``described_replica.advance_hw`` of each broker as leader, with what it knows of its followers
+    now, as a function ``(s, nxt)`` of the state before the step and the list of the next one it
+    writes into, returning the HW after it: for the split fetch's ReceiveFetchRequest, which has
+    no description (``steps.py``)."""
+    w = KraftWriter(config, lay)
+    lines = []
+    for b in lay.brokers:
+        w.updates = []
+        hw = advance_hw(w, b, w.log_end(b), known=True)
+        lines += [f"def advance_hw_{b}(s, nxt):", *(f"    {u}" for u in w.updates), f"    return {src(hw)}"]
+    source = "\n".join([*lines, ""])
+    code = _CODE.get(source)
+    if code is None:
+        code = _CODE[source] = compile(source, "<isrcheck generated KRaft MaybeAdvanceHighWatermark>", "exec")
+    namespace = dict(w.namespace)
+    exec(code, namespace)  # the source is ours, written from the description: no user data in it
+    return tuple(namespace[f"advance_hw_{b}"] for b in lay.brokers)
 
 
 def source_of(config: Any, lay: Layout) -> str:

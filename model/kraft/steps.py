@@ -33,9 +33,7 @@ from .fields import (
     HW,
     LEADER,
     LOG,
-    MD_ISR,
     MD_LEADER_EPOCH,
-    MD_MAXIMAL_ISR,
     METADATA_LOG,
     NIL,
     R_ADDING,
@@ -75,7 +73,7 @@ class KraftSteps:
         self.min_isr = config.min_isr
         # The steps written once (described.py) run as functions generated per acting broker; the
         # others are this class's methods.
-        derived = generated_steps(config, lay, self.ctl, self.rep)
+        derived = generated_steps(config, lay, self.ctl)
         by_method = {d.method: d for d in STEPS.values()}
 
         def at(name: str, b: int, st: int, role: int) -> tuple:
@@ -186,13 +184,7 @@ class KraftSteps:
                     known[f] = (fetch_offset, broker_epoch)
                     known = tuple(known)
                     s[lo + FOLLOWERS] = known
-                    old = state[lo + HW]
-                    members = self.rep.hw_members(state[lo + MD_ISR], state[lo + MD_MAXIMAL_ISR])
-                    new = self.rep.commit_offset(b, members, len(state[lo + LOG]), known)
-                    hw = old
-                    if self.rep.can_advance(state[lo + MD_ISR], old, new):
-                        self.rep.advance_hw(s, b, old, new, True)
-                        hw = new
+                    hw = self.rep.advance_hw[b](state, s)  # described_replica.advance_hw, generated
                     llog = state[lo + LOG]
                     response = (FETCH_OK, fetch_offset, le, hw, llog[fetch_offset] if fetch_offset < len(llog) else -1)
                     result = "ok"

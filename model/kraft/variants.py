@@ -5,7 +5,7 @@ a ``KraftGeneration`` (``isrcheck.model.kraft.generations``) with some of its ru
 (``isr_floor_one``, ``elr``, ``hw_needs_min_isr``, ``broker_epoch_on_disk``) or a whole step, a
 form of one's own (``step_form``, for ``forms``) written against the step operations every
 built-in KRaft step is written against (``isrcheck.model.kraft.described``: ``x.require``,
-``x.get``/``x.put``, ``x.cases``, ``x.elections``, ``x.emit``...). The explicit successor function
+``x.get``/``x.put``, ``x.cases``, ``x.emit``, ``described_controller.elections``...). The explicit successor function
 (straight-line Python, ``isrcheck.model.kraft.staging``) and the z3 relation of ``bmc`` and
 ``prove`` (``isrcheck.model.kraft.symbolic.derived``) are both read from the variant's steps
 (``described.steps_of``), so the variant runs everywhere the built-in generations run. The KRaft

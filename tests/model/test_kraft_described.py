@@ -89,3 +89,25 @@ def test_one_change_reaches_both_readings(monkeypatch):
                 assert all(u[model.layout.base[b]] == STARTING
                            for a2, u in before.successors(s) if type(a2).__name__ == "BrokerStart" and a2 == a)
     assert started > 0
+
+
+def test_one_change_of_a_function_reaches_both_readings(monkeypatch):
+    """SendAcksFor changed once in described_replica.py (a failed write acknowledged positively):
+    the explicit successors and the symbolic ones both follow, and still agree state by state."""
+    from isrcheck.model.kraft import described_replica
+
+    original = described_replica.send_acks
+
+    def acks_every_failed_write(x, b, lower, upper, positive, when):
+        original(x, b, lower, upper, True if positive is False else positive, when)
+
+    before = build_model("classic", SMALL)
+    monkeypatch.setattr(described_replica, "send_acks", acks_every_failed_write)
+    model = build_model("classic", SMALL)
+    sym = make_symbolic(model)
+    changed = 0
+    for s in breadth_first(model, 200):
+        got = model.successors(s)
+        assert Counter(concrete_successors(sym, s)) == Counter((type(a).__name__, t) for a, t in got)
+        changed += got != before.successors(s)
+    assert changed > 0

@@ -10,7 +10,7 @@ import itertools
 from isrcheck.explorer.symbolic.concrete import ConcreteOps
 from isrcheck.model.kraft import functions
 from isrcheck.model.kraft.fields import NIL
-from isrcheck.model.kraft.replica_source import commit_offsets, last_offsets_for_epoch, renounce_fails
+from isrcheck.model.kraft.replica_source import commit_offsets, last_offsets_for_epoch
 
 
 def test_commit_offset_is_the_description_on_every_small_input() -> None:
@@ -41,13 +41,3 @@ def test_last_offset_for_epoch_is_the_description_on_every_small_log() -> None:
                 assert fns[is_leader](log, leader_epoch, epoch) == want, (log, epoch, leader_epoch, is_leader)
                 answers.add(want)
     assert (0, 1) in answers and (2, 3) in answers  # the first larger epoch ends it; the LEO does
-
-
-def test_renounce_fails_is_the_description_on_every_small_input() -> None:
-    o = ConcreteOps()
-    answers = set()
-    for b, hw, leo, enough, new_leader in itertools.product(range(2), range(3), range(3), (False, True), (NIL, 0, 1)):
-        want = functions.renounce_fails(o, b, hw, leo, enough, new_leader)
-        assert renounce_fails(b, hw, leo, enough, new_leader) == want, (b, hw, leo, enough, new_leader)
-        answers.add(bool(want))
-    assert answers == {False, True}

@@ -22,7 +22,7 @@ from isrcheck.explorer.symbolic.bmc import bmc
 from isrcheck.explorer.symbolic.ops import BoundedZ3Ops, ConcreteOps
 from isrcheck.explorer.symbolic.relation import concrete_successors, solver_successors
 from isrcheck.model.kraft.symbolic import KraftSymbolic
-from isrcheck.model.kraft.symbolic.steps import KraftSteps
+from isrcheck.model.kraft.symbolic.derived import KraftReader
 from isrcheck.model.symbolic import make_symbolic
 
 from tests.fixtures.states import reachable
@@ -101,8 +101,9 @@ def test_z3_all_solutions_sample():
 
 
 def test_a_mutated_rule_is_caught(monkeypatch):
-    """KIP-966's CanAdvanceHwm dropped from the symbolic relation only: the test above would fail."""
-    monkeypatch.setattr(KraftSteps, "can_advance", lambda self, o, isr, old, new: new > old)
+    """KIP-966's CanAdvanceHwm ISR condition dropped from the symbolic reading only: the test above
+    would fail."""
+    monkeypatch.setattr(KraftReader, "hw_isr_ok", lambda self, isr: True)
     model = kraft("kraft-kip966", **ANCHOR)
     sym = make_symbolic(model)
     ops = ConcreteOps()

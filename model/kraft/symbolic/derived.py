@@ -22,6 +22,7 @@ from isrcheck.explorer.symbolic.contract import SymStep
 from isrcheck.model.kraft.described import Described, steps_of
 from isrcheck.model.kraft.fields import AP_REQUEST, NIL
 
+from .. import functions, rules
 from ..rules import at_least
 from .vars import KraftVars
 
@@ -63,11 +64,16 @@ class KraftReader:
     def cases(self, name: str) -> Iterator[Any]:
         yield self.pinned[name]
 
-    def elections(self, kind: str, b: int) -> Iterator[None]:
-        """The symbolic controller (``symbolic.steps.KraftSteps``: its choice of the elected broker is
-        a variable), read on the state with the step's updates so far."""
-        self.require(getattr(self.sym, kind)(self.o, self.w.copy(), self.w, b))
-        yield None
+    def elected_choices(self) -> Iterator[Any]:
+        """The controller's choice of the elected broker: one variable (-1: no one elected)."""
+        yield self.o.choose(-1, self.n, "elected")
+
+    def single(self, c: Any, when: Any) -> list:
+        return [self.o.and_(when, c == j) for j in range(self.n)]
+
+    @staticmethod
+    def elected_id(c: Any, stays: Any) -> None:
+        return None  # what the action shows: not part of the relation
 
     def and_(self, *xs: Any) -> Any:
         return self.o.and_(*xs)
@@ -125,10 +131,6 @@ class KraftReader:
     def mark_sent(self, val: int) -> None:
         self.w.sent = [self.o.true if i == val else s for i, s in enumerate(self.v.sent)]
 
-    def fail_pending_writes(self, b: int, when: Any) -> None:
-        y = self.v.b[b]
-        self.sym.send_acks(self.o, self.v, self.w, b, y.hw, y.llen, self.o.false, when)
-
     def clear_log(self, b: int) -> None:
         self.w.b[b].llen = 0
 
@@ -155,17 +157,36 @@ class KraftReader:
     def ap_replicas(self, b: int) -> list:
         return list(self.sym.replicas)
 
-    def hw_on_partition_change(self, b: int, isr: list, maximal_isr: list) -> None:
-        self.sym.hw_on_partition_change(self.o, self.v, self.w, b, isr, maximal_isr, self.v.b[b].fleo)
+    def commit_offset(self, b: int, members: list, leo: Any, known: bool) -> Any:
+        fleo = self.w.b[b].fleo if known else self.v.b[b].fleo
+        return functions.commit_offset(self.o, b, members, leo, fleo)
 
-    def advance_hw(self, b: int, leo: Any, known: bool = False) -> Any:
-        o, sym, y = self.o, self.sym, self.v.b[b]
-        old = y.hw
-        fleo = self.w.b[b].fleo if known else y.fleo
-        new = sym.commit_offset(o, b, sym.hw_members(y.isr, y.misr), leo, fleo)
-        adv = sym.can_advance(o, y.isr, old, new)
-        sym.advance_hw(o, self.v, self.w, b, old, new, o.true, adv)
-        return o.ite(adv, new, old)
+    def hw_isr_ok(self, isr: list) -> Any:
+        return rules.hw_isr_ok(self.o, self.gen, self.config.min_isr, isr)
+
+    @staticmethod
+    def later(v: Any) -> Any:
+        return v
+
+    def ghost(self, name: str, val: int) -> Any:
+        return getattr(self.v, name)[val]
+
+    def ghost_add(self, name: str, val: int, when: Any) -> None:
+        values = list(getattr(self.w, name))
+        values[val] = self.o.or_(values[val], when)
+        setattr(self.w, name, values)
+
+    def next_log_holds(self, b: int, lo: Any, hi: Any, val: int) -> Any:
+        o, x = self.o, self.w.b[b]
+        return o.exists(lo, hi, lambda off: o.sel(x.lval, off) == val, self.sym.z.log)
+
+    def consume_up_to(self, b: int, hw: Any, when: Any) -> None:
+        o, v, w, size = self.o, self.v, self.w, self.sym.z.log
+        x = w.b[b]
+        upto = o.ite(o.and_(when, hw > v.true_hw), hw, v.true_hw)
+        w.cep = o.copy_range(w.cep, x.lep, v.true_hw, upto, size)
+        w.cval = o.copy_range(w.cval, x.lval, v.true_hw, upto, size)
+        w.true_hw = upto
 
     def last_fetched_epoch(self, f: int) -> Any:
         y = self.v.b[f]
@@ -238,13 +259,30 @@ class KraftReader:
 
     def controller(self, name: str) -> Any:
         o, v = self.o, self.v
+        i = v.mlen - 1
+        if name in ("isr", "elr"):
+            return [o.sel(m, i) for m in (v.m_isr if name == "isr" else v.m_elr)]
+        if name == "replicas":
+            return list(self.sym.replicas)
         arr = {"leader": v.m_leader, "leader_epoch": v.m_le, "partition_epoch": v.m_pe}[name]
-        return o.sel(arr, v.mlen - 1)
+        return o.sel(arr, i)
 
-    def append_partition_change(self, leader: int, isr: list) -> None:
+    def change_partition(self, leader: Any, leader_epoch: Any, isr: list, elr: list, when: Any) -> None:
         o, sym = self.o, self.sym
-        cur = sym.cur(o, self.v)
-        self.require(sym.append(o, self.v, self.w, cur, o.true, leader, cur.le, list(isr), sym.update_elr(o, cur, isr)))
+        self.require(sym.append(o, self.v, self.w, sym.cur(o, self.v), when, leader, leader_epoch, list(isr),
+                                list(elr)))
+
+    def update_elr(self, isr: list, elr: list, proposed: list, replicas: list) -> list:
+        return rules.update_elr(self.o, self.gen, self.config.min_isr, isr, elr, proposed, replicas)
+
+    def isr_after_fencing(self, isr: list, b: int) -> list:
+        return rules.isr_after_fencing(self.o, self.gen, isr, b)
+
+    def candidates(self, isr: list, elr: list, unfenced: list) -> list:
+        return rules.candidates(self.o, self.gen, isr, elr, unfenced)
+
+    def difference(self, a: list, b: list) -> list:
+        return [self.o.and_(x, self.o.not_(y)) for x, y in zip(a, b, strict=True)]
 
     def completes_reassignment(self, b: int) -> Any:
         raise AssertionError("reassignment has no symbolic form (refused by name)")
@@ -276,13 +314,12 @@ class KraftReader:
         x.fleo = [o.ite(o.and_(was_leader, isr[f]), y.fleo[f], NIL) for f in range(self.n)]
         x.fep = [o.ite(o.and_(was_leader, isr[f]), y.fep[f], 0) for f in range(self.n)]
 
-    def renounce(self, b: int, isr: list, leader: Any) -> None:
-        self.sym.renounce(self.o, self.v, self.w, b, isr, leader)
-
     def put(self, b: int, name: str, value: Any) -> None:
         x = self.w.b[b]
         if name == "md_replicas":  # every broker is a replica, or (right after registering) none
             x.has_md = self.o.or_(*value)
+        elif name == "c_unfenced":  # written as 0 or 1
+            x.unf = self.o.true if value else self.o.false
         elif name == "alter_partition":  # a description only ever empties it
             x.ap_phase, x.ap_isr, x.ap_ep = 0, [self.o.false] * self.n, [0] * self.n
         else:
@@ -300,7 +337,7 @@ class KraftReader:
 def derived_steps(sym: Any, name: str, b: int) -> list[SymStep]:
     """The ``SymStep`` values of described step ``name`` for acting broker ``b``: one per choice of
     its cases, in their order (``sym``: the configuration's ``symbolic.steps.KraftSteps``, whose
-    controller and replica helpers, the parts of the description still written per reading)."""
+    metadata log's encoding (``append``) and blanked leadership the reader uses)."""
     config = sym.c
     d: Described = steps_of(config.gen)[name]
     names = tuple(d.cases)

@@ -1,12 +1,13 @@
 """The KRaft steps as symbolic relations (``isrcheck.explorer.symbolic.contract``): ``all`` puts
 ``Next`` together from the steps' one description (``isrcheck.model.kraft.described``, read by
 ``derived.py``: one ``SymStep`` per acting broker and case, each case's guard saying when it is
-the one taken); this module holds the controller and replica functions the steps reach through
-their operations, the symbolic counterparts of ``controller.py`` and ``replica.py``, reading the
-same generation data (``isrcheck.model.kraft.generations``) and constants (``KraftConfig``). The
-controller's election (``MaybeUpdatePartitionOnBrokerChange``) is an existential choice of the
-elected broker (``ops.choose``; -1 where no one is elected), as is the record a broker jumps to in
-the metadata log (``ReceiveMetadataUpdate``).
+the one taken). The controller's and the replica's functions are described once too
+(``described_controller.py``, ``described_replica.py``) and read by the same reader; this module
+holds only what the z3 reading encodes its own way: the metadata log's last record (``Cur``), an
+appended PartitionChange record (``append``, KIP-966's last known ELR with it), a blanked
+leadership, LastOffsetForEpoch on the log arrays. The controller's election is an existential
+choice of the elected broker (``ops.choose``; -1 where no one is elected), as is the record a
+broker jumps to in the metadata log (``ReceiveMetadataUpdate``).
 
 Bounds (``Sizes``) appear only as guards where a step appends (a record to a log, a record to the
 metadata log), at sizes no reachable state reaches (``metadata_bound`` says why), so with bounds
@@ -95,108 +96,7 @@ class KraftSteps:
         w.mlen = o.ite(cond, v.mlen + 1, v.mlen)
         return o.true if self.z.records is None else o.implies(cond, v.mlen < self.z.records)
 
-    def update_elr(self, o: Any, cur: Cur, proposed: list) -> list:
-        """KIP-966 ``UpdateElr`` (every broker a replica); 3.5 has no ELR."""
-        return rules.update_elr(o, self.gen, self.min_isr, cur.isr, cur.elr, proposed, self.replicas)
-
-    def on_broker_change(self, o: Any, v: KraftVars, w: KraftVars, new_isr: list, new_elr: list, unfenced: list,
-                         active: Any = True) -> Any:
-        """``MaybeUpdatePartitionOnBrokerChange`` where ``active`` holds (else nothing changes): the
-        leader stays, or the chosen candidate is elected (KIP-966: from the unfenced ELR, then
-        moved into the ISR), or NoLeader. The guard ties the choice to the outcome."""
-        cur = Cur(o, v)
-        c = o.choose(-1, self.n, "elected")
-        leader, R = cur.leader, self.R
-        cand = rules.candidates(o, self.gen, new_isr, new_elr, unfenced)
-        may_stay = [rules.leader_may_stay(o, self.gen, new_isr[j], unfenced[j]) for j in R]
-        leader_ok = o.or_(*(o.and_(leader == j, may_stay[j]) for j in R))
-        any_cand = o.or_(*cand)
-        stays = o.or_(o.not_(active), o.and_(leader == NIL, o.not_(any_cand)), leader_ok)
-        elect = o.and_(o.not_(stays), any_cand)
-        guard = o.ite(elect, o.or_(*(o.and_(c == j, cand[j]) for j in R)), c == -1)
-        changed = o.and_(active, o.or_(*(o.not_(new_isr[j] == cur.isr[j]) for j in R),
-                                       *(o.not_(new_elr[j] == cur.elr[j]) for j in R)))
-        chosen = [o.and_(elect, c == j) for j in R]
-        isr = [o.or_(new_isr[j], chosen[j]) for j in R]
-        elr = [o.and_(new_elr[j], o.not_(chosen[j])) for j in R]
-        rec_leader = o.ite(stays, leader, o.ite(elect, c, NIL))
-        rec_le = o.ite(stays, cur.le, cur.le + 1)
-        room = self.append(o, v, w, cur, o.or_(o.not_(stays), changed), rec_leader, rec_le, isr, elr)
-        return o.and_(guard, room)
-
-    def broker_fenced(self, o: Any, v: KraftVars, w: KraftVars, b: int) -> Any:
-        """``HandleBrokerFenced`` (``v``: the state with the step's other changes made)."""
-        cur = Cur(o, v)
-        unf = [o.false if j == b else v.b[j].unf for j in self.R]
-        w.b[b].unf = o.false
-        new_isr = rules.isr_after_fencing(o, self.gen, cur.isr, b)
-        return self.on_broker_change(o, v, w, new_isr, self.update_elr(o, cur, new_isr), unf)
-
-    def broker_unfenced(self, o: Any, v: KraftVars, w: KraftVars, b: int) -> Any:
-        cur = Cur(o, v)
-        unf = [o.true if j == b else v.b[j].unf for j in self.R]
-        w.b[b].unf = o.true
-        return self.on_broker_change(o, v, w, cur.isr, cur.elr, unf, active=cur.leader == NIL)
-
-    def unclean_broker(self, o: Any, v: KraftVars, w: KraftVars, b: int) -> Any:
-        cur = Cur(o, v)
-        unf = [o.true if j == b else v.b[j].unf for j in self.R]
-        w.b[b].unf = o.true
-        drop = [o.false if j == b else cur.isr[j] for j in self.R]
-        drop_elr = [o.false if j == b else cur.elr[j] for j in self.R]
-        return self.on_broker_change(o, v, w, drop, drop_elr, unf)
-
     # -- a replica (isrcheck.model.kraft.replica) ----------------------------------------------------
-
-    def hw_members(self, isr: list, misr: list) -> list:
-        return functions.hw_members(self.c, isr, misr)
-
-    def commit_offset(self, o: Any, b: int, members: list, leo: Any, fleo: list) -> Any:
-        """``functions.commit_offset`` (``GetCommitOffset`` + 1)."""
-        return functions.commit_offset(o, b, members, leo, fleo)
-
-    def can_advance(self, o: Any, isr: list, old: Any, new: Any) -> Any:
-        return functions.can_advance(o, rules.hw_isr_ok(o, self.gen, self.min_isr, isr), old, new)
-
-    def send_acks(self, o: Any, v: KraftVars, w: KraftVars, b: int, lower: Any, upper: Any, positive: Any,
-                  when: Any = True) -> None:
-        """``SendAcksFor`` where ``when`` holds: values at offsets max(lower, floor)..min(upper, LEO)-1
-        of b's log (as ``w`` has it), sent and not yet answered, are acknowledged (``positive``) or
-        failed. ``v``'s ghost sets are the ones read, as the explicit step reads its copy."""
-        x = w.b[b]
-        lo = o.ite(lower > x.wfloor, lower, x.wfloor)
-        hi = o.ite(upper < x.llen, upper, x.llen)
-        for val in range(self.nv):
-            hit = o.exists(lo, hi, lambda off, val=val: o.sel(x.lval, off) == val, self.z.log)
-            new = o.and_(when, hit, v.sent[val], o.not_(v.acked[val]), o.not_(v.nacked[val]))
-            w.acked[val] = o.or_(w.acked[val], o.and_(positive, new))
-            w.nacked[val] = o.or_(w.nacked[val], o.and_(o.not_(positive), new))
-
-    def advance_hw(self, o: Any, v: KraftVars, w: KraftVars, b: int, old: Any, new: Any, positive: Any,
-                   when: Any) -> None:
-        """``MaybeAdvanceHighWatermark`` where ``when`` (``can_advance``) holds, with its ghost updates."""
-        x = w.b[b]
-        x.hw = o.ite(when, new, x.hw)
-        self.send_acks(o, v, w, b, old, o.ite(positive, new, x.llen), positive, when)
-        grow = o.and_(when, new > v.true_hw)
-        w.cep = o.copy_range(w.cep, x.lep, v.true_hw, o.ite(grow, new, v.true_hw), self.z.log)
-        w.cval = o.copy_range(w.cval, x.lval, v.true_hw, o.ite(grow, new, v.true_hw), self.z.log)
-        w.true_hw = o.ite(grow, new, v.true_hw)
-
-    def hw_on_partition_change(self, o: Any, v: KraftVars, w: KraftVars, b: int, isr: list, misr: list,
-                               fleo: list) -> None:
-        """``MaybeUpdateHwmAndAckOnPartitionChange``."""
-        x = w.b[b]
-        old = x.hw
-        new = self.commit_offset(o, b, self.hw_members(isr, misr), x.llen, fleo)
-        self.advance_hw(o, v, w, b, old, new, at_least(o, misr, self.min_isr), self.can_advance(o, isr, old, new))
-
-    def renounce(self, o: Any, v: KraftVars, w: KraftVars, b: int, new_isr: list, new_leader: Any) -> None:
-        """``EnsureLeadershipRenounced`` (when it fails the pending writes: ``functions.renounce_fails``)."""
-        x = w.b[b]
-        fail = functions.renounce_fails(o, b, x.hw, x.llen, at_least(o, new_isr, self.min_isr), new_leader)
-        self.send_acks(o, v, w, b, x.hw, x.llen, o.false, fail)
-        self.blank(o, x)
 
     def blank(self, o: Any, x: Any) -> None:
         x.fleo, x.fep = [NIL] * self.n, [0] * self.n
