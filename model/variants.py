@@ -10,8 +10,8 @@ against the expression operations and registers here (``caught_up_rule`` for ``i
 ``isrcheck.model.steps.described`` as the built-in steps are. The explicit steps read the
 variant as they read a built-in generation: the Python and the C successor functions are
 generated from its steps' descriptions (its forms included) and look up the tables its rules
-fill, so it runs at compiled speed where a C compiler is found; the z3 relation of ``bmc`` is
-derived from the same descriptions (``isrcheck.model.symbolic.derived``).
+fill, so it runs at compiled speed where a C compiler is found; the z3 relations of ``bmc``
+and of ``prove`` are derived from the same descriptions (``isrcheck.model.symbolic.derived``).
 
     from isrcheck.model.variants import caught_up_rule, variant, variant_model
 
@@ -25,7 +25,9 @@ derived from the same descriptions (``isrcheck.model.symbolic.derived``).
 Abstracted away: nothing beyond the base generation's; a variant changes only what it names.
 Rules registered here live in each process that imported the user's file: ``check``, its forked
 ``--workers``, ``bmc``, and Spark executors (which load a user's model file before unpickling the
-model); proofs (``prove``) encode the built-in generations only.
+model), and ``prove``, whose unbounded relation is derived the same way
+(``isrcheck.model.variant_symbolic``: the base generation's lemmas by name, a rule or form that
+reads a bound as a number refused naming it).
 """
 
 from __future__ import annotations
@@ -141,7 +143,7 @@ def variant(base: str, *, name: str, **changes: Any) -> Generation:
 
 
 class VariantModel(ReplicationModel):
-    """The classic model on a variant generation; ``symbolic`` gives ``bmc`` its derived relation."""
+    """The classic model on a variant generation; ``symbolic`` gives ``bmc`` and ``prove`` their derived relations."""
 
     def __init__(self, generation: Generation, config: Any, options: Any = None, consumers: Any = None,
                  invariants: str = "all") -> None:
@@ -155,14 +157,13 @@ class VariantModel(ReplicationModel):
         return (VariantModel, (self.variant, self.config, self.options, self.consumers, self.invariants))
 
     def symbolic(self, unbounded: bool = False) -> Any:
-        """The derived z3 relation (``isrcheck.explorer.symbolic.contract.SymbolicModel``)."""
-        from isrcheck.explorer.errors import UserError
-
+        """The derived z3 relation (``isrcheck.explorer.symbolic.contract.SymbolicModel``): bounded for
+        ``bmc``, unbounded for ``prove`` (``isrcheck.model.variant_symbolic``)."""
         from .symbolic import make_symbolic
+        from .variant_symbolic import unbounded_relation
 
-        if unbounded:
-            raise UserError(f"proofs encode the built-in generations only, not the variant {self.variant.name!r}; "
-                             "use bmc")
+        if unbounded:  # proofs: the base's lemmas, CTIs replayed on the variant, users' code probed
+            return unbounded_relation(self)
         return make_symbolic(self, unbounded=False)
 
 
