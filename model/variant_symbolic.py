@@ -66,6 +66,19 @@ def _users_code(gen: Generation) -> dict[Any, str]:
     return named
 
 
+def _culprit(exc: BaseException, users: dict[Any, str], step: str) -> str:
+    """What could not be read: the user's rule or form the innermost frame of ``exc`` belongs to,
+    with its line and the error; the step (``step``) where no user's code raised."""
+    frames = list(traceback.extract_tb(exc.__traceback__))
+    codes = [f.f_code for f, _ in traceback.walk_tb(exc.__traceback__)]
+    reason = f"{type(exc).__name__}: {exc}"
+    for code, frame in zip(reversed(codes), reversed(frames), strict=True):
+        if code in users:
+            return f"{users[code]} cannot be read without bounds (at {frame.filename}:{frame.lineno}, " \
+                   f"`{(frame.line or '').strip()}`: {reason})"
+    return f"step {step} cannot be read without bounds ({reason})"
+
+
 def unbounded_relation(explicit: Any) -> VariantSymbolic:
     """The variant's unbounded relation, each step built once here: a user's rule or form that
     cannot be read without bounds is refused (``UserError``) naming it and the reason."""
@@ -81,11 +94,9 @@ def unbounded_relation(explicit: Any) -> VariantSymbolic:
         try:
             step.fn(ops, v)
         except Exception as exc:  # noqa: BLE001 - a user's function may raise anything; named below
-            frames = [f.f_code for f, _ in traceback.walk_tb(exc.__traceback__)]
-            culprit = next((users[c] for c in reversed(frames) if c in users), f"step {step.name}")
-            raise UserError(
-                f"variant {gen.name!r}: {culprit} cannot be read without bounds, so isrcheck prove cannot encode it "
-                f"({type(exc).__name__}: {exc}). Write it against the expression operations with no bound read as "
-                "a number (a bound is None in proofs: test `x.log_size is None`, or use o.forall/o.exists/"
-                "o.first_such over the log's length), or check it with isrcheck bmc") from None
+            raise UserError(f"variant {gen.name!r}: {_culprit(exc, users, step.label)}, so isrcheck "
+                            "prove cannot encode it. In proofs every bound is None (x.log_size, "
+                            "a rule's size) and a log's entries are a z3 array: test `x.log_size is None` as the "
+                            "built-in steps do, or quantify with o.forall/o.exists/o.first_such up to a log's "
+                            "length; isrcheck bmc reads it with bounds") from None
     return sym

@@ -1,5 +1,5 @@
 """A user's variant (model/variants.py): one rule changed in the user's own file runs with check,
---workers and bmc, its z3 relation derived from the same description (docs/variants.md)."""
+--workers, bmc and prove, its z3 relations derived from the same description (docs/variants.md)."""
 
 from __future__ import annotations
 
@@ -103,8 +103,16 @@ def test_cli_check_and_bmc_and_prove(capsys):
     assert "StrongIsr (invariant) violated in a trace of 8 states" in capsys.readouterr().out
     assert main(["bmc", EXAMPLE, "--invariant", "StrongIsr", "--depth", "8", "--quiet"]) == 1
     assert "BMC: StrongIsr violated in a trace of 8 states" in capsys.readouterr().out
-    assert main(["prove", EXAMPLE]) == 2
-    assert "not the variant 'kip320-lag-one'; use bmc" in capsys.readouterr().err
+    lemmas = [a for name in LEADER_LEMMAS for a in ("--lemma", name)]  # the base generation's, by name
+    assert main(["prove", EXAMPLE, "--invariant", "LeaderInIsr", *lemmas, "--quiet"]) == 0
+    assert "Proved: LeaderInIsr" in capsys.readouterr().out
+    assert main(["prove", EXAMPLE, "--invariant", "LeaderInIsr", "--lemma", "Nope", "--quiet"]) == 2
+    assert "no built-in lemma 'Nope'; its lemmas are RecordEpochsSorted" in capsys.readouterr().err
+
+
+# The lemmas that prove LeaderInIsr on KIP-320 (docs/proofs.md), which the variants keep.
+LEADER_LEMMAS = ("LeaderNamedByItsEpoch", "QuorumIsLastRequest", "TrueLeaderIsrIsQuorumIsr",
+                 "QuorumIsrIsLastRequestUntilAdopted")
 
 
 # -- a step of one's own: a variant that changes a step's guard (docs/examples/eager_expand.py) ----------
@@ -180,3 +188,78 @@ def test_a_form_that_branches_in_python_on_the_state_is_refused_with_the_reason(
     step_form("branchy-hw", of="LeaderIncHighWatermark")(branchy)
     with pytest.raises(TypeError, match="in Python control flow: use x.require"):
         variant_model(variant("kip320", name="v-branchy", forms=("branchy-hw",)))
+
+
+# -- prove on a variant: the unbounded relation derived from the form (model/variant_symbolic.py) ---------
+
+def _expand_any_follower(x):
+    """KIP-320's LeaderExpandIsr admitting any follower on the leader's epoch, caught up or not."""
+    from isrcheck.model.steps.described import true_leader
+
+    for lead in true_leader(x):
+        isr = x.isr(lead)
+        for r in x.replicas("r"):
+            x.require(x.not_(x.has(isr, r)), x.ld(r) == lead, x.ep(r) == x.ep(lead))
+            x.put("isr", lead, x.with_(isr, r))
+            x.put("qisr", None, x.with_(isr, r))
+            x.emit(lead, r)
+
+
+def test_prove_reads_a_step_form_unbounded_with_the_bases_lemmas():
+    """LeaderInIsr is proved on a form with the base generation's lemmas, by name."""
+    from isrcheck.explorer.symbolic.induction import prove
+    from isrcheck.model.variants import step_form
+
+    step_form("expand-any-follower", of="LeaderExpandIsr")(_expand_any_follower)
+    model = variant_model(variant("kip320", name="kip320-expand-any", forms=("expand-any-follower",)))
+    sym = model.symbolic(unbounded=True)
+    lemmas = sym.lemmas()
+    assert prove(sym, properties=["LeaderInIsr"], lemmas={n: lemmas[n] for n in LEADER_LEMMAS}).verdict == "proved"
+    assert sym.explicit_for(None, int, []).variant.name == "kip320-expand-any"  # what a CTI is replayed on
+
+
+def test_strong_isr_is_not_proved_on_the_lag_one_variant_its_cti_is_the_rule():
+    """With the lemmas that prove StrongIsr for KIP-320, the variant's counterexample to induction is
+    a LeaderExpandIsr admitting a follower one record short, replayed through the variant's explicit
+    model; KIP-320's own step (the base) does not take it."""
+    from isrcheck.explorer.symbolic.induction import prove
+    from isrcheck.model.replication import ReplicationModel
+    from isrcheck.model.symbolic.lemmas import ISR_PROOF_LEMMAS
+
+    sym = lag_one_model().symbolic(unbounded=True)
+    replayed_on, explicit_for = [], sym.explicit_for
+    sym.explicit_for = lambda *a: replayed_on.append(explicit_for(*a)) or replayed_on[-1]
+    lemmas = sym.lemmas()
+    r = prove(sym, properties=["StrongIsr"], lemmas={n: lemmas[n] for n in ISR_PROOF_LEMMAS})
+    assert r.verdict == "counterexample to induction"
+    before, after = r.cti.trace.steps
+    assert type(after.action).__name__ == "LeaderExpandIsr"
+    assert replayed_on[-1].variant.name == "kip320-lag-one"
+    base = ReplicationModel(replayed_on[-1].config, None, None, "all")  # same bounds, KIP-320's rules
+    assert after.state in [t for _, t in replayed_on[-1].successors(before.state)]
+    assert after.state not in [t for _, t in base.successors(before.state)]
+
+
+def test_a_form_that_reads_a_bound_as_a_number_is_refused_for_prove_naming_it():
+    """bmc reads x.log_size as the bound; prove has none, and says which form and line to change."""
+    from isrcheck.explorer.errors import UserError
+    from isrcheck.model.steps import described
+    from isrcheck.model.variants import step_form
+
+    def write_below_size(x):
+        for lead in x.replicas("lead"):
+            k = x.let(x.log_end(lead))
+            x.require(x.ld(lead) == lead, k < x.log_size)  # bounded only: prove's log_size is None
+            x.append(lead, x.nrid, x.ep(lead))
+            x.put("nrid", None, x.nrid + 1)
+            x.emit(lead, x.nrid, x.ep(lead), k)
+
+    step_form("write-below-size", of="LeaderWrite")(write_below_size)
+    model = variant_model(variant("kip320", name="kip320-sized", forms=("write-below-size",)))
+    model.symbolic()  # bmc's bounded relation reads it
+    with pytest.raises(UserError) as e:
+        model.symbolic(unbounded=True)
+    words = str(e.value)
+    assert "'kip320-sized': step form 'write-below-size' (of LeaderWrite) cannot be read without bounds" in words
+    assert "k < x.log_size" in words and "x.log_size is None" in words
+    assert described.STEPS["LeaderWrite"].fn is described.leader_write  # the built-in step is untouched
