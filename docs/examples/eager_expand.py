@@ -5,7 +5,8 @@ Suppose a broker tried to restore availability sooner: while the leader's ISR is
 fetches from it at its epoch at once, without waiting for it to catch up to the high watermark.
 ``LeaderExpandIsr`` below is KIP-320's (``isrcheck.model.steps.described``), with that one guard
 widened. It is written once, against the step operations: ``isrcheck check`` runs the Python
-successor function generated from it, and ``isrcheck bmc`` the z3 relation derived from it.
+successor function generated from it, ``isrcheck bmc`` (and ``isrcheck prove`` where the
+unbounded encoding covers acks=all) the z3 relation derived from it.
 """
 
 from isrcheck.model.steps.described import counts, true_leader

@@ -4,8 +4,8 @@ Kafka 0.8 kept a follower in the ISR while it was at most ``replica.lag.max.mess
 behind the leader (removed in 0.9). Here KIP-320's ISR rule becomes that with a lag of one record:
 the leader counts a follower as caught up to an offset when the follower's log reaches at least
 that offset minus one. The rule is written once, against the expression operations; ``isrcheck
-check`` (the Python and the C successor functions read a table filled from it) and ``isrcheck bmc``
-(the z3 relation reads it on symbolic logs) both run it.
+check`` (the Python and the C successor functions read a table filled from it), ``isrcheck bmc``
+and ``isrcheck prove`` (the z3 relations read it on symbolic logs, bounded and unbounded) run it.
 """
 
 from isrcheck.model.variants import caught_up_rule, variant, variant_model
