@@ -43,11 +43,10 @@ class VariantSymbolic(KafkaSymbolic):
         self.generation = explicit.variant.name
 
     def explicit_for(self, ops: Any, value: Callable[[Any], Any], vs: Sequence[Any]) -> Any:
-        """The variant's explicit model with bounds that hold every state in ``vs``."""
-        from .variants import VariantModel
-
+        """The variant's explicit model (``VariantModel``, the class of the one given) with bounds
+        that hold every state in ``vs``."""
         m = super().explicit_for(ops, value, vs)
-        return VariantModel(self.explicit.variant, m.config, m.options, m.consumers, m.invariants)
+        return type(self.explicit)(self.explicit.variant, m.config, m.options, m.consumers, m.invariants)
 
 
 def _users_code(gen: Generation) -> dict[Any, str]:
