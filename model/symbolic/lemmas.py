@@ -12,23 +12,42 @@ from collections.abc import Callable
 from typing import Any
 
 from .properties import agree_below
-from .vars import KafkaVars
+from .vars import UNBOUNDED_CONFLICT, KafkaVars, every_index
 
 Lemma = Callable[[Any, KafkaVars], Any]
 
 
-def type_ok(o: Any, v: KafkaVars, n: int) -> Any:
+def type_ok(o: Any, v: KafkaVars, n: int, opt: Any = None) -> Any:
     """Ranges: offsets, HWs and counters are >= 0; epochs are -1 (Nil) or sent; leaders are -1 or
-    a replica; every record was written (id below ``nrid``, epoch sent)."""
+    a replica; every record was written (id below ``nrid``, epoch sent). A replica without an epoch
+    has no leader and no records, and one with an epoch has a leader, unless brokers stop
+    (``opt.stops``): a stopped broker keeps its epoch and leads nothing, and a restarted one takes
+    the epoch below the current request's, records kept; then only "a leader comes with an epoch".
+    The stop and zone-failure counts stay within their limits, recovery points are >= 0, and only
+    written records are acknowledged or served."""
+    stops = opt is not None and opt.stops
     parts = [v.nrid >= 0, v.nreq >= 0, v.ql >= -1, v.ql < n, o.implies(v.nreq == 0, v.ql == -1)]
     for i in range(n):
-        parts += [v.length[i] >= 0, v.hw[i] >= 0, v.ep[i] >= -1, v.ep[i] < v.nreq, v.ld[i] >= -1, v.ld[i] < n,
-                  o.implies(v.ep[i] == -1, o.and_(v.ld[i] == -1, v.length[i] == 0)),
-                  o.implies(v.ep[i] >= 0, v.ld[i] >= 0)]
+        parts += [v.length[i] >= 0, v.hw[i] >= 0, v.ep[i] >= -1, v.ep[i] < v.nreq, v.ld[i] >= -1, v.ld[i] < n]
+        if stops:
+            parts.append(o.implies(v.ld[i] >= 0, v.ep[i] >= 0))
+        else:
+            parts += [o.implies(v.ep[i] == -1, o.and_(v.ld[i] == -1, v.length[i] == 0)),
+                      o.implies(v.ep[i] >= 0, v.ld[i] >= 0)]
         parts.append(o.forall(0, v.length[i], lambda k, i=i: o.and_(
             0 <= o.sel(v.rid[i], k), o.sel(v.rid[i], k) < v.nrid,
             0 <= o.sel(v.rep[i], k), o.sel(v.rep[i], k) < v.nreq)))
     parts.append(o.forall(0, v.nreq, lambda e: o.and_(o.sel(v.req_ld, e) >= -1, o.sel(v.req_ld, e) < n)))
+    if stops:
+        parts += [0 <= v.crashes, v.crashes <= opt.max_crashes]
+    if opt is not None and opt.max_az_failures:
+        parts += [0 <= v.az_failures, v.az_failures <= opt.max_az_failures]
+    parts += [x >= 0 for x in v.flushed]
+    # Without bounds (arrays): only written records are acknowledged or served (ids below nrid).
+    if not isinstance(v.acked, list):
+        parts.append(every_index(o, v.acked, lambda x, a: o.implies(a, o.and_(0 <= x, x < v.nrid))))
+    if not isinstance(v.served, list):
+        parts.append(every_index(o, v.served, lambda k, x: o.or_(x == UNBOUNDED_CONFLICT, o.and_(0 <= x, x <= v.nrid))))
     return o.and_(*parts)
 
 
@@ -40,7 +59,11 @@ def _per_pair(n: int, fn: Callable[[Any, KafkaVars, int, int], Any]) -> Lemma:
     return lambda o, v: o.and_(*(fn(o, v, i, j) for i in range(n) for j in range(n)))
 
 
-def candidate_lemmas(n: int) -> dict[str, Lemma]:
+def candidate_lemmas(n: int, opt: Any = None) -> dict[str, Lemma]:
+    """The templates for ``n`` replicas; with the options ``opt`` (``StepOptions``), the forms that
+    hold with them (a stopped or restarted broker has an epoch and no leader) and the options' own."""
+    stops = opt is not None and opt.stops
+
     def epochs_sorted(o: Any, v: KafkaVars, i: int) -> Any:
         return o.forall(1, v.length[i], lambda k: o.sel(v.rep[i], k - 1) <= o.sel(v.rep[i], k))
 
@@ -51,6 +74,8 @@ def candidate_lemmas(n: int) -> dict[str, Lemma]:
         return v.hw[i] <= v.length[i]
 
     def leader_named_by_its_epoch(o: Any, v: KafkaVars, i: int) -> Any:
+        if stops:  # a stopped broker leads nothing at its epoch: only a broker with a leader
+            return o.implies(v.ld[i] >= 0, o.sel(v.req_ld, v.ep[i]) == v.ld[i])
         return o.implies(v.ep[i] >= 0, o.sel(v.req_ld, v.ep[i]) == v.ld[i])
 
     def quorum_is_last_request(o: Any, v: KafkaVars) -> Any:
