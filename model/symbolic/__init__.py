@@ -22,10 +22,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from isrcheck.explorer.symbolic.contract import SymStep
-
-from . import adapter, vars
 from isrcheck.model.encoding.fields import served_conflict
 
+from . import adapter, vars
 from .durability import (
     CLASSIC,
     acked_record_not_lost,
