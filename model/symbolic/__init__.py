@@ -10,8 +10,8 @@ Every option of ``isrcheck.model.symbolic.durability`` (acks, every kind of stop
 election, KIP-966's rule, K6's early ISR expansion, availability-zone failures, consumer reads) and
 truncation on fetch (``--truncation``: a generation derived by ``Generation.on_fetch``, whose steps
 ``isrcheck.model.symbolic.derived`` derives like any other) is encoded for bounded model checking;
-proofs encode the same options (the descriptions read without bounds; ``acked`` and ``served``
-arrays over every record id and offset) but truncation on fetch (refused by name). The KRaft
+proofs encode the same options and truncation on fetch (the descriptions read without bounds;
+``acked`` and ``served`` arrays over every record id and offset). The KRaft
 family has its own symbolic form (``isrcheck.model.kraft.symbolic``), which ``make_symbolic``
 returns for its generations.
 """
@@ -26,7 +26,6 @@ from isrcheck.model.encoding.fields import served_conflict
 
 from . import adapter, vars
 from .durability import (
-    CLASSIC,
     acked_record_not_lost,
     acked_record_survives,
     consistent_read,
@@ -49,9 +48,6 @@ class KafkaSymbolic:
                              "isrcheck.model.kraft.symbolic.KraftSymbolic")
         if not adapter.is_replication(explicit):
             raise ValueError("this model is not the classic replication model (isrcheck.model.replication)")
-        if unbounded and adapter.truncation_of(explicit) != "on-become-follower":
-            raise ValueError("proofs encode the classic generations only: drop --truncation "
-                             f"{adapter.truncation_of(explicit)} (bmc encodes it)")
         consumers = adapter.consumers_of(explicit)
         self.durability = durability(adapter.durability_of(explicit), unbounded, consumers, adapter.az_of(explicit))
         cfg = adapter.config_of(explicit)
@@ -130,8 +126,6 @@ class KafkaSymbolic:
         epoch = max([0] + [value(v.nreq) - 1 for v in vs])
         config = adapter.ClassicConfig(replicas=self.n, log_size=size, max_records=records,
                                        max_leader_epoch=epoch, generation=cfg.generation)
-        if self.durability == CLASSIC:
-            return adapter.classic_model(config, self.explicit.invariants)
         return adapter.model_like(self.explicit, config)
 
 

@@ -178,9 +178,3 @@ def test_prove_acked_record_not_lost_gives_a_replayed_cti(capsys: pytest.Capture
                  "--invariant", "AckedRecordNotLost", "--quiet"]) == 1
     out = capsys.readouterr().out
     assert "Counterexample to induction: AckedRecordNotLost breaks" in out and "ackedRecords = [" in out
-
-
-def test_prove_still_refuses_truncation_on_fetch(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["prove", "classic", "--truncation", "on-fetch", "--consumer-reads", "any"]) == 2
-    err = capsys.readouterr().err
-    assert "drop --truncation on-fetch" in err and "Traceback" not in err

@@ -35,6 +35,8 @@ CONFIGS = [
     pytest.param({**SMALL, "max_records": 1, "acks": "all", "azs": 1, "max_az_failures": 1}, 900, id="one-zone-fails"),
     pytest.param({**SMALL, "consumer_reads": "leader", "max_crashes": 1, "stops": "crash"}, 1500,
                  id="reads-leader-crashes"),
+    pytest.param({**SMALL, "max_records": 2, "consumer_reads": "any", "truncation": "on-fetch-hw-first"}, 500,
+                 id="reads-any-K13-truncation"),
     pytest.param({**SMALL, "generation": "kip320", "expand_before_epoch_start": True, "acks": "all",
                   "min_insync_replicas": 2}, 300, id="K6-acks-all"),
 ]
