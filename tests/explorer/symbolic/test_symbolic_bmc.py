@@ -143,8 +143,8 @@ def test_cli_bmc_and_prove_truncation_on_fetch(capsys):
     """Truncation on fetch derives a generation; bmc and prove derive its relation (no code of its own)."""
     assert main(["bmc", "classic", "--truncation", "on-fetch-hw-first", "--depth", "5", "--quiet"]) == 0
     assert "no violation" in capsys.readouterr().out
-    lemmas = ["--lemma", "LeaderNamedByItsEpoch", "--lemma", "QuorumIsLastRequest", "--lemma", "TrueLeaderIsrIsQuorumIsr",
-              "--lemma", "QuorumIsrIsLastRequestUntilAdopted"]
+    lemmas = ["--lemma", "LeaderNamedByItsEpoch", "--lemma", "QuorumIsLastRequest",
+              "--lemma", "TrueLeaderIsrIsQuorumIsr", "--lemma", "QuorumIsrIsLastRequestUntilAdopted"]
     assert main(["prove", "classic", "--truncation", "on-fetch", "--invariant", "LeaderInIsr", *lemmas, "--quiet"]) == 0
     assert capsys.readouterr().out.startswith("Proved: LeaderInIsr")
 
