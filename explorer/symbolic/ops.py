@@ -236,7 +236,8 @@ class UnboundedZ3Ops(Z3Ops):
     def forall(self, lo: Any, hi: Any, body: Callable[[Any], Any], size: int | None = None) -> Any:
         """Over ``[lo, hi)``; a bound that is None is left out (here only: an array's whole domain)."""
         o = z3.Int(self.fresh("o"))
-        return z3.ForAll([o], z3.Implies(z3.And(*_within(o, lo, hi)), _b(body(o))))
+        within = _within(o, lo, hi)
+        return z3.ForAll([o], z3.Implies(z3.And(*within), _b(body(o))) if within else _b(body(o)))
 
     def exists(self, lo: Any, hi: Any, body: Callable[[Any], Any], size: int | None = None) -> Any:
         o = z3.Int(self.fresh("o"))

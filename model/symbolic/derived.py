@@ -11,7 +11,10 @@ an existential choice of an epoch (``ops.choose`` over the epochs sent so far, s
 unbounded) whose request names the instance's leader; rules over two logs are the functions of
 ``isrcheck.model.steps.rules`` and ``truncation`` on symbolic logs; a replica set is a list of
 Booleans, as are the stopped brokers. A variable a step does not update stays the very term it
-was (``relation.same_term``).
+was (``relation.same_term``). Without bounds (``prove``) the same reader runs the options' steps:
+the acknowledged ids and the served offsets are arrays (``ack``, ``served``, ``put("served")``
+store into them), a consumer's offset is a choice below the HW (``offsets``) and the served
+ghost's CONFLICT is ``vars.UNBOUNDED_CONFLICT``.
 
 Abstracted away: as in the explicit steps.
 """
