@@ -250,7 +250,7 @@ class ClassicState:
         """Per offset, the record id a consumer was served there (``served``): None for none yet,
         ``"CONFLICT"`` when two consumers got different records; needs ``--consumer-reads``."""
         at = _require(self._t, "served", "served")
-        conflict = self._t.config.max_records + 1
+        conflict = self._t.fields.served_conflict
         return {off: (None if v == 0 else "CONFLICT" if v == conflict else v - 1)
                 for off in range(self._t.config.log_size) for v in (self._s[at + off],)}
 

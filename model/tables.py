@@ -30,7 +30,8 @@ class ModelTables:
             generation = generation.on_fetch(hw_first=consumers.truncation == "on-fetch-hw-first")
         self.generation = generation
         self.layout = Layout(config.replicas)
-        self.fields = Fields(self.layout.length, config.replicas, config.log_size, options, consumers)
+        self.fields = Fields(self.layout.length, config.replicas, config.log_size, options, consumers,
+                             config.max_records)
         self.logs = LogTables(config)
         self.actions = ActionTable(config, options.unclean_election)
         self.az_of = consumers.az_of(config.replicas)

@@ -43,7 +43,7 @@ def consistent_read(t: Tables) -> Property:
     EPOCH, LEADER = t.layout.EPOCH, t.layout.LEADER
     served_i = _served(t, "ConsistentRead")
     size = t.config.log_size
-    conflict = t.config.max_records + 1
+    conflict = t.fields.served_conflict
     ql_i, rq_i = t.layout.q_leader, t.layout.requests_i
     base = t.layout.base
     records, epochs = t.logs.records, t.logs.epochs

@@ -6,7 +6,7 @@ way only); everything a property needs to read a state comes through this interf
 - ``config``: the bounds (``replicas``, ``log_size``, ``max_records``, ``max_leader_epoch``);
 - ``options``, ``consumers``: the model's options (``acks``, ``max_crashes``, ``consumer_reads``...);
 - ``layout``: the classic fields' index arithmetic (``base``, ``g``, ``members``, ``offsets``...);
-- ``fields``: the option fields' positions (``fields.acked``, -1 when absent);
+- ``fields``: the option fields' positions (``fields.acked``, -1 when absent) and ``served_conflict``;
 - ``logs``: the log tables (``records``, ``length``, ``common_prefix``...);
 - ``actions.kinds``: the action classes, for transition properties that test a step's kind;
 - optionally ``native_predicate(name, python)``: a compiled predicate standing in for ``python``

@@ -96,6 +96,11 @@ def _b(x: Any) -> Any:
     return z3.BoolVal(x) if isinstance(x, bool) else x
 
 
+def _within(o: Any, lo: Any, hi: Any) -> list:
+    """``lo <= o < hi``, without the bounds that are None (``UnboundedZ3Ops``' whole domain)."""
+    return [c for c in (None if lo is None else lo <= o, None if hi is None else o < hi) if c is not None]
+
+
 class BoundedZ3Ops(Z3Ops):
     """Quantifier-free: arrays are lists of ``size`` terms, quantifiers over ``[lo, hi)`` are
     conjunctions over ``range(size)``. Reads past ``size`` give 0 (never reached under the
@@ -229,12 +234,14 @@ class UnboundedZ3Ops(Z3Ops):
         return z3.Lambda([o], z3.If(z3.And(lo <= o, o < hi), z3.Select(src, o), z3.Select(dst, o)))
 
     def forall(self, lo: Any, hi: Any, body: Callable[[Any], Any], size: int | None = None) -> Any:
+        """Over ``[lo, hi)``; a bound that is None is left out (here only: an array's whole domain)."""
         o = z3.Int(self.fresh("o"))
-        return z3.ForAll([o], z3.Implies(z3.And(lo <= o, o < hi), _b(body(o))))
+        within = _within(o, lo, hi)
+        return z3.ForAll([o], z3.Implies(z3.And(*within), _b(body(o))) if within else _b(body(o)))
 
     def exists(self, lo: Any, hi: Any, body: Callable[[Any], Any], size: int | None = None) -> Any:
         o = z3.Int(self.fresh("o"))
-        return z3.Exists([o], z3.And(lo <= o, o < hi, _b(body(o))))
+        return z3.Exists([o], z3.And(*_within(o, lo, hi), _b(body(o))))
 
     def last_such(self, hi: Any, pred: Callable[[Any], Any], size: int | None = None,
                   hints: Sequence[Any] = ()) -> Any:

@@ -58,8 +58,17 @@ def _az(c: Any) -> bool:
     return c.max_az_failures > 0
 
 
+def served_conflict(max_records: int) -> int:
+    """The ``served`` ghost's mark for an offset two consumers were served different records at:
+    one past the largest value a served record takes (record id + 1, ids below ``max_records``).
+    The one definition of it: the step (``isrcheck.model.steps.consumers``, as ``x.served_conflict``),
+    the view, ``read``, the properties (``tables.fields.served_conflict``) and the symbolic encoding
+    read it here."""
+    return max_records + 1
+
+
 def _served(t: Any, s: tuple, i: int) -> dict[str, Any]:
-    conflict = t.config.max_records + 1
+    conflict = t.fields.served_conflict
     return {str(off): (None if v == 0 else "CONFLICT" if v == conflict else v - 1)
             for off in range(t.config.log_size) for v in (s[i + off],)}
 
@@ -104,7 +113,7 @@ OPTION_FIELDS = (
           show=lambda t, s, i: [r for r in range(s[i].bit_length()) if s[i] >> r & 1],
           doc="the record ids the producer was told are written (acknowledged)"),
     Field("served", "served", 0, VALUE, OFFSETS,
-          high=lambda t: t.config.max_records + 1, present=lambda o, c: c.consumer_reads != "off",
+          high=lambda t: t.fields.served_conflict, present=lambda o, c: c.consumer_reads != "off",
           show=_served,
           doc="per offset, the record id a consumer was served there; CONFLICT: two different records; -: none yet"),
     Field("racks", "racks", width=NONE, present=lambda o, c: bool(c.azs),
@@ -119,12 +128,14 @@ OPTION_FIELDS = (
 class Fields:
     """Where each field of one configuration lives: ``fields.acked`` is the first position of the
     ``acked`` field, -1 when its option is off. ``rows`` lists (field, position) of the option
-    fields present, in table order; ``start`` is the first position after the classic fields."""
+    fields present, in table order; ``start`` is the first position after the classic fields;
+    ``served_conflict`` the ``served`` field's conflict mark (``served_conflict``)."""
 
-    def __init__(self, start: int, n: int, log_size: int, options: Any, consumers: Any) -> None:
+    def __init__(self, start: int, n: int, log_size: int, options: Any, consumers: Any, max_records: int = 0) -> None:
         self.start = start
         self.n = n
         self.log_size = log_size
+        self.served_conflict = served_conflict(max_records)
         i = start
         rows = []
         for f in OPTION_FIELDS:

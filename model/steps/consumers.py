@@ -24,17 +24,16 @@ def consumer_fetch(x: Any) -> None:
     """``ConsumerFetch``: a running replica that presumes leadership (or, with KIP-392, follows a
     leader) serves the record at an offset below its HW. The ghost ``served[offset]`` records the
     first record id served there (+1); a different record served at the same offset later marks
-    the offset CONFLICT (two consumers read different records at one offset). A read that changes
-    no ghost value is not a new state and is not generated."""
-    conflict = x.max_records + 1
+    the offset CONFLICT (``x.served_conflict``: two consumers read different records at one offset).
+    A read that changes no ghost value is not a new state and is not generated."""
+    conflict = x.served_conflict
     for r in x.replicas("r"):
         if x.opt.consumer_reads == "any":
             x.require(x.ld(r) >= 0)
         else:
             x.require(x.ld(r) == r)
         x.require(x.running(r))
-        for off in x.cases("off", tuple(range(x.log_size))):
-            x.require(off < x.hw(r))
+        for off in x.offsets("off", x.hw(r)):
             rid = x.let(x.rec_id(r, off))
             now = x.let(x.served(off))
             x.require(now != rid + 1, now != conflict)

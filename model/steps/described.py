@@ -38,7 +38,9 @@ class Ops(Protocol):
     Control: ``replicas(name)`` (each replica, in order), ``replica_named(name, v)`` (the replica
     ``v`` names, if any), ``requests(name)`` (each LeaderAndIsr request naming a leader, by epoch:
     ``(epoch, leader, isr)``), ``cases(name, values)`` (each build-time value, in order; z3: the
-    instance's), ``require(*conds)``, ``let(v)`` (computed once). Logic: ``and_``, ``or_``,
+    instance's), ``offsets(name, hi)`` (each offset below ``hi``: a case per offset of the log
+    under the bounds; without them, in z3's unbounded reading, a choice in ``[0, hi)``),
+    ``require(*conds)``, ``let(v)`` (computed once). Logic: ``and_``, ``or_``,
     ``not_``, ``ite``, ``min``, ``every(fn)`` (over the replicas). The state: ``hw(r)``, ``ep(r)``,
     ``ld(r)``, ``isr(r)``, ``running(r)``, ``log_end(r)``, ``last_epoch(r)``, ``rec_epoch(r, k)``,
     ``rec_id(r, k)``, ``caught_up(rule, lead, f, end)``, ``truncation_offset(rule, lead, r)``, the
@@ -53,6 +55,7 @@ class Ops(Protocol):
     """
 
     n: int
+    served_conflict: int  # the served ghost's conflict mark (isrcheck.model.encoding.fields.served_conflict)
     gen: Any  # isrcheck.model.generations.Generation
     opt: Any  # StepOptions
     log_size: int | None

@@ -118,7 +118,7 @@ class Writer:
         self.opt = step_options(opts, t.consumers, t.az_of)
         self.log_size, self.max_records, self.max_leader_epoch = cfg.log_size, cfg.max_records, cfg.max_leader_epoch
         self.rq_i, self.dead_i, self.acked_i, self.flushed_i = lay.requests_i, fields.dead, fields.acked, fields.flushed
-        self.served_i = fields.served
+        self.served_i, self.served_conflict = fields.served, fields.served_conflict
         self.ql = Staged(f"s[{lay.q_leader}]")
         self.qisr = Staged(f"s[{lay.q_isr}]")
         self.nrid = Staged(f"s[{lay.next_record_id}]")
@@ -209,6 +209,12 @@ class Writer:
             self.at, self.dead, self.updates = list(at), dead, []
             yield value
         self.at, self.dead = at, dead
+
+    def offsets(self, name: str, hi: Any) -> Iterator[int]:
+        """Each offset of the log below ``hi``: one build-time case per offset, guarded."""
+        for off in self.cases(name, tuple(range(self.log_size))):
+            self.require(off < hi)
+            yield off
 
     def require(self, *conds: Any) -> None:
         for c in conds:

@@ -10,7 +10,8 @@ Every option of ``isrcheck.model.symbolic.durability`` (acks, every kind of stop
 election, KIP-966's rule, K6's early ISR expansion, availability-zone failures, consumer reads) and
 truncation on fetch (``--truncation``: a generation derived by ``Generation.on_fetch``, whose steps
 ``isrcheck.model.symbolic.derived`` derives like any other) is encoded for bounded model checking;
-proofs encode the classic model only (the options refused by name). The KRaft
+proofs encode the same options and truncation on fetch (the descriptions read without bounds;
+``acked`` and ``served`` arrays over every record id and offset). The KRaft
 family has its own symbolic form (``isrcheck.model.kraft.symbolic``), which ``make_symbolic``
 returns for its generations.
 """
@@ -21,9 +22,17 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from isrcheck.explorer.symbolic.contract import SymStep
+from isrcheck.model.encoding.fields import served_conflict
 
 from . import adapter, vars
-from .durability import acked_record_not_lost, acked_record_survives, consistent_read, durability, extras, log_matching
+from .durability import (
+    acked_record_not_lost,
+    acked_record_survives,
+    consistent_read,
+    durability,
+    extras,
+    log_matching,
+)
 from .lemmas import candidate_lemmas, type_ok
 from .properties import symbolic_properties
 from .steps import GENERATIONS, Bounds, generation_steps
@@ -39,9 +48,6 @@ class KafkaSymbolic:
                              "isrcheck.model.kraft.symbolic.KraftSymbolic")
         if not adapter.is_replication(explicit):
             raise ValueError("this model is not the classic replication model (isrcheck.model.replication)")
-        if unbounded and adapter.truncation_of(explicit) != "on-become-follower":
-            raise ValueError("proofs encode the classic generations only: drop --truncation "
-                             f"{adapter.truncation_of(explicit)} (bmc encodes it)")
         consumers = adapter.consumers_of(explicit)
         self.durability = durability(adapter.durability_of(explicit), unbounded, consumers, adapter.az_of(explicit))
         cfg = adapter.config_of(explicit)
@@ -55,7 +61,7 @@ class KafkaSymbolic:
         self.bounds = Bounds() if unbounded else Bounds(cfg.log_size, cfg.max_records, cfg.max_leader_epoch)
         self.log_size = None if unbounded else cfg.log_size
         self.epochs = None if unbounded else cfg.max_leader_epoch + 1
-        self.extras = extras(self.durability, cfg.max_records, cfg.log_size)
+        self.extras = extras(self.durability, None if unbounded else cfg.max_records, self.log_size)
         self._steps = generation_steps(adapter.generation_of(explicit), self.n, self.bounds, self.durability)
         # Bounded: every int (offsets, ids, epochs, replica indices, and each plus or minus one)
         # fits a signed bit-vector of this width; BMC then bit-blasts (isrcheck.explorer.symbolic.bmc).
@@ -63,11 +69,12 @@ class KafkaSymbolic:
         self.int_bits = None if unbounded else largest.bit_length() + 1
         self._props = symbolic_properties(self.n, self.log_size)
         self._props["LogMatching"] = log_matching(self.n, self.log_size)
-        if self.extras.records:
+        if self.extras.records != 0:
             self._props["AckedRecordNotLost"] = acked_record_not_lost(self.n, self.log_size)
             self._props["AckedRecordSurvives"] = acked_record_survives(self.n, self.log_size)
-        if self.extras.served:
-            self._props["ConsistentRead"] = consistent_read(self.n, cfg.log_size, cfg.max_records + 1)
+        if self.extras.served != 0:
+            conflict = vars.UNBOUNDED_CONFLICT if unbounded else served_conflict(cfg.max_records)
+            self._props["ConsistentRead"] = consistent_read(self.n, self.log_size, conflict)
 
     def __repr__(self) -> str:
         return f"KafkaSymbolic({self.generation}, replicas={self.n}, {'unbounded' if self.unbounded else 'bounded'})"
@@ -91,7 +98,8 @@ class KafkaSymbolic:
         return vars.decode(explicit or self.explicit, ops, value, v)
 
     def encode(self, state: tuple) -> vars.KafkaVars:
-        return vars.encode(self.explicit, state)
+        v = vars.encode(self.explicit, state)
+        return vars.unbounded_extras(self.explicit, v) if self.unbounded else v
 
     @property
     def symmetric_replicas(self) -> int:
@@ -103,20 +111,22 @@ class KafkaSymbolic:
         return vars.swap_fixed(ops, v, i, j, self.log_size, self.epochs)
 
     def type_ok(self, ops: Any, v: vars.KafkaVars) -> Any:
-        return type_ok(ops, v, self.n)
+        return type_ok(ops, v, self.n, self.durability)
 
     def lemmas(self) -> dict[str, Callable[[Any, vars.KafkaVars], Any]]:
-        return candidate_lemmas(self.n)
+        return candidate_lemmas(self.n, self.durability)
 
     def explicit_for(self, ops: Any, value: Callable[[Any], Any], vs: Sequence[vars.KafkaVars]) -> Any:
         """An explicit model of this generation whose bounds hold every state in ``vs``."""
         cfg = adapter.config_of(self.explicit)
-        size = max([1] + [value(v.length[i]) for v in vs for i in range(self.n)])
-        records = max([1] + [value(v.nrid) for v in vs])
+        # The option fields count too: a recovery point past the log end, a served id past nrid.
+        size = max([1] + [value(x) for v in vs for x in v.length + v.flushed])
+        served = [value(ops.sel(v.served, o)) for v in vs for o in range(size)] if self.extras.served is None else []
+        records = max([1] + [value(v.nrid) for v in vs] + served)
         epoch = max([0] + [value(v.nreq) - 1 for v in vs])
         config = adapter.ClassicConfig(replicas=self.n, log_size=size, max_records=records,
                                        max_leader_epoch=epoch, generation=cfg.generation)
-        return adapter.classic_model(config, self.explicit.invariants)
+        return adapter.model_like(self.explicit, config)
 
 
 def make_symbolic(explicit: Any, *, unbounded: bool = False) -> Any:

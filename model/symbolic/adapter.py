@@ -31,7 +31,7 @@ from isrcheck.model.encoding.state import (
 
 __all__ = [
     "EPOCH", "FIELDS_PER_REPLICA", "HW", "ISR", "LEADER", "LOG", "NEXT_RECORD_ID", "Q_ISR", "Q_LEADER",
-    "REQUESTS", "ClassicConfig", "Layout", "LogTables", "classic_model", "is_classic", "config_of",
+    "REQUESTS", "ClassicConfig", "Layout", "LogTables", "classic_model", "model_like", "is_classic", "config_of",
     "layout_of", "logs_of", "fields_of", "durability_of", "is_replication", "kraft_generation",
     "generation_of", "truncation_of", "consumers_of", "az_of",
 ]
@@ -102,6 +102,13 @@ def classic_model(config: ClassicConfig, invariants: str) -> Any:
     from isrcheck.model.replication import ReplicationModel
 
     return ReplicationModel(config, None, None, invariants)
+
+
+def model_like(model: Any, config: ClassicConfig) -> Any:
+    """The explicit model of ``config`` with ``model``'s options (durability, consumers, zones)."""
+    from isrcheck.model.replication import ReplicationModel
+
+    return ReplicationModel(config, model.options, model.consumers, model.invariants)
 
 
 def config_of(model: Any) -> ClassicConfig:

@@ -11,7 +11,10 @@ an existential choice of an epoch (``ops.choose`` over the epochs sent so far, s
 unbounded) whose request names the instance's leader; rules over two logs are the functions of
 ``isrcheck.model.steps.rules`` and ``truncation`` on symbolic logs; a replica set is a list of
 Booleans, as are the stopped brokers. A variable a step does not update stays the very term it
-was (``relation.same_term``).
+was (``relation.same_term``). Without bounds (``prove``) the same reader runs the options' steps:
+the acknowledged ids and the served offsets are arrays (``ack``, ``served``, ``put("served")``
+store into them), a consumer's offset is a choice below the HW (``offsets``) and the served
+ghost's CONFLICT is ``vars.UNBOUNDED_CONFLICT``.
 
 Abstracted away: as in the explicit steps.
 """
@@ -23,12 +26,13 @@ from itertools import product
 from typing import Any
 
 from isrcheck.explorer.symbolic.contract import SymStep
+from isrcheck.model.encoding.fields import served_conflict
 from isrcheck.model.steps.described import Described, StepOptions
 from isrcheck.model.steps.rules import CAUGHT_UP, Log
 from isrcheck.model.steps.truncation import TRUNCATE_TO
 
 from .durability import popcount_at_least
-from .vars import KafkaVars
+from .vars import UNBOUNDED_CONFLICT, KafkaVars
 
 # The steps whose action (what traces print) is not spelled as their TLA+ action (a crash of
 # either kind is a BrokerCrash), and the action tables that name their own (a stop's kinds).
@@ -58,6 +62,8 @@ class Reader:
         self.log_size, self.max_records, self.max_leader_epoch = bounds.log_size, bounds.max_records, \
             bounds.max_leader_epoch
         self.epochs = epochs
+        # Without bounds record ids are unbounded too: the conflict mark is one no id + 1 takes.
+        self.served_conflict = UNBOUNDED_CONFLICT if self.max_records is None else served_conflict(self.max_records)
         self.ql, self.qisr, self.nrid, self.nreq = v.ql, v.qisr, v.nrid, v.nreq
         self.stopped, self.crashes, self.az_failures = v.dead, v.crashes, v.az_failures
         self.w = v.copy()
@@ -84,6 +90,14 @@ class Reader:
 
     def cases(self, name: str, values: Any) -> Iterator[Any]:
         yield self._pick(name, values)
+
+    def offsets(self, name: str, hi: Any) -> Iterator[Any]:
+        if self.log_size is None:  # unbounded: the offset is a choice, not one instance per offset
+            yield self.o.choose(0, hi, name)
+            return
+        for off in self.cases(name, range(self.log_size)):
+            self.require(off < hi)
+            yield off
 
     def require(self, *conds: Any) -> None:
         for c in conds:
@@ -124,7 +138,8 @@ class Reader:
     def rec_epoch(self, r: int, k: Any) -> Any: return self.o.sel(self.v.rep[r], k)  # noqa: E704
     def rec_id(self, r: int, k: Any) -> Any: return self.o.sel(self.v.rid[r], k)  # noqa: E704
     def flushed(self, r: int) -> Any: return self.v.flushed[r]  # noqa: E704
-    def served(self, off: int) -> Any: return self.v.served[off]  # noqa: E704
+    def served(self, off: Any) -> Any:
+        return self.v.served[off] if isinstance(self.v.served, list) else self.o.sel(self.v.served, off)
 
     def last_epoch(self, r: int) -> Any:
         v = self.v
@@ -179,6 +194,8 @@ class Reader:
             w.dead = list(value)
         elif field == "requests":
             w.req_ld, w.req_isr, w.nreq = value
+        elif field == "served" and not isinstance(w.served, list):  # unbounded: an array over offsets
+            w.served = self.o.store(w.served, r, value)
         elif r is None:
             setattr(w, field, value)
         else:
@@ -217,8 +234,11 @@ class Reader:
             w.flushed[r] = o.ite(off < v.flushed[r], off, v.flushed[r])
 
     def ack(self, rid: Any, when: Any = True) -> None:
-        o = self.o
-        self.w.acked = [o.or_(a, o.and_(when, rid == x)) for x, a in enumerate(self.v.acked)]
+        o, acked = self.o, self.v.acked
+        if isinstance(acked, list):
+            self.w.acked = [o.or_(a, o.and_(when, rid == x)) for x, a in enumerate(acked)]
+        else:  # unbounded: an array over record ids
+            self.w.acked = o.store(acked, rid, o.or_(o.sel(acked, rid), when))
 
     def emit(self, *idx: Any, acts: str | None = None) -> None:
         self.result = (self.o.and_(*self.guards), self.w)
@@ -269,9 +289,11 @@ class _Probe:
 
         self.d, self.n, self.gen, self.opt, self.bounds, self.epochs = d, n, gen, opt, bounds, epochs
         self.o = UnboundedZ3Ops("probe.")
-        offsets = bounds.log_size if opt.consumer_reads != "off" else 0
-        extras = Extras(stops=opt.stops, flushed=opt.flushes, records=1 if opt.acks != "none" else 0,
-                        zones=bool(opt.max_az_failures), served=offsets or 0)
+        unbounded = bounds.log_size is None  # then the option fields over ids and offsets are arrays
+        extras = Extras(stops=opt.stops, flushed=opt.flushes,
+                        records=(None if unbounded else 1) if opt.acks != "none" else 0,
+                        zones=bool(opt.max_az_failures),
+                        served=bounds.log_size if opt.consumer_reads != "off" else 0)
         self.v = make_vars(self.o, "probe", n, None, None, extras)
 
     def paths(self, pinned: dict[str, Any], values: frozenset = frozenset()

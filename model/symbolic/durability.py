@@ -11,8 +11,9 @@ Encoded for bounded model checking: ``acks`` (0, 1, all) with ``min.insync.repli
 highest-last-epoch), KIP-966's rule for a broker back from an unclean shutdown (read by the same
 lines of ``failures`` as the explicit steps), ``expand_before_epoch_start`` (bug K6) and zone
 failures (``max_az_failures`` with each replica's zone), and consumer reads (``consumer_reads``, the
-record served at each offset). Refused with a message: every option in the unbounded encoding
-(proofs stay on the classic model).
+record served at each offset). The same for proofs (the unbounded encoding): the steps are read from
+the same descriptions; ``acked`` and ``served`` are arrays over every record id and offset, and the
+properties quantify over them.
 
 Abstracted away: as in the explicit steps, which these are (a stop is the broker stopping and the
 controller noticing in one step; a restarted broker re-reads only the current LeaderAndIsr request).
@@ -25,32 +26,24 @@ from typing import Any
 
 from ..steps.described import StepOptions, step_options
 from .properties import agree_below
-from .vars import Extras, KafkaVars
+from .vars import Extras, KafkaVars, every_index
 
 CLASSIC = StepOptions()  # every option off: the classic model
 
 
-def extras(opt: StepOptions, max_records: int, log_size: int = 0) -> Extras:
-    """The option fields the symbolic state needs for the steps' options ``opt``."""
+def extras(opt: StepOptions, max_records: int | None, log_size: int | None = 0) -> Extras:
+    """The option fields the symbolic state needs for the steps' options ``opt`` (bounds None:
+    unbounded, the fields over record ids and offsets are arrays)."""
     return Extras(stops=opt.stops, flushed=opt.flushes, records=max_records if opt.acks != "none" else 0,
                   zones=opt.max_az_failures > 0, served=log_size if opt.consumer_reads != "off" else 0)
 
 
 def durability(options: Any, unbounded: bool, consumers: Any = None, az_of: tuple[int, ...] = ()) -> StepOptions:
     """The steps' options (``StepOptions``, the one mapping the explicit steps use too) of a model's
-    ``DurabilityOptions`` and ``ConsumerOptions``; ValueError (the CLI's exit 2) for what is not
-    encoded."""
-    d = step_options(options, consumers, az_of)
-    if unbounded and d != CLASSIC:
-        given = [flag for flag, on in (
-            (f"--acks {d.acks}", d.acks != "none"), (f"--max-crashes {d.max_crashes}", d.max_crashes > 0),
-            (f"--unclean-election {d.unclean}", d.unclean != "off"),
-            ("--expand-before-epoch-start", d.expand_before_epoch_start),
-            ("--kip966-unclean-recovery", d.kip966), (f"--max-az-failures {d.max_az_failures}", d.max_az_failures > 0),
-            (f"--consumer-reads {d.consumer_reads}", d.consumer_reads != "off")) if on]
-        raise ValueError(f"proofs encode the classic model only (the options' steps are encoded under the "
-                         f"explicit bounds, for bmc): drop {', '.join(given) or 'the options'}, or run isrcheck bmc")
-    return d
+    ``DurabilityOptions`` and ``ConsumerOptions``. Every option has an unbounded reading too (its
+    description read on arrays and unbounded ints, ``isrcheck.model.symbolic.derived``): the
+    perturbation limits (``max_crashes``, ``max_az_failures``) stay, as the protocol's parameters."""
+    return step_options(options, consumers, az_of)
 
 
 def acked_record_survives(n: int, size: int | None) -> Callable[[Any, KafkaVars], Any]:
@@ -58,24 +51,22 @@ def acked_record_survives(n: int, size: int | None) -> Callable[[Any, KafkaVars]
     record lost by every replica: an availability zone's failure)."""
 
     def prop(o: Any, v: KafkaVars) -> Any:
-        return o.and_(*(o.implies(acked, o.or_(*(
-            o.exists(0, v.length[r], lambda k, r=r, x=x: o.sel(v.rid[r], k) == x, size) for r in range(n))))
-            for x, acked in enumerate(v.acked)))
+        return every_index(o, v.acked, lambda x, acked: o.implies(acked, o.or_(*(
+            o.exists(0, v.length[r], lambda k, r=r: o.sel(v.rid[r], k) == x, size) for r in range(n)))))
 
     return prop
 
 
-def consistent_read(n: int, size: int, conflict: int) -> Callable[[Any, KafkaVars], Any]:
+def consistent_read(n: int, size: int | None, conflict: int) -> Callable[[Any, KafkaVars], Any]:
     """No offset was served two different records, and every record served is at its offset in
     the established leader's log (``isrcheck.properties.consumers``' ConsistentRead)."""
 
     def prop(o: Any, v: KafkaVars) -> Any:
-        parts = [x != conflict for x in v.served]
+        parts = [every_index(o, v.served, lambda off, x: x != conflict)]
         for lead in range(n):
             established = o.and_(v.ql == lead, v.ld[lead] == lead, v.ep[lead] == v.nreq - 1)
-            for off, x in enumerate(v.served):
-                held = o.and_(off < v.length[lead], o.sel(v.rid[lead], off) + 1 == x)
-                parts.append(o.implies(o.and_(established, x != 0), held))
+            parts.append(every_index(o, v.served, lambda off, x, established=established, lead=lead: o.implies(
+                o.and_(established, x != 0), o.and_(off < v.length[lead], o.sel(v.rid[lead], off) + 1 == x))))
         return o.and_(*parts)
 
     return prop
@@ -98,9 +89,8 @@ def acked_record_not_lost(n: int, size: int | None) -> Callable[[Any, KafkaVars]
         parts = []
         for lead in range(n):
             established = o.and_(v.ql == lead, v.ld[lead] == lead, v.ep[lead] == v.nreq - 1)
-            for x, acked in enumerate(v.acked):
-                held = o.exists(0, v.length[lead], lambda k, lead=lead, x=x: o.sel(v.rid[lead], k) == x, size)
-                parts.append(o.implies(o.and_(established, acked), held))
+            parts.append(every_index(o, v.acked, lambda x, acked, lead=lead, established=established: o.implies(
+                o.and_(established, acked), o.exists(0, v.length[lead], lambda k: o.sel(v.rid[lead], k) == x, size))))
         return o.and_(*parts)
 
     return prop

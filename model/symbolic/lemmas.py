@@ -12,23 +12,52 @@ from collections.abc import Callable
 from typing import Any
 
 from .properties import agree_below
-from .vars import KafkaVars
+from .vars import UNBOUNDED_CONFLICT, KafkaVars, every_index
 
 Lemma = Callable[[Any, KafkaVars], Any]
 
 
-def type_ok(o: Any, v: KafkaVars, n: int) -> Any:
+def type_ok(o: Any, v: KafkaVars, n: int, opt: Any = None) -> Any:
     """Ranges: offsets, HWs and counters are >= 0; epochs are -1 (Nil) or sent; leaders are -1 or
-    a replica; every record was written (id below ``nrid``, epoch sent)."""
+    a replica; every record was written (id below ``nrid``, epoch sent). A replica without an epoch
+    has no leader and no records, and one with an epoch has a leader, unless brokers stop
+    (``opt.stops``): a stopped broker keeps its epoch and leads nothing, and a restarted one takes
+    the epoch below the current request's, records kept; then only "a leader comes with an epoch".
+    The stop and zone-failure counts stay within their limits, recovery points are >= 0, and only
+    written records are acknowledged or served."""
+    stops = opt is not None and opt.stops
     parts = [v.nrid >= 0, v.nreq >= 0, v.ql >= -1, v.ql < n, o.implies(v.nreq == 0, v.ql == -1)]
     for i in range(n):
-        parts += [v.length[i] >= 0, v.hw[i] >= 0, v.ep[i] >= -1, v.ep[i] < v.nreq, v.ld[i] >= -1, v.ld[i] < n,
-                  o.implies(v.ep[i] == -1, o.and_(v.ld[i] == -1, v.length[i] == 0)),
-                  o.implies(v.ep[i] >= 0, v.ld[i] >= 0)]
+        parts += [v.length[i] >= 0, v.hw[i] >= 0, v.ep[i] >= -1, v.ep[i] < v.nreq, v.ld[i] >= -1, v.ld[i] < n]
+        if stops:
+            parts.append(o.implies(v.ld[i] >= 0, v.ep[i] >= 0))
+        else:
+            parts += [o.implies(v.ep[i] == -1, o.and_(v.ld[i] == -1, v.length[i] == 0)),
+                      o.implies(v.ep[i] >= 0, v.ld[i] >= 0)]
         parts.append(o.forall(0, v.length[i], lambda k, i=i: o.and_(
             0 <= o.sel(v.rid[i], k), o.sel(v.rid[i], k) < v.nrid,
             0 <= o.sel(v.rep[i], k), o.sel(v.rep[i], k) < v.nreq)))
     parts.append(o.forall(0, v.nreq, lambda e: o.and_(o.sel(v.req_ld, e) >= -1, o.sel(v.req_ld, e) < n)))
+    if stops:
+        parts += [0 <= v.crashes, v.crashes <= opt.max_crashes]
+    if opt is not None and opt.max_az_failures:
+        parts += [0 <= v.az_failures, v.az_failures <= opt.max_az_failures]
+    parts += [x >= 0 for x in v.flushed]
+    # Without bounds (arrays): only written records are acknowledged or served (ids below nrid).
+    if not isinstance(v.acked, list):
+        parts.append(every_index(o, v.acked, lambda x, a: o.implies(a, o.and_(0 <= x, x < v.nrid))))
+    if not isinstance(v.served, list):
+        # Over the offsets below nrid only (a log holds fewer records than were written, so every
+        # served offset is below it): over the whole domain z3's search for a CTI ran out of time.
+        in_range = lambda k: o.or_(o.sel(v.served, k) == UNBOUNDED_CONFLICT,  # noqa: E731
+                                   o.and_(0 <= o.sel(v.served, k), o.sel(v.served, k) <= v.nrid))
+        parts.append(o.forall(0, v.nrid, in_range) if not isinstance(v.served, tuple)
+                     else o.and_(*(in_range(k) for k in range(len(v.served)))))
+        # A consumer reads the record at each offset below the serving replica's HW: the explicit step
+        # needs the HW within the log (true in every reachable state of every generation; checked),
+        # and a CTI's served offsets decoded (below the longest log or recovery point) are below nrid.
+        parts += [o.and_(v.hw[i] <= v.length[i], v.length[i] <= v.nrid) for i in range(n)]
+        parts += [x <= v.length[i] for i, x in enumerate(v.flushed)]
     return o.and_(*parts)
 
 
@@ -40,7 +69,11 @@ def _per_pair(n: int, fn: Callable[[Any, KafkaVars, int, int], Any]) -> Lemma:
     return lambda o, v: o.and_(*(fn(o, v, i, j) for i in range(n) for j in range(n)))
 
 
-def candidate_lemmas(n: int) -> dict[str, Lemma]:
+def candidate_lemmas(n: int, opt: Any = None) -> dict[str, Lemma]:
+    """The templates for ``n`` replicas; with the options ``opt`` (``StepOptions``), the forms that
+    hold with them (a stopped or restarted broker has an epoch and no leader) and the options' own."""
+    stops = opt is not None and opt.stops
+
     def epochs_sorted(o: Any, v: KafkaVars, i: int) -> Any:
         return o.forall(1, v.length[i], lambda k: o.sel(v.rep[i], k - 1) <= o.sel(v.rep[i], k))
 
@@ -51,6 +84,8 @@ def candidate_lemmas(n: int) -> dict[str, Lemma]:
         return v.hw[i] <= v.length[i]
 
     def leader_named_by_its_epoch(o: Any, v: KafkaVars, i: int) -> Any:
+        if stops:  # a stopped broker leads nothing at its epoch: only a broker with a leader
+            return o.implies(v.ld[i] >= 0, o.sel(v.req_ld, v.ep[i]) == v.ld[i])
         return o.implies(v.ep[i] >= 0, o.sel(v.req_ld, v.ep[i]) == v.ld[i])
 
     def quorum_is_last_request(o: Any, v: KafkaVars) -> Any:
@@ -194,12 +229,17 @@ def candidate_lemmas(n: int) -> dict[str, Lemma]:
         "NewestLeaderHwCoversItsEpoch": _per_pair(n, newest_leader_hw_covers_its_epoch),
         "CommittedOnRequestIsrsAfterLaggingMember": _per_pair(n, committed_on_request_isrs_after_lagging_member),
     }
+    if stops:
+        lemmas["StoppedBrokerLeadsNothing"] = _per_replica(
+            n, lambda o, v, i: o.implies(v.dead[i], v.ld[i] == -1))
     for name, fn in lemmas.items():
         fn.__doc__ = MEANING[name]
     return lemmas
 
 
 MEANING = {
+    "StoppedBrokerLeadsNothing": "a stopped broker follows and leads nothing (its cached leader is None); "
+                                 "with broker stops only",
     "RecordEpochsSorted": "in every log, record epochs never decrease with the offset",
     "RecordsWithinReplicaEpoch": "no replica holds a record stamped with a leader epoch newer than its own",
     "HighWatermarkWithinLog": "every replica's HW is at most its log end offset",

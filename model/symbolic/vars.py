@@ -26,7 +26,11 @@ One ``KafkaVars`` holds, for replicas ``i = 0..n-1`` (the number of replicas is 
 Arrays are z3 arrays without bounds (proofs), fixed-size lists under the explicit model's bounds
 (bounded model checking) or tuples (concrete evaluation), per the ``Ops`` backend
 (``isrcheck.explorer.symbolic.ops``). Record ids, offsets and epochs are unbounded Ints unless the
-relation's guards bound them.
+relation's guards bound them. ``acked`` and ``served`` are lists of one variable per record id and
+offset under the bounds, and one array each without them (``Extras.records``/``served`` None): an
+array over every id and offset, all false and 0 initially. Without bounds CONFLICT is
+``UNBOUNDED_CONFLICT`` (-1: no record id + 1 is negative), translated to and from the explicit
+model's ``served_conflict`` by ``encode``/``decode``.
 """
 
 from __future__ import annotations
@@ -34,7 +38,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from isrcheck.model.encoding.fields import served_conflict
+
 from . import adapter as a
+
+# The served ghost's conflict mark without bounds (record ids unbounded, so no id + 1 is free above them).
+UNBOUNDED_CONFLICT = -1
 
 
 @dataclass
@@ -64,9 +73,13 @@ class KafkaVars:
         return KafkaVars(
             list(self.length), list(self.rid), list(self.rep), list(self.hw), list(self.ep), list(self.ld),
             [list(row) for row in self.isr], self.nrid, self.ql, list(self.qisr), self.nreq, self.req_ld,
-            list(self.req_isr), list(self.dead), self.crashes, list(self.flushed), list(self.acked),
-            self.az_failures, list(self.served),
+            list(self.req_isr), list(self.dead), self.crashes, list(self.flushed), _copy(self.acked),
+            self.az_failures, _copy(self.served),
         )
+
+
+def _copy(x: Any) -> Any:
+    return list(x) if isinstance(x, list) else x  # an array (unbounded) is a value
 
 
 @dataclass(frozen=True)
@@ -76,9 +89,9 @@ class Extras:
 
     stops: bool = False
     flushed: bool = False
-    records: int = 0  # acked ids tracked (max_records); 0: acks off
+    records: int | None = 0  # acked ids tracked (max_records); 0: acks off; None: every id (an array)
     zones: bool = False  # availability-zone failures are counted
-    served: int = 0  # offsets of the consumer-read ghost (log_size); 0: consumers off
+    served: int | None = 0  # offsets of the consumer-read ghost (log_size); 0: consumers off; None: an array
 
 
 def make_vars(ops: Any, name: str, n: int, log_size: int | None, epochs: int | None,
@@ -103,9 +116,11 @@ def make_vars(ops: Any, name: str, n: int, log_size: int | None, epochs: int | N
         dead=[ops.bool_var(f"{name}.dead{i}") for i in r] if extras.stops else [],
         crashes=ops.int_var(f"{name}.crashes") if extras.stops else 0,
         flushed=[ops.int_var(f"{name}.flushed{i}") for i in r] if extras.flushed else [],
-        acked=[ops.bool_var(f"{name}.acked{x}") for x in range(extras.records)],
+        acked=(ops.bool_array(f"{name}.acked") if extras.records is None
+               else [ops.bool_var(f"{name}.acked{x}") for x in range(extras.records)]),
         az_failures=ops.int_var(f"{name}.az_failures") if extras.zones else 0,
-        served=[ops.int_var(f"{name}.served{o}") for o in range(extras.served)],
+        served=(ops.int_array(f"{name}.served") if extras.served is None
+                else [ops.int_var(f"{name}.served{o}") for o in range(extras.served)]),
     )
 
 
@@ -118,8 +133,17 @@ def init(ops: Any, v: KafkaVars) -> Any:
         parts += [v.length[i] == 0, v.hw[i] == 0, v.ep[i] == -1, v.ld[i] == -1]
         parts += [ops.not_(v.isr[i][j]) for j in range(n)]
     parts += [v.nrid == 0, v.ql == -1, v.nreq == 0, *v.qisr]
-    parts += [ops.not_(x) for x in v.dead + v.acked] + [x == 0 for x in v.flushed]
-    parts += [v.crashes == 0, v.az_failures == 0] + [x == 0 for x in v.served]
+    parts += [ops.not_(x) for x in v.dead] + [x == 0 for x in v.flushed]
+    parts += [v.crashes == 0, v.az_failures == 0]
+    # Unbounded: arrays, false and 0 at every id and offset (the whole domain: no bounds to stop at).
+    if isinstance(v.acked, list):
+        parts += [ops.not_(x) for x in v.acked]
+    else:
+        parts.append(ops.forall(None, None, lambda x: ops.not_(ops.sel(v.acked, x))))
+    if isinstance(v.served, list):
+        parts += [x == 0 for x in v.served]
+    else:
+        parts.append(ops.forall(None, None, lambda o: ops.sel(v.served, o) == 0))
     return ops.and_(*parts)
 
 
@@ -134,9 +158,10 @@ def equal(ops: Any, v: KafkaVars, w: KafkaVars, log_size: int | None, epochs: in
         parts += [v.length[i] == w.length[i], v.hw[i] == w.hw[i], v.ep[i] == w.ep[i], v.ld[i] == w.ld[i]]
         parts += [v.isr[i][j] == w.isr[i][j] for j in range(n)]
         parts.append(v.qisr[i] == w.qisr[i])
-    parts += [x == y for x, y in zip(v.dead + v.flushed + v.acked, w.dead + w.flushed + w.acked, strict=True)]
+    parts += [x == y for x, y in zip(v.dead + v.flushed, w.dead + w.flushed, strict=True)]
     parts += [v.crashes == w.crashes, v.az_failures == w.az_failures]
-    parts += [x == y for x, y in zip(v.served, w.served, strict=True)]
+    for x, y in ((v.acked, w.acked), (v.served, w.served)):  # lists, or arrays over every id/offset
+        parts += [p == q for p, q in zip(x, y, strict=True)] if isinstance(x, list) else [x == y]
     arrays = [(v.rid[i], w.rid[i], v.length[i], log_size) for i in range(n)]
     arrays += [(v.rep[i], w.rep[i], v.length[i], log_size) for i in range(n)]
     arrays += [(v.req_ld, w.req_ld, v.nreq, epochs)] + [(v.req_isr[j], w.req_isr[j], v.nreq, epochs) for j in range(n)]
@@ -226,9 +251,13 @@ def decode(model: Any, ops: Any, value: Any, v: KafkaVars) -> tuple:
         elif f.name == "flushed":
             out += [value(x) for x in v.flushed]
         elif f.name == "acked":
-            out.append(sum(1 << x for x, y in enumerate(v.acked) if value(y)))
-        elif f.name == "served":
+            acked = v.acked if isinstance(v.acked, list) else \
+                [ops.sel(v.acked, x) for x in range(a.config_of(model).max_records)]
+            out.append(sum(1 << x for x, y in enumerate(acked) if value(y)))
+        elif f.name == "served" and isinstance(v.served, list):
             out += [value(x) for x in v.served]
+        elif f.name == "served":
+            out += [_served_from(model, value(ops.sel(v.served, o))) for o in range(logs.log_size)]
         elif f.name == "az_failed":
             out.append(value(v.az_failures))
         elif f.name == "racks":  # configuration, no place in the tuple
@@ -236,6 +265,36 @@ def decode(model: Any, ops: Any, value: Any, v: KafkaVars) -> tuple:
         else:
             raise DecodeError(f"the symbolic state has no field {f.name}")
     return tuple(out)
+
+
+def every_index(o: Any, xs: Any, body: Any) -> Any:
+    """``body(index, value)`` at every index of ``xs``: each element of a list (bounded) or of a
+    tuple (an array's concrete value: past its end every value is the initial one, where the
+    callers' bodies hold), or a quantifier over the whole domain of a z3 array (unbounded)."""
+    if isinstance(xs, list | tuple):
+        return o.and_(*(body(i, x) for i, x in enumerate(xs)))
+    return o.forall(None, None, lambda i: body(i, o.sel(xs, i)))
+
+
+def unbounded_extras(model: Any, v: KafkaVars) -> KafkaVars:
+    """``v`` (``encode``'s) with ``acked`` and ``served`` as the unbounded encoding holds them: tuples
+    read as arrays over every id and offset, CONFLICT as ``UNBOUNDED_CONFLICT``."""
+    if v.acked:
+        v.acked = tuple(v.acked)
+    if v.served:
+        conflict = a.fields_of(model).served_conflict
+        v.served = tuple(UNBOUNDED_CONFLICT if x == conflict else x for x in v.served)
+    return v
+
+
+def _served_from(model: Any, x: int) -> int:
+    """An unbounded served value in the explicit ``model``'s encoding (its CONFLICT)."""
+    records = a.config_of(model).max_records
+    if x == UNBOUNDED_CONFLICT:
+        return served_conflict(records)
+    if not 0 <= x <= records:
+        raise DecodeError(f"a consumer was served record {x - 1}, outside the explicit bounds")
+    return x
 
 
 def swap_fixed(ops: Any, v: KafkaVars, i: int, j: int, log_size: int | None, epochs: int | None) -> Any:

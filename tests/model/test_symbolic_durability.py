@@ -120,6 +120,7 @@ def test_cli_bmc_durability_trace(capsys):
     assert "AckedRecordNotLost (invariant) violated in a trace of 6 states" in out
 
 
-def test_proofs_refuse_durability_options():
-    with pytest.raises(ValueError, match="classic model only"):
-        make_symbolic(classic(**K9), unbounded=True)
+def test_proofs_encode_durability_options():
+    """The unbounded encoding of K9 (acks=1) has the acknowledged ids as one array and the property."""
+    sym = make_symbolic(classic(**K9), unbounded=True)
+    assert sym.extras.records is None and "AckedRecordNotLost" in sym.properties()

@@ -59,7 +59,7 @@ def test_consistent_read_fails_when_the_leader_lacks_a_served_record_or_reads_co
     assert prop.predicate(s)
     wrong = s[:served] + (3 - s[served],) + s[served + 1:]  # the other record id (ids 0, 1 -> values 1, 2)
     assert not prop.predicate(wrong) and "the established leader" in prop.describe(wrong)
-    conflict = s[:served] + (model.config.max_records + 1,) + s[served + 1:]
+    conflict = s[:served] + (model.tables.fields.served_conflict,) + s[served + 1:]
     assert not prop.predicate(conflict) and "different records" in prop.describe(conflict)
 
 

@@ -139,12 +139,14 @@ def test_cli_kraft_is_not_refused_for_consumer_options(capsys):
     assert "no violation" in out and "consumer" not in err and "Traceback" not in err
 
 
-def test_cli_bmc_truncation_on_fetch_and_prove_refuses_it(capsys):
-    """Truncation on fetch derives a generation; bmc derives its relation (no code of its own), prove refuses it."""
+def test_cli_bmc_and_prove_truncation_on_fetch(capsys):
+    """Truncation on fetch derives a generation; bmc and prove derive its relation (no code of its own)."""
     assert main(["bmc", "classic", "--truncation", "on-fetch-hw-first", "--depth", "5", "--quiet"]) == 0
     assert "no violation" in capsys.readouterr().out
-    assert main(["prove", "classic", "--truncation", "on-fetch"]) == 2
-    assert "drop --truncation on-fetch" in capsys.readouterr().err
+    lemmas = ["--lemma", "LeaderNamedByItsEpoch", "--lemma", "QuorumIsLastRequest",
+              "--lemma", "TrueLeaderIsrIsQuorumIsr", "--lemma", "QuorumIsrIsLastRequestUntilAdopted"]
+    assert main(["prove", "classic", "--truncation", "on-fetch", "--invariant", "LeaderInIsr", *lemmas, "--quiet"]) == 0
+    assert capsys.readouterr().out.startswith("Proved: LeaderInIsr")
 
 
 def test_library_refuses_unknown_property():
