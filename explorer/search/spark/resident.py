@@ -48,13 +48,20 @@ def _path(folder: str, index: int, level: int) -> str:
 def keep(folder: str, index: int, level: int, fps: Any) -> None:
     """Write partition ``index``'s visited array (sorted fingerprints, bytes or ``S16``) of ``level``,
     then remove that partition's older files (no later job reads them: every level's output is
-    local-checkpointed, so a small level's task is never run again once its job is done)."""
-    os.makedirs(folder, exist_ok=True)
+    local-checkpointed, so a small level's task is never run again once its job is done). Best
+    effort: a file that cannot be written (a full disk) is left out, and the small levels that
+    would have mapped it run through Spark as they would without this module."""
     path = _path(folder, index, level)
     tmp = f"{path}.tmp{os.getpid()}"
-    with open(tmp, "wb") as fh:
-        fh.write(fps)
-    os.replace(tmp, path)
+    try:
+        os.makedirs(folder, exist_ok=True)
+        with open(tmp, "wb") as fh:
+            fh.write(fps)
+        os.replace(tmp, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.remove(tmp)
+        return
     for old in glob.glob(os.path.join(folder, f"{index:05d}-*.fps")):
         if old != path:
             with contextlib.suppress(OSError):

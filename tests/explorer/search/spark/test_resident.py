@@ -30,6 +30,13 @@ def test_a_kept_array_reads_back_and_replaces_the_older_one(tmp_path):
     assert not os.path.exists(folder)
 
 
+def test_a_kept_array_that_cannot_be_written_is_left_out(tmp_path):
+    blocked = tmp_path / "a-file"
+    blocked.write_bytes(b"")
+    resident.keep(str(blocked / "run"), 0, 5, bytes(32))  # its folder cannot be made: no error
+    assert resident.load(str(blocked / "run"), 0, 5) is None  # the level will run through Spark
+
+
 def _kept_folder_root():
     from pyspark import SparkFiles
 
