@@ -3,8 +3,8 @@
 A small level (its frontier small against the visited set, ``store``: ``full`` false) tests a few
 candidates against each partition's sorted fingerprints and writes only a run of its new ones. Read
 through Spark, that test costs a read of the whole array, 16 bytes a stored state, from the disk
-store through the socket to the Python worker, unpickled and joined: at 10^7 states about nine
-tenths of such a level's time (docs/spark.md, "Issue 24, fifth round"), and growing with the
+store through the socket to the Python worker, unpickled and joined: at 10^7 states three
+quarters to nine tenths of such a level's time (docs/spark.md, "Issue 24, fifth round"), and growing with the
 visited set. Memory-mapped from a file, a search touches a few pages per candidate.
 
 So a full level that is likely to be followed by small ones (``store`` decides) also writes each
