@@ -448,6 +448,10 @@ class _Run:
                 "spark_ui": self.sc.uiWebUrl,
                 "level_stats": self.levels,
                 "stored_bytes": self.store.stored_bytes(),
+                # small levels that mapped the visited set from kept files (spark/resident.py), and
+                # of those, the ones that found none somewhere and ran again through Spark
+                "levels_on_kept_arrays": self.store.mapped,
+                "levels_run_again": self.store.again,
             },
         )
 

@@ -269,13 +269,14 @@ def merge(ctx: Context, visited: bytes, blocks: list[tuple[bytes, bytes, bytes, 
     records (fingerprints sorted, parents, actions), their packed states in that order, the report).
     The visited set is ``visited`` (sorted) and ``runs`` (the fingerprints of the small levels
     since, unsorted); ``full``: merge both and the new fingerprints into one sorted array (else the
-    visited set returned is ``visited`` as it was: the caller keeps the new ones as a run)."""
+    visited set returned is ``visited`` as it was: the caller keeps the new ones as a run).
+    ``visited`` may also be an ``S16`` array (a kept file, memory-mapped: ``resident``)."""
     import numpy as np
 
     rep = new_report()
-    seen = np.frombuffer(visited, dtype="S16")
+    seen = visited if isinstance(visited, np.ndarray) else np.frombuffer(visited, dtype="S16")
     ran = np.sort(np.frombuffer(runs, dtype="S16"))
-    seen_hi = high(visited) if full else None  # a small level's few candidates are searched without it
+    seen_hi = high(seen) if full else None  # a small level's few candidates are searched without it
     if not blocks:
         if full and len(ran):
             visited = np.insert(seen, _positions(seen, seen_hi, ran), ran).tobytes()

@@ -25,8 +25,10 @@ JVM's heap, which in local mode is the driver's.
 from __future__ import annotations
 
 import os
+import uuid
 from typing import Any
 
+from isrcheck.explorer.search.spark import resident
 from isrcheck.explorer.search.spark.blocks import decode_states, encode_states, lookup, read_parents
 from isrcheck.explorer.search.spark.level import STATE, ReportParam, merge_reports, partition_of, total
 from isrcheck.explorer.search.spark.lost import storage_level
@@ -65,6 +67,12 @@ class Store:
         self.pending: Any = None
         self.size = 0
         self.replicas: int | None = None  # copies of each kept block; None: 2 with two executors or more
+        # The folder of this run's kept visited arrays (``resident``; None where executors may not
+        # share the driver's disk), and the level whose output ``visited`` is when its array was
+        # kept there too (else None: the small levels read ``visited`` through Spark).
+        self.kept_folder: str | None = None
+        self.kept_level: int | None = None
+        self.mapped = self.again = 0  # small levels that mapped kept arrays; of those, run again
 
     @property
     def on_driver(self) -> bool:
@@ -91,6 +99,8 @@ class Store:
 
     def attach(self, sc: Any, payload: Any) -> None:
         self.sc, self.payload = sc, payload
+        if self.kept_folder is None:
+            self.kept_folder = resident.folder_for(sc, uuid.uuid4().hex)
 
     # -- distributed levels -------------------------------------------------------------------
 
@@ -101,14 +111,23 @@ class Store:
         visited set. A level whose frontier is small against the visited set writes a run of its
         new fingerprints instead of the whole set, until the runs hold an eighth of it."""
         full = frontier_size * 16 > self.size or self.run_size * 8 > self.size
+        # a full level whose frontier is already under an eighth of the set is likely followed by small
+        # ones: it keeps its array where they can map it (``resident``)
+        keep = (self.kept_folder, level) if full and self.kept_folder and frontier_size * 8 < self.size else None
         reports = self.sc.accumulator({}, ReportParam())
         cands = frontier.mapPartitionsWithIndex(expand_partition(self.payload, transition, self.partitions, reports)
                                        ).partitionBy(self.partitions, partition_of)
-        merged = co_union(self.sc, self.visited, *self.deltas, cands, *self._pending())
-        out = merged.mapPartitionsWithIndex(
-            merge_partition(self.payload, level, always, sometimes, reports, save_dir=save_dir, send=send, full=full),
-            preservesPartitioning=True)
-        return self._materialize(level, out, reports, full=full)
+        pending = self._pending()
+
+        def job(use: tuple[str, int] | None) -> Any:
+            sides = [*self.deltas, cands, *pending] if use else [self.visited, *self.deltas, cands, *pending]
+            return co_union(self.sc, *sides).mapPartitionsWithIndex(
+                merge_partition(self.payload, level, always, sometimes, reports, save_dir=save_dir, send=send,
+                                full=full, keep=keep, use=use),
+                preservesPartitioning=True)
+
+        rep, out = self._compute(job, reports, small=not full)
+        return self._commit(level, out, rep, full=full, kept=keep is not None)
 
     def level_from_driver(self, level: int, cands: dict[bytes, tuple], report: dict[str, Any],
                           always: frozenset[str], sometimes: frozenset[str], save_dir: str | None = None,
@@ -117,38 +136,66 @@ class Store:
         broadcast instead of a shuffle, one narrow job."""
         extra = self.sc.broadcast({j: [blk] for j, blk in split(self.ctx, cands, self.partitions).items()})
         reports = self.sc.accumulator({}, ReportParam())
-        out = co_union(self.sc, self.visited, *self.deltas, *self._pending()).mapPartitionsWithIndex(
-            merge_partition(self.payload, level, always, sometimes, reports, extra, save_dir, send, full=False),
-            preservesPartitioning=True)
+        pending = self._pending()
+
+        def job(use: tuple[str, int] | None) -> Any:
+            sides = [*self.deltas, *pending] if use else [self.visited, *self.deltas, *pending]
+            return co_union(self.sc, *sides).mapPartitionsWithIndex(
+                merge_partition(self.payload, level, always, sometimes, reports, extra, save_dir, send, full=False,
+                                use=use),
+                preservesPartitioning=True)
+
         try:
-            rep = self._materialize(level, out, reports, full=False)
+            rep, out = self._compute(job, reports, small=bool(self.deltas or pending))
         finally:
             extra.unpersist()
-        return merge_reports([report, rep])
+        return merge_reports([report, self._commit(level, out, rep, full=False, kept=False)])
 
     def _pending(self) -> list[Any]:
         """The previous level's parent records, when this level's job is to compute them."""
         pending, self.pending = self.pending, None
         return [pending] if pending is not None else []
 
-    def _materialize(self, level: int, out: Any, reports: Any, full: bool) -> dict[str, Any]:
+    def _compute(self, job: Any, reports: Any, small: bool) -> tuple[dict[str, Any], Any]:
+        """Run a level's job (``job(use)`` builds its output RDD) and return (its report, the RDD).
+        A small level, when there is a kept visited array and something else to read (the union
+        needs a co-partitioned side), first leaves the visited set out of its input and maps the
+        kept files (``resident``); should any partition find none, that output is dropped and the
+        level runs again with the visited set in its input (the accumulator is keyed by task, so
+        the second run's reports replace the first's, and a finished shuffle is not run again)."""
+        use = (self.kept_folder, self.kept_level) if small and self.kept_level is not None else None
+        out = self._materialize(job(use))
+        rep = total(reports.value)
+        self.mapped += use is not None
+        if use is not None and rep["missing"]:
+            self.again += 1
+            out.unpersist()
+            out = self._materialize(job(None))
+            rep = total(reports.value)
+        return rep, out
+
+    def _materialize(self, out: Any) -> Any:
         # On disk, not in the JVM's heap: in local mode that heap is the driver's (1 GB by default),
         # and the blocks of a 10^7-state run filled it (the page cache keeps recent levels in memory).
         # With two or more executors, each block has a copy on a second one: local-checkpointing
         # cuts the lineage, so a block lost with its executor could not be recomputed (``lost``).
-        kept = storage_level(self.sc, self.replicas)
-        out.persist(kept)
+        out.persist(storage_level(self.sc, self.replicas))
         out.localCheckpoint()
         # A JVM-side count: computing (and caching) the level is the only Python pass.
         out._jrdd.count()
-        rep = total(reports.value)
+        return out
+
+    def _commit(self, level: int, out: Any, rep: dict[str, Any], full: bool, kept: bool) -> dict[str, Any]:
+        """The driver's bookkeeping of a computed level (``out``, its report ``rep``)."""
+        storage = storage_level(self.sc, self.replicas)
         self.parents[level] = None
         if full:
             previous, self.visited, self.deltas, self.run_size = self.visited, out, [], 0
+            self.kept_level = level if kept else None
             if previous is not None and previous.is_cached:  # its parent records were copied out
                 previous.unpersist()
             parents = out.mapPartitions(only_parents, preservesPartitioning=True)
-            parents.persist(kept)
+            parents.persist(storage)
             self.parent_rdds[level] = self.pending = parents
         else:  # a small level's output is its parent records (and a run), kept as it is
             self.deltas.append(out)
@@ -225,6 +272,7 @@ class Store:
             return None
 
     def release(self) -> None:
+        resident.drop(self.kept_folder)
         for rdd in [self.visited, *self.parent_rdds.values()]:
             if rdd is not None and rdd.is_cached:
                 rdd.unpersist()

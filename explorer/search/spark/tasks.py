@@ -31,7 +31,7 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
-from isrcheck.explorer.search.spark import fast
+from isrcheck.explorer.search.spark import fast, resident
 from isrcheck.explorer.search.spark.blocks import (
     FP,
     NotPlain,
@@ -54,6 +54,7 @@ from isrcheck.explorer.search.spark.level import (
     VISITED,
     load_context,
     merge_reports,
+    new_report,
 )
 from isrcheck.explorer.search.spark.steps import expand, merge, split
 
@@ -98,17 +99,29 @@ def expand_partition(payload: tuple, transition: frozenset[str], partitions: int
 
 def merge_partition(payload: tuple, level: int, always: frozenset[str], sometimes: frozenset[str],
                     reports: Any, extra: Any = None, save_dir: str | None = None, send: int = 0,
-                    full: bool = True):
+                    full: bool = True, keep: tuple[str, int] | None = None, use: tuple[str, int] | None = None):
     """mapPartitionsWithIndex function over one partition of (the previous level's output, this
     level's CANDS blocks). ``extra``: a broadcast of {partition: [CANDS block]} when the candidates
     come from the driver (a small level expanded in process). ``save_dir``: the checkpoint's
     folder for this level, where each partition writes its parent records and new states itself
     (so a checkpoint costs no extra job). ``send``: a partition with at most this many new states
     sends them to the driver with its report (a small level's frontier, without another job).
-    ``full``: write the whole visited set (else a RUN of the new fingerprints)."""
+    ``full``: write the whole visited set (else a RUN of the new fingerprints). ``keep``: (folder,
+    level): a full level also writes its new visited array there (``resident``); ``use``: (folder,
+    level): a small level whose input lacks the visited set maps it from there, or, where this
+    machine has no such file, reports ``missing`` and writes nothing (the driver runs the level again
+    with the visited set in its input)."""
 
     def run(index: int, items: Iterator[tuple[int, tuple]]) -> Iterator[tuple[int, tuple]]:
         ctx = load_context(payload)
+        mapped = resident.load(use[0], index, use[1]) if use is not None else None
+        if use is not None and mapped is None:
+            for _ in items:  # read to the end, so that PySpark reuses this worker
+                pass
+            rep = new_report()
+            rep["missing"] = 1
+            reports.add({("merge", index): rep})
+            return
         chunks: list[tuple[int, bytes]] = []
         runs: list[bytes] = []
         blocks: list[tuple] = []
@@ -124,10 +137,12 @@ def merge_partition(payload: tuple, level: int, always: frozenset[str], sometime
                 blocks.append(value[1:])
             # STATE: the previous level's states, read by the expansion; PARENTS: the previous
             # level's, copied out by ``only_parents`` in this same job
-        visited = b"".join(chunk for _, chunk in sorted(chunks))
+        visited = b"".join(chunk for _, chunk in sorted(chunks)) if mapped is None else mapped
         del chunks
         visited, parents, states, rep = merge(ctx, visited, blocks, always, sometimes, b"".join(runs), full)
         del blocks
+        if keep is not None and full:
+            resident.keep(keep[0], index, keep[1], visited)
         states_blob = encode_states(states)
         if len(states) <= send:
             rep["blocks"] = [(index, parents[0], states_blob)]

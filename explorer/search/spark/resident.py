@@ -1,0 +1,91 @@
+"""A partition's visited array kept as a plain file beside Spark's copy, for the small levels that follow.
+
+A small level (its frontier small against the visited set, ``store``: ``full`` false) tests a few
+candidates against each partition's sorted fingerprints and writes only a run of its new ones. Read
+through Spark, that test costs a read of the whole array, 16 bytes a stored state, from the disk
+store through the socket to the Python worker, unpickled and joined: at 10^7 states three
+quarters to nine tenths of such a level's time (docs/spark.md, "Issue 24, fifth round"), and growing with the
+visited set. Memory-mapped from a file, a search touches a few pages per candidate.
+
+So a full level that is likely to be followed by small ones (``store`` decides) also writes each
+partition's new array to ``<folder>/<index>-<level>.fps``, the file named by the level whose
+output holds the same array; the small levels after it leave the visited set out of their job's
+input and map that file instead. Spark's copy stays the truth: a task that finds no file (another
+machine, a resumed run, an executor that took over) reports it (``missing``) and writes nothing,
+and the driver runs the level again the ordinary way (``store``). A file is only ever written
+whole under a temporary name and renamed, holds raw fingerprints (nothing that runs), and is
+replaced by the next kept level's.
+
+Only where every executor sees the driver's disk (``local[N]``, ``local-cluster``): the folder is
+under the driver's Spark temporary directory (``SparkFiles.getRootDirectory()``), which Spark
+removes when its JVM exits, and the driver removes its run's folder when the run ends.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import glob
+import os
+import shutil
+from typing import Any
+
+FOLDER = "isrcheck-visited"
+
+
+def folder_for(sc: Any, token: str) -> str | None:
+    """The run's folder of kept arrays, or None where executors may not share the driver's disk."""
+    if not str(sc.master).startswith("local"):
+        return None
+    from pyspark import SparkFiles
+
+    return os.path.join(SparkFiles.getRootDirectory(), FOLDER, token)
+
+
+def _path(folder: str, index: int, level: int) -> str:
+    return os.path.join(folder, f"{index:05d}-{level:05d}.fps")
+
+
+def keep(folder: str, index: int, level: int, fps: Any) -> None:
+    """Write partition ``index``'s visited array (sorted fingerprints, bytes or ``S16``) of ``level``,
+    then remove that partition's older files (no later job reads them: every level's output is
+    local-checkpointed, so a small level's task is never run again once its job is done). Best
+    effort: a file that cannot be written (a full disk) is left out, and the small levels that
+    would have mapped it run through Spark as they would without this module."""
+    path = _path(folder, index, level)
+    tmp = f"{path}.tmp{os.getpid()}"
+    try:
+        os.makedirs(folder, exist_ok=True)
+        with open(tmp, "wb") as fh:
+            fh.write(fps)
+        os.replace(tmp, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.remove(tmp)
+        return
+    for old in glob.glob(os.path.join(folder, f"{index:05d}-*.fps")):
+        if old != path:
+            with contextlib.suppress(OSError):
+                os.remove(old)
+
+
+def load(folder: str, index: int, level: int) -> Any:
+    """Partition ``index``'s kept array of ``level`` as a read-only memory-mapped ``S16`` array, or
+    None when this machine has no such file."""
+    import numpy as np
+
+    path = _path(folder, index, level)
+    try:
+        size = os.path.getsize(path)
+    except OSError:
+        return None
+    if size % 16:
+        return None  # never written so (files are renamed whole); treated as missing all the same
+    if size == 0:
+        return np.zeros(0, dtype="S16")
+    return np.memmap(path, dtype="S16", mode="r")
+
+
+def drop(folder: str | None) -> None:
+    """Remove the run's folder (the driver, when the run ends)."""
+    if folder is not None:
+        shutil.rmtree(folder, ignore_errors=True)

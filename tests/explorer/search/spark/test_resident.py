@@ -1,0 +1,71 @@
+"""Small levels map the visited array a full level kept on the executors' machine (spark/resident.py),
+and a partition that finds no such file makes the level run again through Spark, with the same results."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+from isrcheck.explorer.search.spark import resident
+from isrcheck.explorer.search.spark.store import Store
+
+from tests.explorer.search.spark.helpers import compare
+from tests.fixtures.models import Counters
+
+
+def test_a_kept_array_reads_back_and_replaces_the_older_one(tmp_path):
+    folder = str(tmp_path / "run")
+    first = np.sort(np.frombuffer(os.urandom(16 * 50), dtype="S16"))
+    resident.keep(folder, 3, 7, first.tobytes())
+    assert resident.load(folder, 3, 7).tobytes() == first.tobytes()
+    second = np.sort(np.frombuffer(os.urandom(16 * 60), dtype="S16"))
+    resident.keep(folder, 3, 9, second.tobytes())
+    assert resident.load(folder, 3, 7) is None  # replaced: no later job reads it
+    assert resident.load(folder, 3, 9).tobytes() == second.tobytes()
+    assert resident.load(folder, 4, 9) is None  # another partition's: not on this machine
+    resident.keep(folder, 4, 9, b"")
+    assert len(resident.load(folder, 4, 9)) == 0
+    resident.drop(folder)
+    assert not os.path.exists(folder)
+
+
+def test_a_kept_array_that_cannot_be_written_is_left_out(tmp_path):
+    blocked = tmp_path / "a-file"
+    blocked.write_bytes(b"")
+    resident.keep(str(blocked / "run"), 0, 5, bytes(32))  # its folder cannot be made: no error
+    assert resident.load(str(blocked / "run"), 0, 5) is None  # the level will run through Spark
+
+
+def _kept_folder_root():
+    from pyspark import SparkFiles
+
+    return os.path.join(SparkFiles.getRootDirectory(), resident.FOLDER)
+
+
+@pytest.mark.spark
+def test_small_levels_map_the_kept_arrays(spark):
+    # 5**4 states in 17 levels: the last ones are small against the visited set, expanded on
+    # executors and then in the driver; the violation's trace is walked back through them
+    _, result = compare(Counters(4, 5, bug_at=15), stop_at_first=False, driver_threshold=5, partitions=2)
+    where = [lv["where"] for lv in result.stats["level_stats"]]
+    assert where[-3:] == ["spark", "driver+spark", "driver+spark"]
+    assert result.stats["levels_on_kept_arrays"] > 0
+    assert result.stats["levels_run_again"] == 0
+    root = _kept_folder_root()
+    assert not os.path.isdir(root) or os.listdir(root) == []  # the run removed its folder
+
+
+@pytest.mark.spark
+def test_a_missing_kept_array_runs_the_level_again(spark, monkeypatch):
+    commit = Store._commit
+
+    def elsewhere(self, *args, **kwargs):  # every kept array asked for is one no executor wrote
+        rep = commit(self, *args, **kwargs)
+        if self.kept_level is not None:
+            self.kept_level += 1000
+        return rep
+
+    monkeypatch.setattr(Store, "_commit", elsewhere)
+    _, result = compare(Counters(4, 5, bug_at=15), stop_at_first=False, driver_threshold=5, partitions=2)
+    assert result.stats["levels_run_again"] == result.stats["levels_on_kept_arrays"] > 0
