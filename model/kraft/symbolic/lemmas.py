@@ -159,6 +159,14 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
             o.implies(o.sel(v.m_isr[j], i), o.or_(o.sel(v.m_isr[j], i - 1), o.sel(v.m_leader, i) == j))
             for j in R))), z.records)
 
+    def outside_election_alone(o: Any, v: KraftVars) -> Any:
+        """A metadata record whose leader was not in the previous record's ISR has that leader alone
+        in its ISR: KIP-966 elects from the ISR first, and from the ELR (or an unfenced broker of a
+        leaderless partition) only when no ISR member is left, making the elected broker the ISR."""
+        return o.forall(1, v.mlen, lambda k: o.and_(*(o.implies(
+            o.and_(o.sel(v.m_leader, k) == j, o.not_(o.sel(v.m_isr[j], k - 1))),
+            o.and_(*(o.not_(o.sel(v.m_isr[g], k)) for g in R if g != j))) for j in R)), z.records)
+
     def request_members_known(o: Any, v: KraftVars, b: int) -> Any:
         """An AlterPartition in flight proposes, besides its leader, members of the leader's ISR (with
         broker epoch 0) or followers it saw fetch (with the broker epoch they fetched with)."""
@@ -243,6 +251,46 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
                          o.and_(x.ap_phase == AP_REQUEST, x.ap_isr[f], o.not_(x.isr[f]), x.ap_ep[f] == y.cbe))
             parts.append(o.implies(o.and_(seen, y.status == RUNNING), unread_newer))
         return o.and_(*parts)
+
+    def added_member_read_epoch(o: Any, v: KraftVars, f: int) -> Any:
+        """A running broker with partition metadata that an AlterPartition record it has not read
+        added to the ISR (a record of the same leader epoch as the one before, which did not have
+        it), or whose own AlterPartition grew the ISR in such a record, is at that leader epoch
+        already: the leader proposed it for a fetch at its epoch, in the incarnation the controller
+        accepted, a leader proposes at its own epoch, and a broker's leader epoch only grows."""
+        y = v.b[f]
+        start = o.ite(y.md_off < 1, 1, y.md_off)
+        def added(g: int, k: Any) -> Any:
+            return o.and_(o.sel(v.m_isr[g], k), o.not_(o.sel(v.m_isr[g], k - 1)))
+
+        def by_it(k: Any) -> Any:  # an ISR growth within a leader epoch that added f, or that f proposed
+            grew = o.or_(added(f, k), o.and_(o.sel(v.m_leader, k) == f, *[o.or_(*(added(g, k) for g in R))]))
+            return o.and_(o.sel(v.m_le, k) == o.sel(v.m_le, k - 1), grew)
+
+        return o.implies(o.and_(y.status == RUNNING, y.has_md), o.forall(start, v.mlen, lambda k: o.implies(
+            by_it(k), y.md_le >= o.sel(v.m_le, k)), z.records))
+
+    def seen_at_leader_epoch(o: Any, v: KraftVars, b: int) -> Any:
+        """A leader that holds the fetch of a running follower with partition metadata (or proposes
+        to add it), in the incarnation the controller knows, is not at a leader epoch past the
+        follower's: the follower fetched at the leader's epoch, and keeps it or moves on."""
+        x = v.b[b]
+        parts = []
+        for f in R:
+            if f == b:
+                continue
+            y = v.b[f]
+            seen = o.or_(o.and_(x.role == LEADER, x.fleo[f] != NIL, x.fep[f] == y.cbe),
+                         o.and_(x.ap_phase == AP_REQUEST, x.ap_isr[f], o.not_(x.isr[f]), x.ap_ep[f] == y.cbe))
+            parts.append(o.implies(o.and_(seen, y.status == RUNNING, y.has_md), y.md_le >= x.md_le))
+        return o.and_(*parts)
+
+    def seen_epoch_not_newer(o: Any, v: KraftVars, b: int) -> Any:
+        """No leader holds, in its follower state or its AlterPartition, a broker epoch of a follower
+        newer than the one the controller holds for it (the follower fetched with its epoch, which
+        the controller issued)."""
+        x = v.b[b]
+        return o.and_(*(o.and_(x.fep[f] <= v.b[f].cbe, x.ap_ep[f] <= v.b[f].cbe) for f in R if f != b))
 
     def follower_leo_seen(o: Any, v: KraftVars, b: int) -> Any:
         """A leader's view of a follower's log end is not past it while the follower keeps the broker
@@ -359,6 +407,7 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
         "LeaderChangeDropsLeader": leader_change_drops_leader,
         "ElectionAddsOnlyLeader": election_adds_only_leader,
         "RequestMembersKnown": per_broker(request_members_known),
+        "OutsideElectionAlone": outside_election_alone,
         "SeenNotZombie": per_broker(seen_not_zombie),
         "UnreadMemberAlone": per_broker(unread_member_alone),
         "NoLeaderNoIsr": no_leader_no_isr,
@@ -367,6 +416,9 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
         "ReadOwnRecord": per_broker(read_own_record),
         "FollowerUnreadNotOlder": per_broker(follower_unread_not_older),
         "ZombieOutOfIsr": per_broker(zombie_out_of_isr),
+        "AddedMemberReadEpoch": per_broker(added_member_read_epoch),
+        "SeenAtLeaderEpoch": per_broker(seen_at_leader_epoch),
+        "SeenEpochNotNewer": per_broker(seen_epoch_not_newer),
         "FollowerLeoSeen": per_broker(follower_leo_seen),
         "CommittedOnMembers": committed_on_members,
         "OneEpochPerValue": one_epoch_per_value,
@@ -414,6 +466,8 @@ MEANING = {
                                "leader in its ISR (KIP-966 moves the leadership only when the leader leaves the ISR)",
     "ElectionAddsOnlyLeader": "a metadata record of a new leader epoch adds no broker to the ISR but its new "
                               "leader (the ISR grows by AlterPartition, within a leader epoch)",
+    "OutsideElectionAlone": "a metadata record whose leader was not in the previous record's ISR has that "
+                            "leader alone in its ISR (an election from the ELR, once no ISR member is left)",
     "RequestMembersKnown": "an AlterPartition in flight proposes, besides its leader, members of the leader's ISR "
                            "(broker epoch 0) or followers it saw fetch (their broker epoch)",
     "SeenNotZombie": "a leader neither records the fetches of, nor proposes to add, a broker (the incarnation the "
@@ -432,6 +486,12 @@ MEANING = {
                               "record of a leader epoch older than the leader's",
     "ZombieOutOfIsr": "a leading broker is in the ISR of a metadata record of a newer leader epoch than its own "
                       "only as its leader, alone",
+    "AddedMemberReadEpoch": "a running broker with partition metadata is at least at the leader epoch of every "
+                            "AlterPartition record it has not read that added it to the ISR, or that it proposed",
+    "SeenAtLeaderEpoch": "a leader that holds the fetch of a running follower with partition metadata (or "
+                         "proposes to add it), in the incarnation the controller knows, is not at a leader epoch "
+                         "past the follower's",
+    "SeenEpochNotNewer": "no leader holds a follower's broker epoch newer than the one the controller holds for it",
     "FollowerLeoSeen": "a leader's view of a follower's log end is not past it while the follower keeps the broker "
                        "epoch and leader epoch it fetched with",
     "CommittedOnMembers": "every ISR (KIP-966: and ELR) member holds the committed records, unless it lost its "
