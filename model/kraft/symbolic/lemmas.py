@@ -27,6 +27,7 @@ from isrcheck.model.kraft.fields import (
     LEADER,
     NIL,
     NO_ROLE,
+    OFFLINE_CLEAN,
     OFFLINE_DIRTY,
     RUNNING,
     STARTING,
@@ -167,6 +168,21 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
             o.and_(o.sel(v.m_leader, k) == j, o.not_(o.sel(v.m_isr[j], k - 1))),
             o.and_(*(o.not_(o.sel(v.m_isr[g], k)) for g in R if g != j))) for j in R)), z.records)
 
+    def elr_from_isr(o: Any, v: KraftVars) -> Any:
+        """A broker in a metadata record's ELR was in the previous record's ISR or ELR: KIP-966 moves
+        to the ELR only ISR members removed below min ISR."""
+        return o.forall(1, v.mlen, lambda k: o.and_(*(o.implies(
+            o.sel(v.m_elr[j], k), o.or_(o.sel(v.m_elr[j], k - 1), o.sel(v.m_isr[j], k - 1))) for j in R)), z.records)
+
+    def elected_from_members(o: Any, v: KraftVars) -> Any:
+        """The leader of a metadata record of a new leader epoch was in the previous record's ISR or
+        ELR: the controller elects from the ISR, then from the unfenced ELR (no unclean election)."""
+        if not elr:
+            return True
+        return o.forall(1, v.mlen, lambda k: o.and_(*(o.implies(
+            o.and_(o.sel(v.m_leader, k) == j, o.sel(v.m_le, k) != o.sel(v.m_le, k - 1)),
+            o.or_(o.sel(v.m_isr[j], k - 1), o.sel(v.m_elr[j], k - 1))) for j in R)), z.records)
+
     def request_members_known(o: Any, v: KraftVars, b: int) -> Any:
         """An AlterPartition in flight proposes, besides its leader, members of the leader's ISR (with
         broker epoch 0) or followers it saw fetch (with the broker epoch they fetched with)."""
@@ -292,6 +308,92 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
         x = v.b[b]
         return o.and_(*(o.and_(x.fep[f] <= v.b[f].cbe, x.ap_ep[f] <= v.b[f].cbe) for f in R if f != b))
 
+    def follower_prefix(o: Any, v: KraftVars, b: int) -> Any:
+        """A running follower whose fetch a leader holds, with the broker epoch and at the leader
+        epoch it fetched with, has a log that is a prefix of the leader's, at least as long as the
+        log end the leader recorded: it copied the leader's records at that epoch, a leader's log
+        only grows, and a follower truncates only on a leader's diverging epoch."""
+        x = v.b[b]
+        parts = []
+        for f in R:
+            if f == b:
+                continue
+            y = v.b[f]
+            held = o.and_(x.role == LEADER, x.fleo[f] != NIL, x.fep[f] == y.bepoch, y.md_le == x.md_le,
+                          y.status == RUNNING)
+            parts.append(o.implies(held, o.and_(x.fleo[f] <= y.llen, y.llen <= x.llen, o.forall(
+                0, y.llen, lambda off, y=y: o.sel(y.lep, off) == o.sel(x.lep, off), L))))
+        return o.and_(*parts)
+
+    def starting_lost_log(o: Any, v: KraftVars, b: int) -> Any:
+        """Without clean shutdowns (every broker starts running), a starting broker, registered or
+        not, came back from a lossy shutdown: no log, HW 0, broker epoch 0 on disk."""
+        x = v.b[b]
+        if c.clean_shutdowns:
+            return True
+        return o.and_(x.status != OFFLINE_CLEAN, o.implies(o.or_(x.status == STARTING, x.status == STARTING_REGISTERED),
+                                                            o.and_(x.llen == 0, x.hw == 0, x.bepoch == 0)))
+
+    def unclean_registered_out(o: Any, v: KraftVars, b: int) -> Any:
+        """A broker registered without a broker epoch (back from a lossy shutdown) and awaiting its
+        response is in neither the controller's ISR nor its ELR: KIP-966's unclean registration
+        removes it from both, and nothing adds it back before it runs and fetches."""
+        x, cur = v.b[b], Cur(o, v)
+        gone = o.not_(o.or_(cur.isr[b], cur.elr[b])) if elr else o.not_(cur.isr[b])
+        return o.implies(o.and_(x.status == STARTING_REGISTERED, x.bepoch == 0), gone)
+
+    def member_leo_seen(o: Any, v: KraftVars, b: int) -> Any:
+        """A leader's recorded log end of a member of the controller's ISR or ELR that it counts
+        (in its maximal ISR) is not past the member's log, unless the member lost its log and has
+        not registered since: a member that lost its log is removed from both before it can
+        return, and is added back only after fetching again."""
+        x, cur = v.b[b], Cur(o, v)
+        parts = []
+        for f in R:
+            if f == b:
+                continue
+            m = o.or_(cur.isr[f], cur.elr[f]) if elr else cur.isr[f]
+            counted = o.and_(x.role == LEADER, m, x.misr[f], x.fleo[f] != NIL, o.not_(lost_log(o, v, f)))
+            parts.append(o.implies(counted, x.fleo[f] <= v.b[f].llen))
+        return o.and_(*parts)
+
+    def leader_maximal_isr(o: Any, v: KraftVars, b: int) -> Any:
+        """A leader is in its own ISR; its maximal ISR is its ISR, and while an AlterPartition is in flight or answered
+        (its response not yet read) the ISR and the proposal together; the log ends it recorded of
+        its followers are within its own log."""
+        x = v.b[b]
+        same = o.and_(*(x.misr[f] == x.isr[f] for f in R))
+        own = x.isr[b]
+        union = o.and_(*(x.misr[f] == o.or_(x.isr[f], x.ap_isr[f]) for f in R))
+        return o.implies(x.role == LEADER, o.and_(
+            own, o.implies(x.ap_phase == 0, same), o.implies(x.ap_phase != 0, union),
+            *(x.fleo[f] <= x.llen for f in R if f != b)))
+
+    def stale_seen_not_member(o: Any, v: KraftVars, b: int) -> Any:
+        """A leader at the controller's leader epoch that holds a follower's fetch from an earlier
+        incarnation (a broker epoch the controller no longer holds for it) does not have that
+        follower in the controller's ISR or ELR: the follower lost its log, was removed from both,
+        and is added back only through a fetch in its new incarnation, which this leader would
+        have recorded."""
+        x, cur = v.b[b], Cur(o, v)
+        parts = []
+        for f in R:
+            if f == b:
+                continue
+            m = o.or_(cur.isr[f], cur.elr[f]) if elr else cur.isr[f]
+            stale = o.and_(x.role == LEADER, x.md_le == cur.le, x.fleo[f] != NIL, x.fep[f] != v.b[f].cbe)
+            parts.append(o.implies(stale, o.not_(m)))
+        return o.and_(*parts)
+
+    def request_epoch_seen(o: Any, v: KraftVars, b: int) -> Any:
+        """An AlterPartition request in flight names, for each follower it adds, a broker epoch no
+        newer than the one its leader holds from the follower's fetches (it was that one when
+        proposed, and a later fetch only brings a newer incarnation's)."""
+        x = v.b[b]
+        return o.implies(x.ap_phase == AP_REQUEST, o.and_(*(o.implies(
+            o.and_(x.ap_isr[f], o.not_(x.isr[f])), o.and_(x.fleo[f] != NIL, x.ap_ep[f] <= x.fep[f]))
+            for f in R if f != b)))
+
     def follower_leo_seen(o: Any, v: KraftVars, b: int) -> Any:
         """A leader's view of a follower's log end is not past it while the follower keeps the broker
         epoch and the leader epoch it fetched with."""
@@ -407,6 +509,8 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
         "LeaderChangeDropsLeader": leader_change_drops_leader,
         "ElectionAddsOnlyLeader": election_adds_only_leader,
         "RequestMembersKnown": per_broker(request_members_known),
+        "ElectedFromMembers": elected_from_members,
+        "ElrFromIsr": elr_from_isr,
         "OutsideElectionAlone": outside_election_alone,
         "SeenNotZombie": per_broker(seen_not_zombie),
         "UnreadMemberAlone": per_broker(unread_member_alone),
@@ -419,6 +523,13 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
         "AddedMemberReadEpoch": per_broker(added_member_read_epoch),
         "SeenAtLeaderEpoch": per_broker(seen_at_leader_epoch),
         "SeenEpochNotNewer": per_broker(seen_epoch_not_newer),
+        "FollowerPrefix": per_broker(follower_prefix),
+        "RequestEpochSeen": per_broker(request_epoch_seen),
+        "StaleSeenNotMember": per_broker(stale_seen_not_member),
+        "LeaderMaximalIsr": per_broker(leader_maximal_isr),
+        "MemberLeoSeen": per_broker(member_leo_seen),
+        "StartingLostLog": per_broker(starting_lost_log),
+        "UncleanRegisteredOut": per_broker(unclean_registered_out),
         "FollowerLeoSeen": per_broker(follower_leo_seen),
         "CommittedOnMembers": committed_on_members,
         "OneEpochPerValue": one_epoch_per_value,
@@ -468,6 +579,9 @@ MEANING = {
                               "leader (the ISR grows by AlterPartition, within a leader epoch)",
     "OutsideElectionAlone": "a metadata record whose leader was not in the previous record's ISR has that "
                             "leader alone in its ISR (an election from the ELR, once no ISR member is left)",
+    "ElrFromIsr": "a broker in a metadata record's ELR was in the previous record's ISR or ELR",
+    "ElectedFromMembers": "the leader of a metadata record of a new leader epoch was in the previous record's ISR "
+                          "or ELR (KIP-966)",
     "RequestMembersKnown": "an AlterPartition in flight proposes, besides its leader, members of the leader's ISR "
                            "(broker epoch 0) or followers it saw fetch (their broker epoch)",
     "SeenNotZombie": "a leader neither records the fetches of, nor proposes to add, a broker (the incarnation the "
@@ -491,7 +605,24 @@ MEANING = {
     "SeenAtLeaderEpoch": "a leader that holds the fetch of a running follower with partition metadata (or "
                          "proposes to add it), in the incarnation the controller knows, is not at a leader epoch "
                          "past the follower's",
-    "SeenEpochNotNewer": "no leader holds a follower's broker epoch newer than the one the controller holds for it",
+    "SeenEpochNotNewer": "no leader holds a follower's broker epoch newer than the one the controller holds for "
+                         "it",
+    "StartingLostLog": "without clean shutdowns, no broker is stopped cleanly, and a starting broker (registered "
+                       "or not) has no log, HW 0 and broker epoch 0",
+    "UncleanRegisteredOut": "a broker registered without a broker epoch and awaiting its response is in neither "
+                            "the controller's ISR nor its ELR",
+    "MemberLeoSeen": "a leader's recorded log end of a member of the controller's ISR or ELR that it counts is "
+                     "not past the member's log, unless the member lost its log and has not registered "
+                     "since",
+    "LeaderMaximalIsr": "a leader is in its own ISR; its maximal ISR is its ISR, with the proposal while an "
+                        "AlterPartition is pending; "
+                        "the follower log ends it recorded are within its log",
+    "StaleSeenNotMember": "a leader at the controller's leader epoch that holds a follower's fetch from an "
+                          "earlier incarnation does not have it in the controller's ISR or ELR",
+    "RequestEpochSeen": "an AlterPartition request in flight names, for each follower it adds, a broker epoch no "
+                        "newer than the one its leader holds from the follower's fetches",
+    "FollowerPrefix": "a running follower whose fetch a leader holds, at the broker epoch and leader epoch it "
+                      "fetched with, has a prefix of the leader's log, at least as long as the log end recorded",
     "FollowerLeoSeen": "a leader's view of a follower's log end is not past it while the follower keeps the broker "
                        "epoch and leader epoch it fetched with",
     "CommittedOnMembers": "every ISR (KIP-966: and ELR) member holds the committed records, unless it lost its "
