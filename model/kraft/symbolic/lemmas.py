@@ -4,14 +4,15 @@
 None is assumed: ``prove`` checks each one it is given (initiation and consecution, relative to the
 others), and ``--houdini`` drops those that are not inductive. ``STRUCTURAL_LEMMAS`` are proved
 together on ``kraft-kip966`` at K11-fixed's bounds (docs/kraft.md#prove-and-the-familys-lemmas),
-with ``METADATA_LEMMAS`` (what elections and AlterPartitions append to the metadata log: the start
-of ``ZombieOutOfIsr``'s proof); ``BOUNDED_INDUCTIVE_LEMMAS`` are inductive with them in the bounded
-encoding, but the unbounded query does not answer yet. The others are what LeaderCompleteness is
-expected to need (the data side: which brokers hold the committed records), not yet inductive
-without further lemmas (the leader's view of its followers' log ends), which docs/kraft.md
-describes. Some hold only in one generation (Kafka 3.5 keeps a fenced
-last ISR member, so ``IsrUnfenced`` is KIP-966's): a lemma is a claim about a configuration, checked
-there, never a rule of the model.
+with ``METADATA_LEMMAS`` (what elections and AlterPartitions append to the metadata log);
+``BOUNDED_INDUCTIVE_LEMMAS`` are inductive with them and each other in the bounded encoding at
+those bounds (the history of the metadata log, zombie leaders, what a leader knows of its
+followers' logs), but the unbounded query does not answer for ``MetadataIsARecord``, which the
+later ones need. ``LEADER_COMPLETENESS_CANDIDATES`` are what LeaderCompleteness needs next (the
+data side: which brokers hold the committed records), true in every sampled reachable state and
+not inductive yet, as docs/kraft.md describes. Some hold only in one generation (Kafka 3.5 keeps
+a fenced last ISR member, so ``IsrUnfenced`` is KIP-966's): a lemma is a claim about a
+configuration, checked there, never a rule of the model.
 """
 
 from __future__ import annotations
@@ -122,6 +123,15 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
         same_isr = o.implies(0 <= i, o.and_(*(o.sel(v.m_isr[f], i) == x.isr[f] for f in R)))
         return o.implies(x.has_md, o.and_(-1 <= i, i < v.mlen, o.sel(v.m_le, j) == x.md_le,
                                           o.sel(v.m_leader, j) == x.md_leader, same_isr, accepted))
+
+    def current_metadata_matches(o: Any, v: KraftVars, b: int) -> Any:
+        """A broker whose partition metadata is at the controller's partition epoch has the current
+        record's leader, leader epoch and ISR (partition epochs name records one to one; a leader's
+        accepted AlterPartition is the record it appended): the part of MetadataIsARecord that
+        the unbounded encoding answers without index arithmetic."""
+        x, cur = v.b[b], Cur(o, v)
+        return o.implies(o.and_(x.has_md, x.md_pe == cur.pe), o.and_(
+            x.md_leader == cur.leader, x.md_le == cur.le, *(x.isr[f] == cur.isr[f] for f in R)))
 
     def unapplied_not_older(o: Any, v: KraftVars, b: int) -> Any:
         x = v.b[b]
@@ -504,6 +514,7 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
         "MetadataLeaderMatches": per_broker(metadata_leader_matches),
         "UnappliedNotOlder": per_broker(unapplied_not_older),
         "MetadataIsARecord": per_broker(metadata_is_a_record),
+        "CurrentMetadataMatches": per_broker(current_metadata_matches),
         "SeenWithEpoch": per_broker(seen_with_epoch),
         "NewEpochNewLeader": new_epoch_new_leader,
         "LeaderChangeDropsLeader": leader_change_drops_leader,
@@ -565,6 +576,8 @@ MEANING = {
                          "one it has applied",
     "MetadataIsARecord": "a broker's partition metadata is the metadata record of its partition epoch (the same "
                          "leader, leader epoch and ISR), and an accepted AlterPartition the record after it",
+    "CurrentMetadataMatches": "a broker whose partition metadata is at the controller's partition epoch has the "
+                              "current record's leader, leader epoch and ISR",
     "EpochsIssued": "every broker epoch a broker, a leader or the controller holds is one the controller issued",
     "FreshRegistration": "a broker's new broker epoch is newer than any a leader recorded for it",
     "EpochOneLeader": "consecutive metadata records of one leader epoch name the same leader",
@@ -647,13 +660,13 @@ METADATA_LEMMAS = (
     "UnfetchedNotSeen", "RunningEpochIsControllers",
 )
 # Inductive with the two sets above and each other in the bounded encoding at K11-fixed's bounds
-# (each consecution query 0.1-35 s; docs/kraft.md#toward-zombieoutofisr-the-metadata-logs-history);
+# (each consecution query 0.1-42 s; docs/kraft.md, "Toward LeaderCompleteness");
 # unbounded, the query for MetadataIsARecord (which the later ones need) did not answer in 300 s.
 BOUNDED_INDUCTIVE_LEMMAS = (
     "MetadataIsARecord", "UnreadMemberAlone", "ReadOwnRecord", "FollowerUnreadNotOlder", "SeenNotZombie",
     "ZombieOutOfIsr", "AddedMemberReadEpoch", "SeenAtLeaderEpoch", "SeenEpochNotNewer", "OutsideElectionAlone",
     "FollowerPrefix", "FollowerLeoSeen", "StartingLostLog", "UncleanRegisteredOut", "ElrFromIsr",
-    "ElectedFromMembers", "LeaderMaximalIsr", "RequestEpochSeen", "StaleSeenNotMember",
+    "ElectedFromMembers", "LeaderMaximalIsr", "RequestEpochSeen", "StaleSeenNotMember", "CurrentMetadataMatches",
 )
 # True in every sampled reachable state, not inductive yet: what LeaderCompleteness needs next
 # (docs/kraft.md names the counterexample to induction left).
