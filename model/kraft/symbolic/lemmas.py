@@ -35,6 +35,7 @@ from isrcheck.model.kraft.fields import (
     STARTING_REGISTERED,
 )
 
+from .. import functions, rules
 from .steps import Cur
 from .vars import KraftVars, Sizes
 
@@ -77,6 +78,28 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
         inside = o.forall(0, v.mlen, lambda i: o.and_(*(o.implies(o.sel(v.m_leader, i) == j, o.sel(v.m_isr[j], i))
                                                       for j in R)), mr)
         return o.and_(steps, inside)
+
+    def first_record_initial(o: Any, v: KraftVars) -> Any:
+        """The metadata log's first record is the initial one (the controller only appends): broker
+        1 leads at leader epoch 1, brokers 1..InitIsrSize are the ISR, the ELR is empty."""
+        pe = 1 if c.init_isr_size == c.replication_factor else 2
+        return o.and_(o.sel(v.m_leader, 0) == 0, o.sel(v.m_le, 0) == 1, o.sel(v.m_pe, 0) == pe,
+                      *(o.sel(v.m_isr[j], 0) == (j < c.init_isr_size) for j in R),
+                      *(o.not_(o.sel(v.m_elr[j], 0)) for j in R))
+
+    def one_registration(o: Any, v: KraftVars) -> Any:
+        """With at most one shutdown in all (the symbolic form's limit) the controller issues one broker
+        epoch past the initial ones, after that shutdown: each broker holds its initial epoch
+        (its id) or that one, and only the broker that shut down is not running or holds another."""
+        n = c.brokers
+        moved = [o.or_(v.b[j].status != RUNNING, v.b[j].cbe != j + 1) for j in R]  # it shut down
+        return o.and_(v.last_be <= n + v.unclean + v.clean,
+                      *(o.or_(v.b[j].cbe == j + 1, o.and_(v.b[j].cbe == v.last_be, v.last_be == n + 1)) for j in R),
+                      *(o.implies(moved[j], v.unclean + v.clean >= 1) for j in R),
+                      *(o.implies(o.or_(v.b[j].status == OFFLINE_DIRTY, v.b[j].status == OFFLINE_CLEAN,
+                                        v.b[j].status == STARTING), o.and_(v.b[j].cbe == j + 1, v.last_be == n))
+                        for j in R),
+                      *(o.not_(o.and_(moved[j], moved[k])) for j in R for k in R if j < k))
 
     def epochs_issued(o: Any, v: KraftVars) -> Any:
         """Every broker epoch anywhere is one the controller has issued (at most the last)."""
@@ -352,21 +375,6 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
         gone = o.not_(o.or_(cur.isr[b], cur.elr[b])) if elr else o.not_(cur.isr[b])
         return o.implies(o.and_(x.status == STARTING_REGISTERED, x.bepoch == 0), gone)
 
-    def member_leo_seen(o: Any, v: KraftVars, b: int) -> Any:
-        """A leader's recorded log end of a member of the controller's ISR or ELR that it counts
-        (in its maximal ISR) is not past the member's log, unless the member lost its log and has
-        not registered since: a member that lost its log is removed from both before it can
-        return, and is added back only after fetching again."""
-        x, cur = v.b[b], Cur(o, v)
-        parts = []
-        for f in R:
-            if f == b:
-                continue
-            m = o.or_(cur.isr[f], cur.elr[f]) if elr else cur.isr[f]
-            counted = o.and_(x.role == LEADER, m, x.misr[f], x.fleo[f] != NIL, o.not_(lost_log(o, v, f)))
-            parts.append(o.implies(counted, x.fleo[f] <= v.b[f].llen))
-        return o.and_(*parts)
-
     def leader_maximal_isr(o: Any, v: KraftVars, b: int) -> Any:
         """A leader is in its own ISR; its maximal ISR is its ISR, and while an AlterPartition is in flight or answered
         (its response not yet read) the ISR and the proposal together; the log ends it recorded of
@@ -403,6 +411,24 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
         return o.implies(x.ap_phase == AP_REQUEST, o.and_(*(o.implies(
             o.and_(x.ap_isr[f], o.not_(x.isr[f])), o.and_(x.fleo[f] != NIL, x.ap_ep[f] <= x.fep[f]))
             for f in R if f != b)))
+
+    def hw_bound_covered(o: Any, v: KraftVars, b: int) -> Any:
+        """The high watermark a running leader would compute now (GetCommitOffset over whom it
+        counts, where its ISR lets the HW advance) is within the log of every member of the
+        controller's ISR and ELR that has not lost its log: what a HW advance needs to keep
+        CommittedOnMembers. (Not that each recorded log end of a member is within its log: a
+        zombie leader keeps a follower's log end after the follower truncated under the next
+        leader, which lacked the record, and counts it; it cannot advance because it counts
+        that next leader too, whose recorded log end is short.)"""
+        x, cur = v.b[b], Cur(o, v)
+        members = functions.hw_members(c, x.isr, x.misr)
+        commit = functions.commit_offset(o, b, members, x.llen, x.fleo)
+        can = rules.hw_isr_ok(o, c.gen, c.min_isr, x.isr)
+        parts = []
+        for f in R:
+            m = o.or_(cur.isr[f], cur.elr[f]) if elr else cur.isr[f]
+            parts.append(o.implies(o.and_(m, o.not_(lost_log(o, v, f))), commit <= v.b[f].llen))
+        return o.implies(o.and_(x.status == RUNNING, x.role == LEADER, can), o.and_(*parts))
 
     def follower_leo_seen(o: Any, v: KraftVars, b: int) -> Any:
         """A leader's view of a follower's log end is not past it while the follower keeps the broker
@@ -510,6 +536,8 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
         "BrokerMetadataNotAhead": per_broker(broker_metadata_not_ahead),
         "EpochOneLeader": epoch_one_leader,
         "EpochsIssued": epochs_issued,
+        "OneRegistration": one_registration,
+        "FirstRecordInitial": first_record_initial,
         "FreshRegistration": per_broker(fresh_registration),
         "MetadataLeaderMatches": per_broker(metadata_leader_matches),
         "UnappliedNotOlder": per_broker(unapplied_not_older),
@@ -535,10 +563,10 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
         "SeenAtLeaderEpoch": per_broker(seen_at_leader_epoch),
         "SeenEpochNotNewer": per_broker(seen_epoch_not_newer),
         "FollowerPrefix": per_broker(follower_prefix),
+        "HwBoundCovered": per_broker(hw_bound_covered),
         "RequestEpochSeen": per_broker(request_epoch_seen),
         "StaleSeenNotMember": per_broker(stale_seen_not_member),
         "LeaderMaximalIsr": per_broker(leader_maximal_isr),
-        "MemberLeoSeen": per_broker(member_leo_seen),
         "StartingLostLog": per_broker(starting_lost_log),
         "UncleanRegisteredOut": per_broker(unclean_registered_out),
         "FollowerLeoSeen": per_broker(follower_leo_seen),
@@ -578,6 +606,11 @@ MEANING = {
                          "leader, leader epoch and ISR), and an accepted AlterPartition the record after it",
     "CurrentMetadataMatches": "a broker whose partition metadata is at the controller's partition epoch has the "
                               "current record's leader, leader epoch and ISR",
+    "FirstRecordInitial": "the metadata log's first record is the initial one (broker 1 leads at leader epoch 1 "
+                          "with the initial ISR, no ELR)",
+    "OneRegistration": "the controller issued at most one broker epoch past the initial ones, after the one "
+                       "shutdown; each broker holds its initial epoch or that one; only the broker that shut down "
+                       "is not running or holds another",
     "EpochsIssued": "every broker epoch a broker, a leader or the controller holds is one the controller issued",
     "FreshRegistration": "a broker's new broker epoch is newer than any a leader recorded for it",
     "EpochOneLeader": "consecutive metadata records of one leader epoch name the same leader",
@@ -624,9 +657,6 @@ MEANING = {
                        "or not) has no log, HW 0 and broker epoch 0",
     "UncleanRegisteredOut": "a broker registered without a broker epoch and awaiting its response is in neither "
                             "the controller's ISR nor its ELR",
-    "MemberLeoSeen": "a leader's recorded log end of a member of the controller's ISR or ELR that it counts is "
-                     "not past the member's log, unless the member lost its log and has not registered "
-                     "since",
     "LeaderMaximalIsr": "a leader is in its own ISR; its maximal ISR is its ISR, with the proposal while an "
                         "AlterPartition is pending; "
                         "the follower log ends it recorded are within its log",
@@ -634,6 +664,8 @@ MEANING = {
                           "earlier incarnation does not have it in the controller's ISR or ELR",
     "RequestEpochSeen": "an AlterPartition request in flight names, for each follower it adds, a broker epoch no "
                         "newer than the one its leader holds from the follower's fetches",
+    "HwBoundCovered": "the high watermark a running leader would compute now is within the log of every member "
+                      "of the controller's ISR and ELR that has not lost its log",
     "FollowerPrefix": "a running follower whose fetch a leader holds, at the broker epoch and leader epoch it "
                       "fetched with, has a prefix of the leader's log, at least as long as the log end recorded",
     "FollowerLeoSeen": "a leader's view of a follower's log end is not past it while the follower keeps the broker "
@@ -672,8 +704,8 @@ HISTORY_LEMMAS = (
 BOUNDED_INDUCTIVE_LEMMAS = (
     "MetadataIsARecord", "UnreadMemberAlone", "ReadOwnRecord", "FollowerUnreadNotOlder", "SeenNotZombie",
     "ZombieOutOfIsr", "AddedMemberReadEpoch", "SeenAtLeaderEpoch", "FollowerPrefix", "FollowerLeoSeen",
-    "UncleanRegisteredOut", "StaleSeenNotMember", "CurrentMetadataMatches",
+    "UncleanRegisteredOut", "StaleSeenNotMember", "CurrentMetadataMatches", "FirstRecordInitial", "OneRegistration",
 )
-# True in every sampled reachable state, not inductive yet: what LeaderCompleteness needs next
+# True in every reachable state at K11-fixed's bounds (BFS), not inductive yet: what LeaderCompleteness needs next
 # (docs/kraft.md names the counterexample to induction left).
-LEADER_COMPLETENESS_CANDIDATES = ("MemberLeoSeen", "CommittedOnMembers")
+LEADER_COMPLETENESS_CANDIDATES = ("HwBoundCovered", "CommittedOnMembers")
