@@ -693,10 +693,10 @@ METADATA_LEMMAS = (
 )
 # What the controller's records and a leader's own state allow (elections from the ISR and ELR, the
 # ELR from the ISR, the maximal ISR, the broker epochs an AlterPartition names), proved unbounded
-# with the two sets above at the same bounds, 35 in all (docs/kraft.md, "Toward LeaderCompleteness").
+# with the two sets above at the same bounds, 37 in all (docs/kraft.md, "Toward LeaderCompleteness").
 HISTORY_LEMMAS = (
     "ElrFromIsr", "ElectedFromMembers", "OutsideElectionAlone", "StartingLostLog", "SeenEpochNotNewer",
-    "LeaderMaximalIsr", "RequestEpochSeen",
+    "LeaderMaximalIsr", "RequestEpochSeen", "FirstRecordInitial", "OneRegistration",
 )
 # Inductive with the sets above and each other in the bounded encoding at K11-fixed's bounds (each
 # consecution query 0.1-42 s; docs/kraft.md, "Toward LeaderCompleteness"); unbounded, the queries
@@ -704,7 +704,7 @@ HISTORY_LEMMAS = (
 BOUNDED_INDUCTIVE_LEMMAS = (
     "MetadataIsARecord", "UnreadMemberAlone", "ReadOwnRecord", "FollowerUnreadNotOlder", "SeenNotZombie",
     "ZombieOutOfIsr", "AddedMemberReadEpoch", "SeenAtLeaderEpoch", "FollowerPrefix", "FollowerLeoSeen",
-    "UncleanRegisteredOut", "StaleSeenNotMember", "CurrentMetadataMatches", "FirstRecordInitial", "OneRegistration",
+    "UncleanRegisteredOut", "StaleSeenNotMember", "CurrentMetadataMatches",
 )
 # True in every reachable state at K11-fixed's bounds (BFS), not inductive yet: what LeaderCompleteness needs next
 # (docs/kraft.md names the counterexample to induction left).
