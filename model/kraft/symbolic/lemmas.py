@@ -101,6 +101,36 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
                         for j in R),
                       *(o.not_(o.and_(moved[j], moved[k])) for j in R for k in R if j < k))
 
+    def log_epochs_issued(o: Any, v: KraftVars) -> Any:
+        """Every record in a log or consumed was written at a leader epoch the controller has issued
+        (from 1 to the current record's): a leader writes at its own."""
+        top = Cur(o, v).le
+        logs = [(x.llen, x.lep) for x in v.b] + [(v.true_hw, v.cep)]
+        return o.and_(*(o.forall(0, n, lambda off, ep=ep: o.and_(o.sel(ep, off) >= 1, o.sel(ep, off) <= top), L)
+                        for n, ep in logs))
+
+    def leader_metadata_recorded(o: Any, v: KraftVars, b: int) -> Any:
+        """A leader's metadata is a record of the metadata log, at or past the first (its leader
+        epoch no newer than the controller's): only a broker outside the initial ISR starts with
+        metadata before it, and such a broker leads only after reading a record."""
+        x, cur = v.b[b], Cur(o, v)
+        return o.implies(x.role == LEADER, o.and_(x.md_pe >= o.sel(v.m_pe, 0), x.md_pe <= cur.pe,
+                                                  x.md_le >= 1, x.md_le <= cur.le))
+
+    def seen_epoch_is_followers(o: Any, v: KraftVars, b: int) -> Any:
+        """The broker epoch a leader holds for a follower (in its follower state or its AlterPartition)
+        is none (0) or one the follower held: its initial one (its id) or the one the controller
+        holds for it now (with at most one shutdown, a broker holds at most two)."""
+        x = v.b[b]
+        return o.and_(*(o.or_(e == 0, e == f + 1, e == v.b[f].cbe)
+                        for f in R if f != b for e in (x.fep[f], x.ap_ep[f])))
+
+    def records_isr_elr_disjoint(o: Any, v: KraftVars) -> Any:
+        """No metadata record has a broker in both its ISR and its ELR (IsrElrDisjoint, for every
+        record the controller appended, not only the current one)."""
+        return o.forall(0, v.mlen, lambda k: o.and_(*(o.not_(o.and_(o.sel(v.m_isr[j], k), o.sel(v.m_elr[j], k)))
+                                                      for j in R)), z.records)
+
     def epochs_issued(o: Any, v: KraftVars) -> Any:
         """Every broker epoch anywhere is one the controller has issued (at most the last)."""
         parts = []
@@ -536,6 +566,10 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
         "BrokerMetadataNotAhead": per_broker(broker_metadata_not_ahead),
         "EpochOneLeader": epoch_one_leader,
         "EpochsIssued": epochs_issued,
+        "RecordsIsrElrDisjoint": records_isr_elr_disjoint,
+        "SeenEpochIsFollowers": per_broker(seen_epoch_is_followers),
+        "LogEpochsIssued": log_epochs_issued,
+        "LeaderMetadataRecorded": per_broker(leader_metadata_recorded),
         "OneRegistration": one_registration,
         "FirstRecordInitial": first_record_initial,
         "FreshRegistration": per_broker(fresh_registration),
@@ -611,6 +645,13 @@ MEANING = {
     "OneRegistration": "the controller issued at most one broker epoch past the initial ones, after the one "
                        "shutdown; each broker holds its initial epoch or that one; only the broker that shut down "
                        "is not running or holds another",
+    "LogEpochsIssued": "every record in a log or consumed has a leader epoch the controller issued (1 to the "
+                       "current record's)",
+    "LeaderMetadataRecorded": "a leader's partition epoch is the first record's or later, and its leader epoch one "
+                              "the controller issued",
+    "SeenEpochIsFollowers": "the broker epoch a leader holds for a follower is none, the follower's initial one or "
+                            "the one the controller holds for it",
+    "RecordsIsrElrDisjoint": "no metadata record has a broker in both its ISR and its ELR",
     "EpochsIssued": "every broker epoch a broker, a leader or the controller holds is one the controller issued",
     "FreshRegistration": "a broker's new broker epoch is newer than any a leader recorded for it",
     "EpochOneLeader": "consecutive metadata records of one leader epoch name the same leader",
@@ -693,10 +734,11 @@ METADATA_LEMMAS = (
 )
 # What the controller's records and a leader's own state allow (elections from the ISR and ELR, the
 # ELR from the ISR, the maximal ISR, the broker epochs an AlterPartition names), proved unbounded
-# with the two sets above at the same bounds, 37 in all (docs/kraft.md, "Toward LeaderCompleteness").
+# with the two sets above at the same bounds, 39 in all (docs/kraft.md, "Toward LeaderCompleteness").
 HISTORY_LEMMAS = (
     "ElrFromIsr", "ElectedFromMembers", "OutsideElectionAlone", "StartingLostLog", "SeenEpochNotNewer",
-    "LeaderMaximalIsr", "RequestEpochSeen", "FirstRecordInitial", "OneRegistration",
+    "LeaderMaximalIsr", "RequestEpochSeen", "FirstRecordInitial", "OneRegistration", "SeenEpochIsFollowers",
+    "RecordsIsrElrDisjoint",
 )
 # Inductive with the sets above and each other in the bounded encoding at K11-fixed's bounds (each
 # consecution query 0.1-42 s; docs/kraft.md, "Toward LeaderCompleteness"); unbounded, the queries
@@ -704,7 +746,7 @@ HISTORY_LEMMAS = (
 BOUNDED_INDUCTIVE_LEMMAS = (
     "MetadataIsARecord", "UnreadMemberAlone", "ReadOwnRecord", "FollowerUnreadNotOlder", "SeenNotZombie",
     "ZombieOutOfIsr", "AddedMemberReadEpoch", "SeenAtLeaderEpoch", "FollowerPrefix", "FollowerLeoSeen",
-    "UncleanRegisteredOut", "StaleSeenNotMember", "CurrentMetadataMatches",
+    "UncleanRegisteredOut", "StaleSeenNotMember", "CurrentMetadataMatches", "LogEpochsIssued", "LeaderMetadataRecorded",
 )
 # True in every reachable state at K11-fixed's bounds (BFS), not inductive yet: what LeaderCompleteness needs next
 # (docs/kraft.md names the counterexample to induction left).
