@@ -109,6 +109,23 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
         return o.and_(*(o.forall(0, n, lambda off, ep=ep: o.and_(o.sel(ep, off) >= 1, o.sel(ep, off) <= top), L)
                         for n, ep in logs))
 
+    def blank_until_read(o: Any, v: KraftVars, b: int) -> Any:
+        """A running broker without partition metadata (registered again, no record read since)
+        has the blank metadata the registration response gave it and no role; without clean
+        shutdowns it came back from a lossy one, so its log is empty too."""
+        x = v.b[b]
+        blank = [x.md_le == 0, x.md_pe == 0, x.md_leader == NIL, x.role == NO_ROLE, *(o.not_(x.isr[f]) for f in R)]
+        if not c.clean_shutdowns:
+            blank.append(x.llen == 0)
+        return o.implies(o.and_(x.status == RUNNING, o.not_(x.has_md)), o.and_(*blank))
+
+    def log_not_ahead(o: Any, v: KraftVars, b: int) -> Any:
+        """No record in a broker's log has a leader epoch past the one its metadata has (a leader
+        writes at its own epoch, a follower copies from a leader at its epoch, and a broker's
+        leader epoch only grows while it keeps its log)."""
+        x = v.b[b]
+        return o.forall(0, x.llen, lambda off: o.sel(x.lep, off) <= x.md_le, L)
+
     def leader_metadata_recorded(o: Any, v: KraftVars, b: int) -> Any:
         """A leader's metadata is a record of the metadata log, at or past the first (its leader
         epoch no newer than the controller's): only a broker outside the initial ISR starts with
@@ -569,6 +586,8 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
         "RecordsIsrElrDisjoint": records_isr_elr_disjoint,
         "SeenEpochIsFollowers": per_broker(seen_epoch_is_followers),
         "LogEpochsIssued": log_epochs_issued,
+        "BlankUntilRead": per_broker(blank_until_read),
+        "LogNotAhead": per_broker(log_not_ahead),
         "LeaderMetadataRecorded": per_broker(leader_metadata_recorded),
         "OneRegistration": one_registration,
         "FirstRecordInitial": first_record_initial,
@@ -645,6 +664,9 @@ MEANING = {
     "OneRegistration": "the controller issued at most one broker epoch past the initial ones, after the one "
                        "shutdown; each broker holds its initial epoch or that one; only the broker that shut down "
                        "is not running or holds another",
+    "LogNotAhead": "no record in a broker's log has a leader epoch past the one its metadata has",
+    "BlankUntilRead": "a running broker without partition metadata has blank metadata and no role (without clean "
+                      "shutdowns: no log)",
     "LogEpochsIssued": "every record in a log or consumed has a leader epoch the controller issued (1 to the "
                        "current record's)",
     "LeaderMetadataRecorded": "a leader's partition epoch is the first record's or later, and its leader epoch one "
@@ -747,6 +769,7 @@ BOUNDED_INDUCTIVE_LEMMAS = (
     "MetadataIsARecord", "UnreadMemberAlone", "ReadOwnRecord", "FollowerUnreadNotOlder", "SeenNotZombie",
     "ZombieOutOfIsr", "AddedMemberReadEpoch", "SeenAtLeaderEpoch", "FollowerPrefix", "FollowerLeoSeen",
     "UncleanRegisteredOut", "StaleSeenNotMember", "CurrentMetadataMatches", "LogEpochsIssued", "LeaderMetadataRecorded",
+    "BlankUntilRead", "LogNotAhead",
 )
 # True in every reachable state at K11-fixed's bounds (BFS), not inductive yet: what LeaderCompleteness needs next
 # (docs/kraft.md names the counterexample to induction left).
