@@ -756,11 +756,11 @@ METADATA_LEMMAS = (
 )
 # What the controller's records and a leader's own state allow (elections from the ISR and ELR, the
 # ELR from the ISR, the maximal ISR, the broker epochs an AlterPartition names), proved unbounded
-# with the two sets above at the same bounds, 39 in all (docs/kraft.md, "Toward LeaderCompleteness").
+# with the two sets above at the same bounds, 40 in all (docs/kraft.md, "Toward LeaderCompleteness").
 HISTORY_LEMMAS = (
     "ElrFromIsr", "ElectedFromMembers", "OutsideElectionAlone", "StartingLostLog", "SeenEpochNotNewer",
     "LeaderMaximalIsr", "RequestEpochSeen", "FirstRecordInitial", "OneRegistration", "SeenEpochIsFollowers",
-    "RecordsIsrElrDisjoint",
+    "RecordsIsrElrDisjoint", "BlankUntilRead",
 )
 # Inductive with the sets above and each other in the bounded encoding at K11-fixed's bounds (each
 # consecution query 0.1-42 s; docs/kraft.md, "Toward LeaderCompleteness"); unbounded, the queries
@@ -769,7 +769,7 @@ BOUNDED_INDUCTIVE_LEMMAS = (
     "MetadataIsARecord", "UnreadMemberAlone", "ReadOwnRecord", "FollowerUnreadNotOlder", "SeenNotZombie",
     "ZombieOutOfIsr", "AddedMemberReadEpoch", "SeenAtLeaderEpoch", "FollowerPrefix", "FollowerLeoSeen",
     "UncleanRegisteredOut", "StaleSeenNotMember", "CurrentMetadataMatches", "LogEpochsIssued", "LeaderMetadataRecorded",
-    "BlankUntilRead", "LogNotAhead",
+    "LogNotAhead",
 )
 # True in every reachable state at K11-fixed's bounds (BFS), not inductive yet: what LeaderCompleteness needs next
 # (docs/kraft.md names the counterexample to induction left).
