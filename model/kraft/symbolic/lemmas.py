@@ -119,6 +119,20 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
             blank.append(x.llen == 0)
         return o.implies(o.and_(x.status == RUNNING, o.not_(x.has_md)), o.and_(*blank))
 
+    def proposer_read_before(o: Any, v: KraftVars, b: int) -> Any:
+        """A running broker at the leader epoch of an AlterPartition record it leads (a record that
+        grew the ISR within its leader epoch) has metadata at least at the record before it: it
+        proposed from there, and a broker's partition epoch never goes back."""
+        x = v.b[b]
+
+        def grew(k: Any) -> Any:
+            return o.or_(*(o.and_(o.sel(v.m_isr[g], k), o.not_(o.sel(v.m_isr[g], k - 1))) for g in R))
+
+        return o.implies(o.and_(x.status == RUNNING, x.has_md), o.forall(1, v.mlen, lambda k: o.implies(
+            o.and_(o.sel(v.m_leader, k) == b, o.sel(v.m_le, k) == o.sel(v.m_le, k - 1), grew(k),
+                   x.md_le == o.sel(v.m_le, k)),
+            x.md_pe >= o.sel(v.m_pe, k - 1)), z.records))
+
     def log_not_ahead(o: Any, v: KraftVars, b: int) -> Any:
         """No record in a broker's log has a leader epoch past the one its metadata has (a leader
         writes at its own epoch, a follower copies from a leader at its epoch, and a broker's
@@ -586,6 +600,7 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
         "RecordsIsrElrDisjoint": records_isr_elr_disjoint,
         "SeenEpochIsFollowers": per_broker(seen_epoch_is_followers),
         "LogEpochsIssued": log_epochs_issued,
+        "ProposerReadBefore": per_broker(proposer_read_before),
         "BlankUntilRead": per_broker(blank_until_read),
         "LogNotAhead": per_broker(log_not_ahead),
         "LeaderMetadataRecorded": per_broker(leader_metadata_recorded),
@@ -667,6 +682,8 @@ MEANING = {
     "LogNotAhead": "no record in a broker's log has a leader epoch past the one its metadata has",
     "BlankUntilRead": "a running broker without partition metadata has blank metadata and no role (without clean "
                       "shutdowns: no log)",
+    "ProposerReadBefore": "a running broker at the leader epoch of an AlterPartition record it leads has metadata "
+                          "at least at the record before it",
     "LogEpochsIssued": "every record in a log or consumed has a leader epoch the controller issued (1 to the "
                        "current record's)",
     "LeaderMetadataRecorded": "a leader's partition epoch is the first record's or later, and its leader epoch one "
@@ -769,7 +786,7 @@ BOUNDED_INDUCTIVE_LEMMAS = (
     "MetadataIsARecord", "UnreadMemberAlone", "ReadOwnRecord", "FollowerUnreadNotOlder", "SeenNotZombie",
     "ZombieOutOfIsr", "AddedMemberReadEpoch", "SeenAtLeaderEpoch", "FollowerPrefix", "FollowerLeoSeen",
     "UncleanRegisteredOut", "StaleSeenNotMember", "CurrentMetadataMatches", "LogEpochsIssued", "LeaderMetadataRecorded",
-    "LogNotAhead",
+    "LogNotAhead", "ProposerReadBefore",
 )
 # True in every reachable state at K11-fixed's bounds (BFS), not inductive yet: what LeaderCompleteness needs next
 # (docs/kraft.md names the counterexample to induction left).
