@@ -780,7 +780,7 @@ HISTORY_LEMMAS = (
     "RecordsIsrElrDisjoint", "BlankUntilRead",
 )
 # Inductive with the sets above and each other in the bounded encoding at K11-fixed's bounds (each
-# consecution query 0.1-42 s; docs/kraft.md, "Toward LeaderCompleteness"); unbounded, the queries
+# consecution query 0.01-4.2 s, 44 s CPU for all 57; docs/kraft.md, "Toward LeaderCompleteness"); unbounded, the queries
 # for MetadataIsARecord and CurrentMetadataMatches did not answer in 300 and 200 s.
 BOUNDED_INDUCTIVE_LEMMAS = (
     "MetadataIsARecord", "UnreadMemberAlone", "ReadOwnRecord", "FollowerUnreadNotOlder", "SeenNotZombie",
