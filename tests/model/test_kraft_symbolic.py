@@ -21,6 +21,7 @@ from isrcheck.explorer.registry import build_model
 from isrcheck.explorer.symbolic.bmc import bmc
 from isrcheck.explorer.symbolic.ops import BoundedZ3Ops, ConcreteOps
 from isrcheck.explorer.symbolic.relation import concrete_successors, solver_successors
+from isrcheck.model.kraft.fields import LEADER
 from isrcheck.model.kraft.symbolic import KraftSymbolic
 from isrcheck.model.kraft.symbolic.derived import KraftReader
 from isrcheck.model.symbolic import make_symbolic
@@ -178,14 +179,41 @@ def test_cli_refuses_what_the_symbolic_form_lacks_by_name(command, option, words
 
 def test_metadata_lemmas_hold_in_every_reachable_state():
     """The lemmas about the metadata log's history (proved inductive with the structural ones at
-    K11-fixed's bounds, docs/kraft.md) and the candidates toward ZombieOutOfIsr are true in every
-    reachable state of a small KIP-966 configuration, each evaluated on the state's encoding (a
-    candidate that a reachable state breaks is wrong, not merely not inductive)."""
-    from isrcheck.model.kraft.symbolic.lemmas import BOUNDED_INDUCTIVE_LEMMAS, METADATA_LEMMAS, ZOMBIE_CANDIDATES
+    K11-fixed's bounds, docs/kraft.md), the ones inductive in the bounded encoding and the
+    candidates toward LeaderCompleteness are true in every reachable state of a small KIP-966
+    configuration, each evaluated on the state's encoding (a candidate that a reachable state
+    breaks is wrong, not merely not inductive)."""
+    from isrcheck.model.kraft.symbolic.lemmas import (
+        BOUNDED_INDUCTIVE_LEMMAS,
+        HISTORY_LEMMAS,
+        LEADER_COMPLETENESS_CANDIDATES,
+        METADATA_LEMMAS,
+    )
     model = kraft("kraft-kip966", **{**SMALL, "max_fencings": 1})
     sym, ops = make_symbolic(model, unbounded=True), ConcreteOps()
     lemmas = sym.lemmas()
-    names = [*METADATA_LEMMAS, *BOUNDED_INDUCTIVE_LEMMAS, *ZOMBIE_CANDIDATES]
+    names = [*METADATA_LEMMAS, *HISTORY_LEMMAS, *BOUNDED_INDUCTIVE_LEMMAS, *LEADER_COMPLETENESS_CANDIDATES]
     states = reachable(model)
-    broken = {n: model.state_view(s) for s in states for n in names if not lemmas[n](ops, sym.encode(s))}
+    encoded = [(s, sym.encode(s)) for s in states]  # once per state: the lemmas read the same encoding
+    broken = {n: model.state_view(s) for s, v in encoded for n in names if not lemmas[n](ops, v)}
     assert len(states) > 1000 and broken == {}
+
+
+def test_lemmas_hold_on_random_walks_at_k11_fixed_bounds():
+    """The same lemmas on seeded random walks at K11-fixed's bounds (3 brokers, min ISR 2), a
+    sample that holds zombie leaders (leading at a leader epoch the controller has left) and
+    brokers in the ELR, the states the lemmas toward LeaderCompleteness are about."""
+    from isrcheck.model.kraft.symbolic.lemmas import (
+        BOUNDED_INDUCTIVE_LEMMAS,
+        HISTORY_LEMMAS,
+        LEADER_COMPLETENESS_CANDIDATES,
+        METADATA_LEMMAS,
+    )
+    model = kraft("kraft-kip966", **ANCHOR)
+    sym, ops = make_symbolic(model, unbounded=True), ConcreteOps()
+    lemmas = sym.lemmas()
+    states = [sym.encode(s) for s in random_walk_sample(model, 1500, seed=7)]
+    assert any(x.role == LEADER and x.md_le < v.m_le[-1] for v in states for x in v.b)
+    assert any(any(elr[-1] for elr in v.m_elr) for v in states)
+    names = [*METADATA_LEMMAS, *HISTORY_LEMMAS, *BOUNDED_INDUCTIVE_LEMMAS, *LEADER_COMPLETENESS_CANDIDATES]
+    assert [n for n in names if not all(lemmas[n](ops, v) for v in states)] == []
