@@ -15,8 +15,8 @@ and unbounded for ``prove``. What this module adds for proofs:
 The base generation's candidate lemmas (``isrcheck.model.symbolic.lemmas``) are the variant's,
 by name: they are statements about the state, which a variant does not change.
 
-Abstracted away: as in ``isrcheck.model.symbolic`` (a fixed number of replicas; the options are
-refused there by name).
+Abstracted away: as in ``isrcheck.model.symbolic`` (a fixed number of replicas; the options read
+without bounds as there).
 """
 
 from __future__ import annotations

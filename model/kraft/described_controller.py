@@ -65,11 +65,16 @@ def on_broker_change(x: Any, cur: tuple[Any, Any, Any], new_isr: Any, new_elr: A
     stays = x.let(x.or_(x.not_(active), x.and_(leader == NIL, x.not_(any_cand)), leader_ok))
     elect = x.let(x.and_(x.not_(stays), any_cand))
     changed = x.and_(active, x.not_(x.and_(x.same_set(new_isr, cur[0]), x.same_set(new_elr, cur[1]))))
+    # Only a broker elected from the ELR (the new ISR empty) leaves it; one elected from the ISR
+    # leaves the ELR as it is, as the spec's ISR branch does: an ISR member can be in the ELR (an
+    # AlterPartition that re-admits it while the ISR stays below MinISR keeps its ELR place).
+    from_elr = x.let(x.and_(elect, x.same_set(new_isr, x.no_brokers())))
     for c in x.elected_choices():  # -1: no one elected
         x.require(x.ite(elect, x.or_(*(x.and_(c == j, x.member(cand, j)) for j in range(n))), c == -1))
         chosen = x.single(c, elect)
         x.change_partition(x.ite(stays, leader, x.ite(elect, c, NIL)), x.ite(stays, le, le + 1),
-                           x.union(new_isr, chosen), x.difference(new_elr, chosen), x.or_(x.not_(stays), changed))
+                           x.union(new_isr, chosen), x.difference(new_elr, x.single(c, from_elr)),
+                           x.or_(x.not_(stays), changed))
         yield x.elected_id(c, stays)
 
 

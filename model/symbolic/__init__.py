@@ -121,7 +121,13 @@ class KafkaSymbolic:
         cfg = adapter.config_of(self.explicit)
         # The option fields count too: a recovery point past the log end, a served id past nrid.
         size = max([1] + [value(x) for v in vs for x in v.length + v.flushed])
-        served = [value(ops.sel(v.served, o)) for v in vs for o in range(size)] if self.extras.served is None else []
+        served: list = []
+        if self.extras.served is None:
+            # type_ok allows a served record at any offset below nrid, past every log end too:
+            # the log size covers each such offset, or decode would drop what the CTI served there.
+            at = [(o, value(ops.sel(v.served, o))) for v in vs for o in range(max(size, value(v.nrid)))]
+            size = max([size] + [o + 1 for o, x in at if x != 0])
+            served = [x for _, x in at]
         records = max([1] + [value(v.nrid) for v in vs] + served)
         epoch = max([0] + [value(v.nreq) - 1 for v in vs])
         config = adapter.ClassicConfig(replicas=self.n, log_size=size, max_records=records,

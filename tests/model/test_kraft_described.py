@@ -111,3 +111,32 @@ def test_one_change_of_a_function_reaches_both_readings(monkeypatch):
         assert Counter(concrete_successors(sym, s)) == Counter((type(a).__name__, t) for a, t in got)
         changed += got != before.successors(s)
     assert changed > 0
+
+
+def _walk(model, actions):
+    """The state the actions (as the action prints) lead to from the first initial state."""
+    s = model.init_states()[0]
+    for want in actions:
+        s = next(t for a, t in model.successors(s) if str(a) == want)
+    return s
+
+
+def test_elected_from_the_isr_keeps_its_elr_place():
+    """KIP-966 with MinISR 3 of 3: broker 2 is re-admitted to the ISR {1, 2} while it stays below
+    MinISR, so it is in the ISR and the ELR at once. Fencing leader 1 elects 2 from the ISR; the
+    spec's ISR branch (MaybeUpdatePartitionOnBrokerChange) leaves the ELR as UpdateElr made it,
+    {1, 2, 3}, and the last known ELR empty. The z3 reading, written from the same function, agrees."""
+    model = build_model("classic", {"generation": "kraft-kip966", "replicas": 3, "min_insync_replicas": 3,
+                                    "max_fencings": 3})
+    s = _walk(model, ["Fetch(follower=2, leader=1, offset=0, result=ok)", "FenceBroker(broker=2)",
+                      "UnfenceBroker(broker=2)", "FenceBroker(broker=3)",
+                      "ReceiveMetadataUpdate(broker=1, offset=3, then='RemainLeader')",
+                      "SendAlterPartitionRequest(leader=1, isr=(1, 2))",
+                      "ReceiveAlterPartitionRequest(leader=1, isr=(1, 2), result='accepted')"])
+    last = model.state_view(s)["controller.metadataLog"][-1]
+    assert (last["isr"], last["elr"]) == ([1, 2], [2, 3])
+    t = next(t for a, t in model.successors(s) if str(a) == "FenceBroker(broker=1, elected=2)")
+    last = model.state_view(t)["controller.metadataLog"][-1]
+    assert (last["leader"], last["isr"], last["elr"], last["lastKnownElr"]) == (2, [2], [1, 2, 3], [])
+    want = Counter((type(a).__name__, u) for a, u in model.successors(s))
+    assert Counter(concrete_successors(make_symbolic(model), s)) == want

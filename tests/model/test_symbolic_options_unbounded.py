@@ -124,3 +124,16 @@ def test_a_wrong_option_step_is_caught() -> None:
             (type(a).__name__, u) for a, u in big.successors(t))
 
     assert any(differs(s) for s in sorted(reachable(small)))
+
+
+def test_a_cti_decodes_every_served_offset_type_ok_allows() -> None:
+    """type_ok lets a consumer have been served a record at an offset below nrid past every log end
+    (record 1 at offset 2, every log empty): the CTI's explicit model is large enough to decode it."""
+    model = build({"consumer_reads": "any", "log_size": 3, "max_records": 3})
+    sym, ops = make_symbolic(model, unbounded=True), ConcreteOps()
+    v = sym.encode(model.init_states()[0])
+    v.nrid, v.served = 3, (0, 0, 2)
+    assert sym.type_ok(ops, v)
+    explicit = sym.explicit_for(ops, lambda x: x, [v])
+    state = sym.decode(ops, lambda x: x, v, explicit)
+    assert explicit.state_view(state)["served"] == {"0": None, "1": None, "2": 1}
