@@ -659,7 +659,9 @@ MEANING = {
     "RequestNamesSender": "an AlterPartition in flight is a leader's, and its proposed ISR contains the leader",
     "HwWithinTrueHw": "no broker's high watermark is past the highest one any leader reached (invTrueHwm)",
     "IsrUnfenced": "every member of the controller's ISR is unfenced (KIP-966: fencing removes a broker from the ISR)",
-    "IsrElrDisjoint": "no broker is in both the controller's ISR and its ELR (not everywhere: an AlterPartition that re-adds an ELR member while the ISR stays under min.insync.replicas keeps it in the ELR, e.g. 3 replicas, min.insync.replicas 3; proved at K11-fixed's bounds)",
+    "IsrElrDisjoint": "no broker is in both the controller's ISR and its ELR (not everywhere: an AlterPartition "
+                      "that re-adds an ELR member while the ISR stays under min.insync.replicas keeps it in the "
+                      "ELR, e.g. 3 replicas, min.insync.replicas 3; proved at K11-fixed's bounds)",
     "LeaderUnfenced": "the controller's leader is unfenced",
     "LeaderInIsr": "the controller's leader is in its ISR",
     "RunningHasEpoch": "a running broker has a broker epoch, and a registered one has one coming",
