@@ -16,6 +16,16 @@ and the driver runs the level again the ordinary way (``store``). A file is only
 whole under a temporary name and renamed, holds raw fingerprints (nothing that runs), and is
 replaced by the next kept level's.
 
+A full level's new states are kept the same way (``keep_states``, ``<index>-<level>.states``: the
+fingerprints and the marshal block of the packed states, the bytes of a checkpoint's frontier
+file), so that the next level's expansion reads them from the file instead of streaming the whole
+cached output (the visited set's chunks, the parent records, the states) through Spark to skip to
+its STATE block (docs/spark.md, "Issue 24, sixth round"). The same rule holds: a task that finds no
+file reports ``missing``, yields no candidates, and the driver runs the level again from Spark's
+copy. Only marshal blocks are written (a pickled block stays in Spark), and a partition keeps its
+two newest states files: a task of the level that reads one may run again while the level after
+it is being merged.
+
 Only where every executor sees the driver's disk (``local[N]``, ``local-cluster``): the folder is
 under the driver's Spark temporary directory (``SparkFiles.getRootDirectory()``), which Spark
 removes when its JVM exits, and the driver removes its run's folder when the run ends.
@@ -83,6 +93,49 @@ def load(folder: str, index: int, level: int) -> Any:
     if size == 0:
         return np.zeros(0, dtype="S16")
     return np.memmap(path, dtype="S16", mode="r")
+
+
+def _states_path(folder: str, index: int, level: int) -> str:
+    return os.path.join(folder, f"{index:05d}-{level:05d}.states")
+
+
+def keep_states(folder: str, index: int, level: int, fps: bytes, states: bytes) -> bool:
+    """Write partition ``index``'s new states of ``level`` (their fingerprints, and an
+    ``encode_states`` block that is marshal, never a pickle); True when the file is there. Removes
+    that partition's states files older than ``level - 1``. Best effort, as ``keep``."""
+    from isrcheck.explorer.search.spark.blocks import frontier_bytes
+
+    if states[:1] != b"M":
+        return False  # a pickled block: only Spark's copy holds it
+    path = _states_path(folder, index, level)
+    tmp = f"{path}.tmp{os.getpid()}"
+    try:
+        os.makedirs(folder, exist_ok=True)
+        with open(tmp, "wb") as fh:
+            fh.write(frontier_bytes(fps, states))
+        os.replace(tmp, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.remove(tmp)
+        return False
+    for old in glob.glob(os.path.join(folder, f"{index:05d}-*.states")):
+        if int(os.path.basename(old).split("-")[1].split(".")[0]) < level - 1:
+            with contextlib.suppress(OSError):
+                os.remove(old)
+    return True
+
+
+def load_states(folder: str, index: int, level: int) -> tuple[bytes, bytes] | None:
+    """Partition ``index``'s kept (fingerprints, marshal block of states) of ``level``, or None
+    when this machine has no such file (or it is not one ``keep_states`` wrote)."""
+    from isrcheck.explorer.search.spark.blocks import read_frontier
+
+    try:
+        with open(_states_path(folder, index, level), "rb") as fh:
+            fps, states = read_frontier(fh.read())
+    except (OSError, ValueError):
+        return None
+    return (fps, states) if states[:1] == b"M" else None
 
 
 def drop(folder: str | None) -> None:

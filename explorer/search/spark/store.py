@@ -72,7 +72,11 @@ class Store:
         # kept there too (else None: the small levels read ``visited`` through Spark).
         self.kept_folder: str | None = None
         self.kept_level: int | None = None
-        self.mapped = self.again = 0  # small levels that mapped kept arrays; of those, run again
+        self.mapped = self.again = 0  # small levels that mapped kept arrays; levels run again
+        # the last level, when it was a full one whose every partition kept its new states as a file
+        # (``resident.keep_states``), else None; and the levels whose expansion read such files
+        self.states_level: int | None = None
+        self.expanded_from_files = 0
 
     @property
     def on_driver(self) -> bool:
@@ -114,19 +118,26 @@ class Store:
         # a full level whose frontier is already under an eighth of the set is likely followed by small
         # ones: it keeps its array where they can map it (``resident``)
         keep = (self.kept_folder, level) if full and self.kept_folder and frontier_size * 8 < self.size else None
+        # the frontier is the last full level's output and its tasks kept its new states as files: the
+        # expansion reads those instead of streaming the whole output through Spark (``resident``)
+        states = ((self.kept_folder, self.states_level)
+                  if frontier is self.visited and self.states_level is not None else None)
         reports = self.sc.accumulator({}, ReportParam())
-        cands = frontier.mapPartitionsWithIndex(expand_partition(self.payload, transition, self.partitions, reports)
-                                       ).partitionBy(self.partitions, partition_of)
         pending = self._pending()
 
-        def job(use: tuple[str, int] | None) -> Any:
+        def job(use: tuple[str, int] | None, files: bool) -> Any:
+            kept = states if files else None
+            source = self.sc.parallelize(range(self.partitions), self.partitions) if kept else frontier
+            cands = source.mapPartitionsWithIndex(
+                expand_partition(self.payload, transition, self.partitions, reports, kept)
+            ).partitionBy(self.partitions, partition_of)
             sides = [*self.deltas, cands, *pending] if use else [self.visited, *self.deltas, cands, *pending]
             return co_union(self.sc, *sides).mapPartitionsWithIndex(
                 merge_partition(self.payload, level, always, sometimes, reports, save_dir=save_dir, send=send,
-                                full=full, keep=keep, use=use),
+                                full=full, keep=keep, use=use, keep_states=self.kept_folder),
                 preservesPartitioning=True)
 
-        rep, out = self._compute(job, reports, small=not full)
+        rep, out = self._compute(job, reports, small=not full, files=states is not None)
         return self._commit(level, out, rep, full=full, kept=keep is not None)
 
     def level_from_driver(self, level: int, cands: dict[bytes, tuple], report: dict[str, Any],
@@ -138,7 +149,7 @@ class Store:
         reports = self.sc.accumulator({}, ReportParam())
         pending = self._pending()
 
-        def job(use: tuple[str, int] | None) -> Any:
+        def job(use: tuple[str, int] | None, files: bool) -> Any:
             sides = [*self.deltas, *pending] if use else [self.visited, *self.deltas, *pending]
             return co_union(self.sc, *sides).mapPartitionsWithIndex(
                 merge_partition(self.payload, level, always, sometimes, reports, extra, save_dir, send, full=False,
@@ -156,21 +167,24 @@ class Store:
         pending, self.pending = self.pending, None
         return [pending] if pending is not None else []
 
-    def _compute(self, job: Any, reports: Any, small: bool) -> tuple[dict[str, Any], Any]:
-        """Run a level's job (``job(use)`` builds its output RDD) and return (its report, the RDD).
+    def _compute(self, job: Any, reports: Any, small: bool, files: bool = False) -> tuple[dict[str, Any], Any]:
+        """Run a level's job (``job(use, files)`` builds its output RDD) and return (its report, the RDD).
+        ``files``: the expansion may read the previous level's kept states files (``resident``); a
+        partition that finds none reports ``missing`` too, and the level runs again from Spark's copy.
         A small level, when there is a kept visited array and something else to read (the union
         needs a co-partitioned side), first leaves the visited set out of its input and maps the
         kept files (``resident``); should any partition find none, that output is dropped and the
         level runs again with the visited set in its input (the accumulator is keyed by task, so
         the second run's reports replace the first's, and a finished shuffle is not run again)."""
         use = (self.kept_folder, self.kept_level) if small and self.kept_level is not None else None
-        out = self._materialize(job(use))
+        out = self._materialize(job(use, files))
         rep = total(reports.value)
         self.mapped += use is not None
-        if use is not None and rep["missing"]:
+        self.expanded_from_files += files
+        if (use is not None or files) and rep["missing"]:
             self.again += 1
             out.unpersist()
-            out = self._materialize(job(None))
+            out = self._materialize(job(None, False))
             rep = total(reports.value)
         return rep, out
 
@@ -192,12 +206,14 @@ class Store:
         if full:
             previous, self.visited, self.deltas, self.run_size = self.visited, out, [], 0
             self.kept_level = level if kept else None
+            self.states_level = level if rep["kept_states"] == self.partitions else None
             if previous is not None and previous.is_cached:  # its parent records were copied out
                 previous.unpersist()
             parents = out.mapPartitions(only_parents, preservesPartitioning=True)
             parents.persist(storage)
             self.parent_rdds[level] = self.pending = parents
         else:  # a small level's output is its parent records (and a run), kept as it is
+            self.states_level = None
             self.deltas.append(out)
             self.parent_rdds[level] = out
             self.run_size += rep["new"]

@@ -70,12 +70,27 @@ def split_fps(data: bytes) -> list[bytes]:
     return [data[i:i + FP] for i in range(0, len(data), FP)]
 
 
-def expand_partition(payload: tuple, transition: frozenset[str], partitions: int, reports: Any):
+def expand_partition(payload: tuple, transition: frozenset[str], partitions: int, reports: Any,
+                     kept: tuple[str, int] | None = None):
     """mapPartitionsWithIndex function: a partition's STATE block(s) -> one CANDS block per
-    destination; its report goes to ``reports`` under the partition's index (``level.ReportParam``)."""
+    destination; its report goes to ``reports`` under the partition's index (``level.ReportParam``).
+    ``kept``: (folder, level): the items are placeholders and the STATE block is read from the
+    file the previous (full) level's merge kept there (``resident``); where this machine has no
+    such file, the task reports ``missing`` and sends no candidates (the driver runs the level
+    again from Spark's copy)."""
 
     def run(index: int, items: Iterator[tuple[int, tuple]]) -> Iterator[tuple[int, tuple]]:
         ctx = load_context(payload)
+        if kept is not None:
+            for _ in items:  # placeholders, read to the end so that PySpark reuses this worker
+                pass
+            block = resident.load_states(kept[0], index, kept[1])
+            if block is None:
+                rep = new_report()
+                rep["missing"] = 1
+                reports.add({("expand", index): rep})
+                return
+            items = iter([(index, (STATE, *block))])
         compiled = fast.applies(ctx, transition)  # the whole loop in C (``fast``), same results
         cands: Any = fast.Candidates() if compiled else {}
         found = []
@@ -99,7 +114,8 @@ def expand_partition(payload: tuple, transition: frozenset[str], partitions: int
 
 def merge_partition(payload: tuple, level: int, always: frozenset[str], sometimes: frozenset[str],
                     reports: Any, extra: Any = None, save_dir: str | None = None, send: int = 0,
-                    full: bool = True, keep: tuple[str, int] | None = None, use: tuple[str, int] | None = None):
+                    full: bool = True, keep: tuple[str, int] | None = None, use: tuple[str, int] | None = None,
+                    keep_states: str | None = None):
     """mapPartitionsWithIndex function over one partition of (the previous level's output, this
     level's CANDS blocks). ``extra``: a broadcast of {partition: [CANDS block]} when the candidates
     come from the driver (a small level expanded in process). ``save_dir``: the checkpoint's
@@ -110,7 +126,8 @@ def merge_partition(payload: tuple, level: int, always: frozenset[str], sometime
     level): a full level also writes its new visited array there (``resident``); ``use``: (folder,
     level): a small level whose input lacks the visited set maps it from there, or, where this
     machine has no such file, reports ``missing`` and writes nothing (the driver runs the level again
-    with the visited set in its input)."""
+    with the visited set in its input). ``keep_states``: a folder where a full level also writes
+    its new states for the next level's expansion (``resident.keep_states``)."""
 
     def run(index: int, items: Iterator[tuple[int, tuple]]) -> Iterator[tuple[int, tuple]]:
         ctx = load_context(payload)
@@ -144,6 +161,8 @@ def merge_partition(payload: tuple, level: int, always: frozenset[str], sometime
         if keep is not None and full:
             resident.keep(keep[0], index, keep[1], visited)
         states_blob = encode_states(states)
+        if keep_states is not None and full:
+            rep["kept_states"] = int(resident.keep_states(keep_states, index, level, parents[0], states_blob))
         if len(states) <= send:
             rep["blocks"] = [(index, parents[0], states_blob)]
         else:
