@@ -27,6 +27,7 @@ from isrcheck.explorer.result import CheckResult, Step, Trace, Violation
 from isrcheck.explorer.search.audit import audited_init_states
 from isrcheck.explorer.search.fingerprint import collision_probability
 from isrcheck.explorer.search.rebuild import rebuild_trace
+from isrcheck.explorer.search.spark import resident
 from isrcheck.explorer.search.spark.checkpoint import Checkpoint, not_data, run_identity
 from isrcheck.explorer.search.spark.faults import is_fault, stop_for
 from isrcheck.explorer.search.spark.interrupt import Interrupts
@@ -203,6 +204,9 @@ class _Run:
         except Exception as exc:
             # A Ctrl-C cancels the running jobs: the pending Spark call fails with "job cancelled".
             if not interrupts.requested:
+                # every way out below but the fault's leaves the store as it is (its blocks may be
+                # gone with an executor); the run's kept files go all the same (``resident``)
+                resident.drop(self.store.kept_folder)
                 contract = _contract_error(exc)
                 if contract is not None:
                     raise contract from None

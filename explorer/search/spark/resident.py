@@ -43,12 +43,20 @@ FOLDER = "isrcheck-visited"
 
 
 def folder_for(sc: Any, token: str) -> str | None:
-    """The run's folder of kept arrays, or None where executors may not share the driver's disk."""
+    """The run's folder of kept arrays, created here (in the driver), or None where executors may
+    not share the driver's disk or it cannot be created. Tasks only write into it, never create it:
+    a task still running after its run ended (an executor's, after a loss) finds it gone and writes
+    nothing, so nothing is left behind once the driver removed it (``drop``)."""
     if not str(sc.master).startswith("local"):
         return None
     from pyspark import SparkFiles
 
-    return os.path.join(SparkFiles.getRootDirectory(), FOLDER, token)
+    folder = os.path.join(SparkFiles.getRootDirectory(), FOLDER, token)
+    try:
+        os.makedirs(folder)
+    except OSError:
+        return None
+    return folder
 
 
 def _path(folder: str, index: int, level: int) -> str:
@@ -64,7 +72,6 @@ def keep(folder: str, index: int, level: int, fps: Any) -> None:
     path = _path(folder, index, level)
     tmp = f"{path}.tmp{os.getpid()}"
     try:
-        os.makedirs(folder, exist_ok=True)
         with open(tmp, "wb") as fh:
             fh.write(fps)
         os.replace(tmp, path)
@@ -110,7 +117,6 @@ def keep_states(folder: str, index: int, level: int, fps: bytes, states: bytes) 
     path = _states_path(folder, index, level)
     tmp = f"{path}.tmp{os.getpid()}"
     try:
-        os.makedirs(folder, exist_ok=True)
         with open(tmp, "wb") as fh:
             fh.write(frontier_bytes(fps, states))
         os.replace(tmp, path)
