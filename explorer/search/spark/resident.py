@@ -63,6 +63,22 @@ def _path(folder: str, index: int, level: int) -> str:
     return os.path.join(folder, f"{index:05d}-{level:05d}.fps")
 
 
+def _write_whole(path: str, data: Any) -> bool:
+    """``data`` at ``path`` under a temporary name, then renamed; False (and nothing left) when it
+    cannot be written. Not ``outputs.write_atomically``: these files are a cache that Spark's copy
+    backs, so they are not synced to disk (a file lost in a crash makes its level run through Spark)."""
+    tmp = f"{path}.tmp{os.getpid()}"
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.remove(tmp)
+        return False
+    return True
+
+
 def keep(folder: str, index: int, level: int, fps: Any) -> None:
     """Write partition ``index``'s visited array (sorted fingerprints, bytes or ``S16``) of ``level``,
     then remove that partition's older files (no later job reads them: every level's output is
@@ -70,14 +86,7 @@ def keep(folder: str, index: int, level: int, fps: Any) -> None:
     effort: a file that cannot be written (a full disk) is left out, and the small levels that
     would have mapped it run through Spark as they would without this module."""
     path = _path(folder, index, level)
-    tmp = f"{path}.tmp{os.getpid()}"
-    try:
-        with open(tmp, "wb") as fh:
-            fh.write(fps)
-        os.replace(tmp, path)
-    except OSError:
-        with contextlib.suppress(OSError):
-            os.remove(tmp)
+    if not _write_whole(path, fps):
         return
     for old in glob.glob(os.path.join(folder, f"{index:05d}-*.fps")):
         if old != path:
@@ -115,14 +124,7 @@ def keep_states(folder: str, index: int, level: int, fps: bytes, states: bytes) 
     if states[:1] != b"M":
         return False  # a pickled block: only Spark's copy holds it
     path = _states_path(folder, index, level)
-    tmp = f"{path}.tmp{os.getpid()}"
-    try:
-        with open(tmp, "wb") as fh:
-            fh.write(frontier_bytes(fps, states))
-        os.replace(tmp, path)
-    except OSError:
-        with contextlib.suppress(OSError):
-            os.remove(tmp)
+    if not _write_whole(path, frontier_bytes(fps, states)):
         return False
     for old in glob.glob(os.path.join(folder, f"{index:05d}-*.states")):
         if int(os.path.basename(old).split("-")[1].split(".")[0]) < level - 1:

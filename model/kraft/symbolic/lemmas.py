@@ -46,6 +46,14 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
     R, L = range(c.brokers), z.log
     elr = c.gen.elr
 
+    def holds_fetch(o: Any, x: Any, f: int, y: Any) -> Any:
+        """Leader ``x`` holds the fetch of broker ``f`` (state ``y``) in the incarnation the controller knows."""
+        return o.and_(x.role == LEADER, x.fleo[f] != NIL, x.fep[f] == y.cbe)
+
+    def proposes(o: Any, x: Any, f: int, y: Any) -> Any:
+        """``x``'s AlterPartition request adds broker ``f`` (state ``y``) in the incarnation the controller knows."""
+        return o.and_(x.ap_phase == AP_REQUEST, x.ap_isr[f], o.not_(x.isr[f]), x.ap_ep[f] == y.cbe)
+
     def leader_in_isr(o: Any, v: KraftVars) -> Any:
         cur = Cur(o, v)
         return o.and_(*(o.implies(cur.leader == j, cur.isr[j]) for j in R))
@@ -296,9 +304,8 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
                 continue
             y = v.b[f]
             zombie = o.and_(y.role == LEADER, y.md_le < x.md_le)
-            parts.append(o.implies(o.and_(x.role == LEADER, x.fleo[f] != NIL, x.fep[f] == y.cbe), o.not_(zombie)))
-            parts.append(o.implies(o.and_(x.ap_phase == AP_REQUEST, x.ap_isr[f], o.not_(x.isr[f]), x.ap_ep[f] == y.cbe),
-                                   o.not_(zombie)))
+            parts.append(o.implies(holds_fetch(o, x, f, y), o.not_(zombie)))
+            parts.append(o.implies(proposes(o, x, f, y), o.not_(zombie)))
         return o.and_(*parts)
 
     def unread_member_alone(o: Any, v: KraftVars, b: int) -> Any:
@@ -357,8 +364,7 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
                 continue
             y = v.b[f]
             unread_newer = o.forall(y.md_off, v.mlen, lambda k: o.sel(v.m_le, k) >= x.md_le, z.records)
-            seen = o.or_(o.and_(x.role == LEADER, x.fleo[f] != NIL, x.fep[f] == y.cbe),
-                         o.and_(x.ap_phase == AP_REQUEST, x.ap_isr[f], o.not_(x.isr[f]), x.ap_ep[f] == y.cbe))
+            seen = o.or_(holds_fetch(o, x, f, y), proposes(o, x, f, y))
             parts.append(o.implies(o.and_(seen, y.status == RUNNING), unread_newer))
         return o.and_(*parts)
 
@@ -390,8 +396,7 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
             if f == b:
                 continue
             y = v.b[f]
-            seen = o.or_(o.and_(x.role == LEADER, x.fleo[f] != NIL, x.fep[f] == y.cbe),
-                         o.and_(x.ap_phase == AP_REQUEST, x.ap_isr[f], o.not_(x.isr[f]), x.ap_ep[f] == y.cbe))
+            seen = o.or_(holds_fetch(o, x, f, y), proposes(o, x, f, y))
             parts.append(o.implies(o.and_(seen, y.status == RUNNING, y.has_md), y.md_le >= x.md_le))
         return o.and_(*parts)
 
