@@ -54,6 +54,10 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
         """``x``'s AlterPartition request adds broker ``f`` (state ``y``) in the incarnation the controller knows."""
         return o.and_(x.ap_phase == AP_REQUEST, x.ap_isr[f], o.not_(x.isr[f]), x.ap_ep[f] == y.cbe)
 
+    def member(o: Any, v: KraftVars, b: int, k: Any) -> Any:
+        """Broker b is in the ISR (KIP-966: or the ELR) of metadata record k."""
+        return o.or_(o.sel(v.m_isr[b], k), o.sel(v.m_elr[b], k)) if elr else o.sel(v.m_isr[b], k)
+
     def leader_in_isr(o: Any, v: KraftVars) -> Any:
         cur = Cur(o, v)
         return o.and_(*(o.implies(cur.leader == j, cur.isr[j]) for j in R))
@@ -504,6 +508,70 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
             o.and_(x.fleo[f] != NIL, x.fep[f] == v.b[f].bepoch, v.b[f].md_le == x.md_le), x.fleo[f] <= v.b[f].llen)
             for f in R if f != b)))
 
+    def blank_is_registered(o: Any, v: KraftVars, b: int) -> Any:
+        """A broker awaiting its registration response, or without partition metadata, holds (at the
+        controller) the one broker epoch issued past the initial ones: every broker starts with
+        metadata, only a registration response blanks it (no reassignment here), and with one
+        shutdown in all it does not stop again."""
+        x = v.b[b]
+        fresh = o.or_(x.status == STARTING_REGISTERED, o.not_(x.has_md))
+        return o.implies(fresh, o.and_(x.cbe == v.last_be, v.last_be == c.brokers + 1))
+
+    def leader_holds_own_epoch(o: Any, v: KraftVars, b: int) -> Any:
+        """A leader holds, at the same offset, every record of its own leader epoch that any log holds
+        or a consumer read: only the leader of an epoch writes records of it, others copy them,
+        and a leader's log only grows while it leads (a follower truncates, a leader never)."""
+        x = v.b[b]
+        logs = [(y.llen, y.lep) for y in v.b] + [(v.true_hw, v.cep)]
+        return o.implies(x.role == LEADER, o.and_(*(o.forall(0, n, lambda off, ep=ep: o.implies(
+            o.sel(ep, off) == x.md_le, o.and_(off < x.llen, o.sel(x.lep, off) == x.md_le)), L) for n, ep in logs)))
+
+    def epoch_writer_read(o: Any, v: KraftVars, b: int) -> Any:
+        """The leader a metadata record names for its leader epoch has read that epoch (its leader
+        epoch is at least it) once any log holds a record of it, unless the record came before its
+        registration and the registration blanked its metadata (no record read since): only that
+        leader writes records of its epoch, after reading the record naming it, a broker's leader
+        epoch only grows until a registration blanks its metadata, and the records it reads after
+        registering are newer."""
+        x = v.b[b]
+        logs = [(y.llen, y.lep) for y in v.b] + [(v.true_hw, v.cep)]
+        return o.forall(0, v.mlen, lambda k: o.implies(o.sel(v.m_leader, k) == b, o.and_(*(
+            o.forall(0, n, lambda off, ep=ep: o.implies(o.sel(ep, off) == o.sel(v.m_le, k), o.or_(
+                o.and_(x.has_md, x.md_le >= o.sel(v.m_le, k)),
+                o.and_(o.or_(o.not_(x.has_md), x.status == STARTING_REGISTERED), k < x.md_off))),
+                     L) for n, ep in logs))), z.records)
+
+    def leader_epoch_start(o: Any, v: KraftVars, b: int) -> Any:
+        """A leader's epoch start is within its log; the records before it are of older leader epochs,
+        those from it on of its own (it starts at the log end it had when it read the record naming
+        it, whose records were all older, and writes only at its own epoch)."""
+        x = v.b[b]
+        return o.implies(x.role == LEADER, o.and_(0 <= x.eps, x.eps <= x.llen, o.forall(0, x.llen, lambda off: o.ite(
+            off < x.eps, o.sel(x.lep, off) < x.md_le, o.sel(x.lep, off) == x.md_le), L)))
+
+    def epoch_start_covers_committed(o: Any, v: KraftVars, b: int) -> Any:
+        """A leader at the controller's leader epoch has every committed record below its epoch start
+        (it held them when elected) or below its own high watermark (it committed them since)."""
+        x, cur = v.b[b], Cur(o, v)
+        return o.implies(o.and_(x.role == LEADER, x.md_le == cur.le), o.or_(v.true_hw <= x.eps, v.true_hw <= x.hw))
+
+    def registering_metadata_old(o: Any, v: KraftVars, b: int) -> Any:
+        """A broker awaiting its registration response has metadata no newer than the record its
+        metadata offset names (the controller's current record when it registered, which it will
+        read first): it has read nothing since it stopped. Neither that record nor a later one names
+        it leader, and neither the current record nor one after that has it in the ISR or the ELR,
+        while it awaits its response or has read nothing since: its shutdown fenced it, so it was
+        not the leader when it registered, the unclean registration took it out of the ISR and the
+        ELR, which an election chooses from, and only an AlterPartition naming its new epoch, for
+        a fetch it has not made, would add it back."""
+        x = v.b[b]
+        fresh = o.or_(x.status == STARTING_REGISTERED, o.and_(x.status == RUNNING, o.not_(x.has_md)))
+        return o.and_(o.implies(x.status == STARTING_REGISTERED, o.and_(
+            0 <= x.md_off, x.md_off < v.mlen, x.md_pe <= o.sel(v.m_pe, x.md_off))),
+            o.implies(fresh, x.md_off < v.mlen),
+            o.implies(fresh, o.forall(x.md_off, v.mlen, lambda k: o.and_(o.sel(v.m_leader, k) != b, o.implies(
+                o.or_(k > x.md_off, k == v.mlen - 1), o.not_(member(o, v, b, k)))), z.records)))
+
     def committed_on_members(o: Any, v: KraftVars) -> Any:
         cur = Cur(o, v)
         parts = []
@@ -644,6 +712,12 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
         "UncleanRegisteredOut": per_broker(unclean_registered_out),
         "FollowerLeoSeen": per_broker(follower_leo_seen),
         "CommittedOnMembers": committed_on_members,
+        "BlankIsRegistered": per_broker(blank_is_registered),
+        "LeaderHoldsOwnEpoch": per_broker(leader_holds_own_epoch),
+        "EpochWriterRead": per_broker(epoch_writer_read),
+        "RegisteringMetadataOld": per_broker(registering_metadata_old),
+        "LeaderEpochStart": per_broker(leader_epoch_start),
+        "EpochStartCoversCommitted": per_broker(epoch_start_covers_committed),
         "OneEpochPerValue": one_epoch_per_value,
     }
     for name, fn in lemmas.items():
@@ -759,6 +833,20 @@ MEANING = {
                        "epoch and leader epoch it fetched with",
     "CommittedOnMembers": "every ISR (KIP-966: and ELR) member holds the committed records, unless it lost its "
                           "log in a lossy shutdown and has not registered since",
+    "BlankIsRegistered": "a broker awaiting its registration response, or without partition metadata, "
+                         "holds the one broker epoch issued past the initial ones",
+    "LeaderHoldsOwnEpoch": "a leader holds, at the same offset, every record of its own leader epoch in any log "
+                           "or consumed",
+    "EpochWriterRead": "the leader a metadata record names has read its leader epoch once any log holds a record "
+                       "of that epoch, unless it registered again after that record and has read none since",
+    "LeaderEpochStart": "a leader's epoch start is within its log, the records before it of older leader epochs, "
+                        "those from it on of its own",
+    "EpochStartCoversCommitted": "a leader at the controller's leader epoch has every committed record below its "
+                                 "epoch start or its high watermark",
+    "RegisteringMetadataOld": "a broker awaiting its registration response has metadata no newer than the "
+                              "record its metadata offset names; until it reads a record, none from there on "
+                              "names it leader, and neither the current record nor a later one has it in the "
+                              "ISR or ELR",
     "OneEpochPerValue": "a value sits at one offset with one leader epoch in every log and in the consumed records",
 }
 
