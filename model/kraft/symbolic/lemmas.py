@@ -572,6 +572,62 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
             o.implies(fresh, o.forall(x.md_off, v.mlen, lambda k: o.and_(o.sel(v.m_leader, k) != b, o.implies(
                 o.or_(k > x.md_off, k == v.mlen - 1), o.not_(member(o, v, b, k)))), z.records)))
 
+    def one_leaves_at_a_time(o: Any, v: KraftVars) -> Any:
+        """Between consecutive metadata records at most one broker leaves the ISR, unless the record
+        is an AlterPartition's (the same leader and leader epoch): every other change is one
+        broker's fencing, shutdown or registration."""
+        def left(j: int, k: Any) -> Any:
+            return o.and_(o.sel(v.m_isr[j], k - 1), o.not_(o.sel(v.m_isr[j], k)))
+
+        return o.forall(1, v.mlen, lambda k: o.or_(
+            o.and_(o.sel(v.m_le, k) == o.sel(v.m_le, k - 1), o.sel(v.m_leader, k) != NIL),
+            *[o.and_(*(o.not_(o.and_(left(j, k), left(g, k))) for j in R for g in R if j < g))]), z.records)
+
+    def request_caught_up(o: Any, v: KraftVars, b: int) -> Any:
+        """A follower a leader's AlterPartition (in flight or accepted) adds, while the leader holds the fetches
+        of the incarnation it named, was caught up to the leader's epoch start and high watermark
+        when proposed, and stays so: that incarnation's recorded log end only grows while the
+        leader leads, and the HW counts it (the maximal ISR). The leader holds a fetch of the
+        follower, of that incarnation or a newer one (RequestEpochSeen, kept once accepted)."""
+        x = v.b[b]
+        pending = o.or_(x.ap_phase == AP_REQUEST, x.ap_phase == AP_ACCEPTED)
+        parts = []
+        for f in R:
+            if f != b:
+                added = o.and_(x.ap_isr[f], o.not_(x.isr[f]))
+                parts.append(o.implies(added, o.and_(x.fleo[f] != NIL, x.ap_ep[f] <= x.fep[f])))
+                parts.append(o.implies(o.and_(added, x.fep[f] == x.ap_ep[f]),
+                                       o.and_(x.fleo[f] >= x.eps, x.fleo[f] >= x.hw)))
+        return o.implies(o.and_(x.role == LEADER, pending), o.and_(*parts))
+
+    def leaver_fenced_or_stopped(o: Any, v: KraftVars) -> Any:
+        """A broker that left the ISR between two metadata records is fenced now, has stopped or
+        registered again since, or a fencing happened (it may have been unfenced again since):
+        without leader shrinks an AlterPartition only adds members, so a broker leaves the ISR by
+        its fencing, its shutdown or its unclean registration."""
+        if c.leader_shrinks:
+            return True
+        moved = [o.or_(v.b[j].status != RUNNING, v.b[j].cbe != j + 1, o.not_(v.b[j].unf)) for j in R]
+        return o.or_(v.fencings >= 1, o.forall(1, v.mlen, lambda k: o.and_(*(o.implies(
+            o.and_(o.sel(v.m_isr[j], k - 1), o.not_(o.sel(v.m_isr[j], k))), moved[j]) for j in R)), z.records))
+
+    def request_keeps_isr(o: Any, v: KraftVars, b: int) -> Any:
+        """Without leader shrinks, a leader's AlterPartition (in flight or answered) proposes every
+        member of its ISR: a member stays unless timed out."""
+        x = v.b[b]
+        if c.leader_shrinks:
+            return True
+        return o.implies(x.ap_phase != 0, o.and_(*(o.implies(x.isr[f], x.ap_isr[f]) for f in R)))
+
+    def fenced_never_member(o: Any, v: KraftVars, b: int) -> Any:
+        """A running broker the controller counts fenced, in its first incarnation, with no fencing
+        so far, was never unfenced (a broker outside the initial ISR): it is in no metadata record's
+        ISR or ELR, since joining needs an unfenced broker and leaving the unfenced state a fencing
+        or a shutdown."""
+        x = v.b[b]
+        return o.implies(o.and_(v.fencings == 0, x.status == RUNNING, x.cbe == b + 1, o.not_(x.unf)),
+                         o.forall(0, v.mlen, lambda k: o.not_(member(o, v, b, k)), z.records))
+
     def committed_on_members(o: Any, v: KraftVars) -> Any:
         cur = Cur(o, v)
         parts = []
@@ -715,6 +771,11 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
         "BlankIsRegistered": per_broker(blank_is_registered),
         "LeaderHoldsOwnEpoch": per_broker(leader_holds_own_epoch),
         "EpochWriterRead": per_broker(epoch_writer_read),
+        "OneLeavesAtATime": one_leaves_at_a_time,
+        "FencedNeverMember": per_broker(fenced_never_member),
+        "RequestKeepsIsr": per_broker(request_keeps_isr),
+        "LeaverFencedOrStopped": leaver_fenced_or_stopped,
+        "RequestCaughtUp": per_broker(request_caught_up),
         "RegisteringMetadataOld": per_broker(registering_metadata_old),
         "LeaderEpochStart": per_broker(leader_epoch_start),
         "EpochStartCoversCommitted": per_broker(epoch_start_covers_committed),
@@ -847,6 +908,15 @@ MEANING = {
                               "record its metadata offset names; until it reads a record, none from there on "
                               "names it leader, and neither the current record nor a later one has it in the "
                               "ISR or ELR",
+    "OneLeavesAtATime": "between consecutive metadata records at most one broker leaves the ISR, unless the "
+                        "record is an AlterPartition's (the same leader and leader epoch)",
+    "RequestCaughtUp": "a follower a leader's pending AlterPartition adds, in the incarnation it named, has a "
+                       "recorded log end at least the leader's epoch start and high watermark",
+    "LeaverFencedOrStopped": "without leader shrinks, a broker that left the ISR between two metadata records is "
+                             "fenced, has stopped or registered again, or a fencing happened",
+    "RequestKeepsIsr": "without leader shrinks, a leader's AlterPartition proposes every member of its ISR",
+    "FencedNeverMember": "a running broker fenced in its first incarnation with no fencing so far is in no "
+                         "metadata record's ISR or ELR",
     "OneEpochPerValue": "a value sits at one offset with one leader epoch in every log and in the consumed records",
 }
 
