@@ -628,6 +628,26 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
         return o.implies(o.and_(v.fencings == 0, x.status == RUNNING, x.cbe == b + 1, o.not_(x.unf)),
                          o.forall(0, v.mlen, lambda k: o.not_(member(o, v, b, k)), z.records))
 
+    def named_leader_leads(o: Any, v: KraftVars, b: int) -> Any:
+        """A running broker whose metadata names it leader is in the leader role: applying a record
+        that names it makes it leader (or keeps it), and only a lossy stop, which stops it, or a
+        record naming another broker takes the role away."""
+        x = v.b[b]
+        return o.implies(o.and_(x.status == RUNNING, x.has_md, x.md_leader == b), x.role == LEADER)
+
+    def read_not_older(o: Any, v: KraftVars, b: int) -> Any:
+        """A broker with partition metadata is at least at the partition and leader epoch of the last
+        record it read (it applied it, or skipped it as not newer), except while awaiting its
+        registration response (the registration moved its offset to the current record), and a
+        running broker that registered again has read a record since (the response blanked its
+        metadata)."""
+        x = v.b[b]
+        last = x.md_off - 1
+        return o.and_(
+            o.implies(o.and_(x.has_md, x.md_off >= 1, x.status != STARTING_REGISTERED),
+                      o.and_(x.md_pe >= o.sel(v.m_pe, last), x.md_le >= o.sel(v.m_le, last))),
+            o.implies(o.and_(x.status == RUNNING, x.has_md, x.cbe != b + 1), x.md_off >= 1))
+
     def committed_on_members(o: Any, v: KraftVars) -> Any:
         cur = Cur(o, v)
         parts = []
@@ -772,6 +792,8 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
         "LeaderHoldsOwnEpoch": per_broker(leader_holds_own_epoch),
         "EpochWriterRead": per_broker(epoch_writer_read),
         "OneLeavesAtATime": one_leaves_at_a_time,
+        "ReadNotOlder": per_broker(read_not_older),
+        "NamedLeaderLeads": per_broker(named_leader_leads),
         "FencedNeverMember": per_broker(fenced_never_member),
         "RequestKeepsIsr": per_broker(request_keeps_isr),
         "LeaverFencedOrStopped": leaver_fenced_or_stopped,
@@ -917,6 +939,10 @@ MEANING = {
     "RequestKeepsIsr": "without leader shrinks, a leader's AlterPartition proposes every member of its ISR",
     "FencedNeverMember": "a running broker fenced in its first incarnation with no fencing so far is in no "
                          "metadata record's ISR or ELR",
+    "NamedLeaderLeads": "a running broker whose partition metadata names it leader is in the leader role",
+    "ReadNotOlder": "a broker with partition metadata is at least at the partition and leader epoch of the last "
+                    "record it read (not while awaiting its registration response); a running broker that "
+                    "registered again has read one since",
     "OneEpochPerValue": "a value sits at one offset with one leader epoch in every log and in the consumed records",
 }
 
