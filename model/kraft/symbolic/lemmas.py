@@ -648,6 +648,20 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
                       o.and_(x.md_pe >= o.sel(v.m_pe, last), x.md_le >= o.sel(v.m_le, last))),
             o.implies(o.and_(x.status == RUNNING, x.has_md, x.cbe != b + 1), x.md_off >= 1))
 
+    def isr_losses_counted(o: Any, v: KraftVars) -> Any:
+        """The ISR losses along the metadata log (a broker in a record's ISR and not in the next's)
+        are no more than the fencings and shutdowns so far: without leader shrinks a broker leaves
+        the ISR only by its fencing or its shutdown (which fences it), one per event. A sum over the
+        records, so only where the metadata log has a bound (the bounded encoding, explicit states)."""
+        if c.leader_shrinks:
+            return True
+        size = z.records if z.records is not None else (v.mlen if isinstance(v.mlen, int) else None)
+        if size is None:
+            return True
+        losses = [o.ite(o.and_(k < v.mlen, o.sel(v.m_isr[j], k - 1), o.not_(o.sel(v.m_isr[j], k))), 1, 0)
+                  for k in range(1, size) for j in R]
+        return sum(losses[1:], losses[0]) <= v.fencings + v.unclean + v.clean if losses else True
+
     def committed_on_members(o: Any, v: KraftVars) -> Any:
         cur = Cur(o, v)
         parts = []
@@ -792,6 +806,7 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
         "LeaderHoldsOwnEpoch": per_broker(leader_holds_own_epoch),
         "EpochWriterRead": per_broker(epoch_writer_read),
         "OneLeavesAtATime": one_leaves_at_a_time,
+        "IsrLossesCounted": isr_losses_counted,
         "ReadNotOlder": per_broker(read_not_older),
         "NamedLeaderLeads": per_broker(named_leader_leads),
         "FencedNeverMember": per_broker(fenced_never_member),
@@ -943,6 +958,8 @@ MEANING = {
     "ReadNotOlder": "a broker with partition metadata is at least at the partition and leader epoch of the last "
                     "record it read (not while awaiting its registration response); a running broker that "
                     "registered again has read one since",
+    "IsrLossesCounted": "without leader shrinks, the ISR losses along the metadata log are no more than the "
+                        "fencings and shutdowns so far (bounded metadata log only)",
     "OneEpochPerValue": "a value sits at one offset with one leader epoch in every log and in the consumed records",
 }
 
