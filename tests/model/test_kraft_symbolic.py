@@ -185,6 +185,7 @@ def test_metadata_lemmas_hold_in_every_reachable_state():
     breaks is wrong, not merely not inductive)."""
     from isrcheck.model.kraft.symbolic.lemmas import (
         BOUNDED_INDUCTIVE_LEMMAS,
+        EPOCH_WRITER_LEMMAS,
         HISTORY_LEMMAS,
         LEADER_COMPLETENESS_CANDIDATES,
         METADATA_LEMMAS,
@@ -192,7 +193,8 @@ def test_metadata_lemmas_hold_in_every_reachable_state():
     model = kraft("kraft-kip966", **{**SMALL, "max_fencings": 1})
     sym, ops = make_symbolic(model, unbounded=True), ConcreteOps()
     lemmas = sym.lemmas()
-    names = [*METADATA_LEMMAS, *HISTORY_LEMMAS, *BOUNDED_INDUCTIVE_LEMMAS, *LEADER_COMPLETENESS_CANDIDATES]
+    names = [*METADATA_LEMMAS, *HISTORY_LEMMAS, *BOUNDED_INDUCTIVE_LEMMAS, *EPOCH_WRITER_LEMMAS,
+             *LEADER_COMPLETENESS_CANDIDATES]
     states = reachable(model)
     encoded = [(s, sym.encode(s)) for s in states]  # once per state: the lemmas read the same encoding
     broken = {n: model.state_view(s) for s, v in encoded for n in names if not lemmas[n](ops, v)}
@@ -205,6 +207,7 @@ def test_lemmas_hold_on_random_walks_at_k11_fixed_bounds():
     brokers in the ELR, the states the lemmas toward LeaderCompleteness are about."""
     from isrcheck.model.kraft.symbolic.lemmas import (
         BOUNDED_INDUCTIVE_LEMMAS,
+        EPOCH_WRITER_LEMMAS,
         HISTORY_LEMMAS,
         LEADER_COMPLETENESS_CANDIDATES,
         METADATA_LEMMAS,
@@ -215,5 +218,6 @@ def test_lemmas_hold_on_random_walks_at_k11_fixed_bounds():
     states = [sym.encode(s) for s in random_walk_sample(model, 1500, seed=7)]
     assert any(x.role == LEADER and x.md_le < v.m_le[-1] for v in states for x in v.b)
     assert any(any(elr[-1] for elr in v.m_elr) for v in states)
-    names = [*METADATA_LEMMAS, *HISTORY_LEMMAS, *BOUNDED_INDUCTIVE_LEMMAS, *LEADER_COMPLETENESS_CANDIDATES]
+    names = [*METADATA_LEMMAS, *HISTORY_LEMMAS, *BOUNDED_INDUCTIVE_LEMMAS, *EPOCH_WRITER_LEMMAS,
+             *LEADER_COMPLETENESS_CANDIDATES]
     assert [n for n in names if not all(lemmas[n](ops, v) for v in states)] == []
