@@ -12,9 +12,9 @@ later ones need. ``EPOCH_WRITER_LEMMAS`` are inductive with all of those in the 
 too (who writes a leader epoch's records, what a pending AlterPartition adds, how brokers leave
 the ISR and come back after registering again). ``LEADER_COMPLETENESS_CANDIDATES`` are what
 LeaderCompleteness needs next (the data side: which brokers hold the committed records), true
-in every reachable state at those bounds and not inductive yet, as docs/kraft.md describes. Some hold only in one generation (Kafka 3.5 keeps
-a fenced last ISR member, so ``IsrUnfenced`` is KIP-966's): a lemma is a claim about a
-configuration, checked there, never a rule of the model.
+in every reachable state at those bounds and not inductive yet, as docs/kraft.md describes.
+Some hold only in one generation (Kafka 3.5 keeps a fenced last ISR member, so ``IsrUnfenced``
+is KIP-966's): a lemma is a claim about a configuration, checked there, never a rule of the model.
 """
 
 from __future__ import annotations
