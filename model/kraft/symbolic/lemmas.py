@@ -671,6 +671,16 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
         x = v.b[b]
         return o.implies(x.cbe != b + 1, o.exists(0, v.mlen, lambda k: o.not_(member(o, v, b, k)), z.records))
 
+    def elr_only_under_min_isr(o: Any, v: KraftVars) -> Any:
+        """A metadata record whose ISR has min.insync.replicas members has an empty ELR: UpdateElr
+        empties it whenever the new ISR is that large, and an election or a registration that keeps
+        the ISR keeps the ELR (KIP-966; elections from the ELR leave one member)."""
+        if not elr:
+            return True
+        return o.forall(0, v.mlen, lambda k: o.implies(
+            rules.at_least(o, [o.sel(v.m_isr[j], k) for j in R], c.min_isr),
+            o.and_(*(o.not_(o.sel(v.m_elr[j], k)) for j in R))), z.records)
+
     def committed_on_members(o: Any, v: KraftVars) -> Any:
         cur = Cur(o, v)
         parts = []
@@ -815,6 +825,7 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
         "LeaderHoldsOwnEpoch": per_broker(leader_holds_own_epoch),
         "EpochWriterRead": per_broker(epoch_writer_read),
         "OneLeavesAtATime": one_leaves_at_a_time,
+        "ElrOnlyUnderMinIsr": elr_only_under_min_isr,
         "RegisteredAgainLeft": per_broker(registered_again_left),
         "IsrLossesCounted": isr_losses_counted,
         "ReadNotOlder": per_broker(read_not_older),
@@ -972,6 +983,7 @@ MEANING = {
                         "fencings and shutdowns so far (bounded metadata log only)",
     "RegisteredAgainLeft": "a broker the controller holds at a new broker epoch is outside the ISR and the ELR "
                            "of some metadata record",
+    "ElrOnlyUnderMinIsr": "a metadata record whose ISR has min.insync.replicas members has an empty ELR (KIP-966)",
     "OneEpochPerValue": "a value sits at one offset with one leader epoch in every log and in the consumed records",
 }
 
@@ -1008,7 +1020,7 @@ BOUNDED_INDUCTIVE_LEMMAS = (
     "UncleanRegisteredOut", "StaleSeenNotMember", "CurrentMetadataMatches", "LogEpochsIssued", "LeaderMetadataRecorded",
     "LogNotAhead", "ProposerReadBefore",
 )
-# Inductive with the 57 above and each other in the bounded encoding at K11-fixed's bounds, 71 in all, and true
+# Inductive with the 57 above and each other in the bounded encoding at K11-fixed's bounds, 72 in all, and true
 # in all 973,728 reachable states there (BFS): who writes a leader epoch's records, what a pending AlterPartition
 # adds, how brokers leave the ISR and come back after registering again (docs/kraft.md, "Toward
 # LeaderCompleteness"). IsrLossesCounted sums over the metadata log, so it says something only where the log is
@@ -1016,7 +1028,7 @@ BOUNDED_INDUCTIVE_LEMMAS = (
 EPOCH_WRITER_LEMMAS = (
     "BlankIsRegistered", "LeaderHoldsOwnEpoch", "EpochWriterRead", "LeaderEpochStart", "RegisteringMetadataOld",
     "OneLeavesAtATime", "RequestCaughtUp", "LeaverFencedOrStopped", "RequestKeepsIsr", "FencedNeverMember",
-    "NamedLeaderLeads", "ReadNotOlder", "IsrLossesCounted", "RegisteredAgainLeft",
+    "NamedLeaderLeads", "ReadNotOlder", "IsrLossesCounted", "RegisteredAgainLeft", "ElrOnlyUnderMinIsr",
 )
 # True in every reachable state at K11-fixed's bounds (BFS), not inductive yet: what LeaderCompleteness needs next
 # (docs/kraft.md names the counterexample to induction left).
