@@ -146,11 +146,16 @@ class Prover:
             return solver.model()
         return None
 
+    def explicit_for(self, value: Callable[[Any], Any]) -> Any:
+        """An explicit model large enough to hold the states ``value`` reads (unbounded: the
+        symbolic model's ``explicit_for``)."""
+        return self.sym.explicit_for(self.ops, value, self.states)
+
     def cti(self, model: Any, name: str, names: Sequence[str]) -> Violation:
         """The CTI in ``model`` as an explicit two-or-more-state trace, replayed."""
         value = z3_value(model)
         try:
-            explicit = self.sym.explicit_for(self.ops, value, self.states)
+            explicit = self.explicit_for(value)
         except ValueError as exc:
             # Past its budget the small-values query can answer unknown and the unconstrained one a
             # CTI too large for the explicit model to tabulate (which one depends on the solver's
@@ -161,7 +166,7 @@ class Prover:
                 raise EncodingError(f"the counterexample to induction is too large to replay ({exc}), and the "
                                     "solver finds none with small values") from None
             value = z3_value(model)
-            explicit = self.sym.explicit_for(self.ops, value, self.states)
+            explicit = self.explicit_for(value)
         try:
             decoded = [self.sym.decode(self.ops, value, v, explicit) for v in self.states]
         except ValueError as exc:
@@ -207,17 +212,20 @@ def prove(
     k: int = 1,
     timeout: float | None = None,
     progress: Progress | None = None,
+    make_prover: Callable[..., Prover] | None = None,
 ) -> SymbolicResult:
     """Is the conjunction of the target ``properties`` and ``lemmas`` inductive (``k``-inductive)?
     With ``houdini``, lemmas that are not inductive relative to the rest are dropped until a fixed
     point (pass ``sym.lemmas()`` for the model's built-in templates); targets are never dropped.
+    ``make_prover(sym, k=, timeout=)``: whose queries (default ``Prover``, the unbounded encoding;
+    ``isrcheck.explorer.symbolic.bounded_induction.BoundedProver`` the configuration's bounds).
     """
     progress = progress or Silent()
     start = time.monotonic()
     names, props = select_symbolic(sym, properties)
     targets = dict(zip(names, props, strict=True))
     candidates = dict(lemmas or {})
-    prover = Prover(sym, k=k, timeout=timeout)
+    prover = (make_prover or Prover)(sym, k=k, timeout=timeout)
     result = SymbolicResult("prove", "proved", names, depth=k)
     current = {**candidates, **targets}
     dropped: list[str] = []
