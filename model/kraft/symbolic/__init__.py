@@ -23,7 +23,6 @@ from isrcheck.explorer.symbolic.contract import SymStep
 from isrcheck.explorer.symbolic.lemma_sets import named_sets
 
 from . import lemmas as lemma_module
-
 from . import vars as kv
 from .lemmas import kraft_lemmas
 from .properties import kraft_properties

@@ -1,0 +1,146 @@
+"""``isrcheck prove --bounded``: induction over the bounded encoding, at the configuration's own bounds.
+
+A classic generation proved (LeaderInIsr with its four controller lemmas) and one counterexample to
+induction whose two states are states of the explicit model (decoded, re-encoded, the step one of
+its successors); a KRaft proof at small bounds (2 brokers) with the ``structural`` lemma set and a
+KRaft CTI replayed; Houdini dropping a false lemma; k-induction over distinct states; the named
+lemma sets (read from the lemma modules' tuples; an unknown one refused with the known ones); the
+bounded ``type_ok`` (the explicit bounds added) true in every reachable state; ``--engine spark``
+refused with ``--bounded``.
+"""
+
+from __future__ import annotations
+
+import json
+
+from isrcheck.explorer.cli.main import main
+from isrcheck.explorer.symbolic.bounded_induction import prove_bounded
+from isrcheck.explorer.symbolic.lemma_sets import named_sets
+from isrcheck.explorer.symbolic.ops import ConcreteOps
+from isrcheck.model.kraft.symbolic import lemmas as kraft_lemma_module
+from isrcheck.model.symbolic import make_symbolic
+
+from tests.fixtures.classic import classic
+from tests.fixtures.states import reachable
+
+CONTROLLER_LEMMAS = ["LeaderNamedByItsEpoch", "QuorumIsLastRequest", "TrueLeaderIsrIsQuorumIsr",
+                     "QuorumIsrIsLastRequestUntilAdopted"]
+KRAFT_SMALL = ["--generation", "kraft-kip966", "--replicas", "2", "--max-records", "1", "--max-fencings", "1"]
+
+
+def test_leader_in_isr_proved_at_these_bounds(capsys):
+    status = main(["prove", "classic", "--generation", "kip320", "--replicas", "2", "--invariant", "LeaderInIsr",
+                   *[x for n in CONTROLLER_LEMMAS for x in ("--lemma", n)], "--bounded", "--quiet"])
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert out.startswith("Proved for these bounds: LeaderInIsr hold(s) in every reachable state of this "
+                          "configuration, at any trace length (induction over the bounded encoding; 4 lemmas: "
+                          "LeaderNamedByItsEpoch,"), out
+    assert "(z3, bounded encoding)" in out
+
+
+def test_a_cti_is_two_states_of_the_explicit_model():
+    """StrongIsr alone is not inductive: the CTI's states decode into the configuration's own
+    explicit model, re-encode to themselves, and the step is one of the explicit successors."""
+    model = classic(generation="kip320", replicas=2)
+    sym = make_symbolic(model)
+    result = prove_bounded(sym, properties=["StrongIsr"])
+    assert result.verdict == "counterexample to induction" and result.cti.property == "StrongIsr"
+    assert result.stats["explicit"] is model and result.stats["encoding"] == "bounded"
+    first, step = result.cti.trace.steps
+    assert (step.action, step.state) in list(model.successors(first.state))
+    ops = ConcreteOps()
+    for state in (first.state, step.state):
+        assert sym.decode(ops, lambda x: x, sym.encode(state)) == state
+        assert sym.type_ok(ops, sym.encode(state))
+    strong = next(p for p in model.properties() if p.name == "StrongIsr")
+    assert strong.predicate(first.state) and not strong.predicate(step.state)
+
+
+def test_cli_cti_as_json(capsys):
+    status = main(["prove", "classic", "--generation", "kip320", "--replicas", "2", "--invariant", "StrongIsr",
+                   "--bounded", "--json", "--quiet"])
+    data = json.loads(capsys.readouterr().out)
+    assert status == 1
+    assert data["encoding"] == "bounded" and data["verdict"] == "counterexample to induction"
+    assert data["cti"]["conjunct"] == "StrongIsr" and len(data["cti"]["trace"]["states"]) == 2
+
+
+def test_kraft_structural_lemmas_proved_at_two_brokers(capsys):
+    status = main(["prove", "classic", *KRAFT_SMALL, "--invariant", "MetadataLogMatching", "--bounded",
+                   "--lemma-set", "structural", "--quiet"])
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert out.startswith("Proved for these bounds: MetadataLogMatching") and "21 lemmas" in out, out
+
+
+def test_kraft_cti_replays_with_the_step_named(capsys):
+    """Kafka 3.5's LeaderCompleteness without lemmas: a CTI, printed with the step that breaks it."""
+    status = main(["prove", "classic", "--generation", "kraft-3.5", "--replicas", "2", "--max-records", "1",
+                   "--max-fencings", "1", "--invariant", "LeaderCompleteness", "--bounded", "--quiet"])
+    out = capsys.readouterr().out
+    assert status == 1, out
+    assert out.startswith("Counterexample to induction: LeaderCompleteness breaks."), out
+    assert "State 1: a state where every conjunct holds (not necessarily reachable)" in out
+    assert "State 2: " in out
+
+
+def test_houdini_drops_a_false_lemma():
+    sym = make_symbolic(classic(generation="kip320", replicas=2))
+    lemmas = {name: sym.lemmas()[name] for name in CONTROLLER_LEMMAS}
+    lemmas["NoRecordIsEverWritten"] = lambda o, v: v.nrid == 0  # true initially, not preserved
+    result = prove_bounded(sym, properties=["LeaderInIsr"], lemmas=lemmas, houdini=True)
+    assert result.verdict == "proved", result.reason
+    assert result.stats["dropped"] == ["NoRecordIsEverWritten"] and result.lemmas == CONTROLLER_LEMMAS
+
+
+def test_k_induction_over_distinct_states():
+    """2-induction keeps the answers: the lemmas and LeaderInIsr proved, StrongIsr alone refuted
+    (the CTI then has three states, the last step breaking it)."""
+    sym = make_symbolic(classic(generation="kip320", replicas=2))
+    lemmas = {name: sym.lemmas()[name] for name in CONTROLLER_LEMMAS}
+    assert prove_bounded(sym, properties=["LeaderInIsr"], lemmas=lemmas, k=2).verdict == "proved"
+    refuted = prove_bounded(sym, properties=["StrongIsr"], k=2)
+    assert refuted.verdict == "counterexample to induction" and len(refuted.cti.trace) == 3
+    states = [s.state for s in refuted.cti.trace.steps]
+    assert len(set(states)) == 3
+
+
+def test_lemma_sets_are_the_modules_tuples():
+    sets = named_sets(kraft_lemma_module.__dict__)
+    assert sets["structural"] is kraft_lemma_module.STRUCTURAL_LEMMAS
+    assert sets["leader-completeness-candidates"] is kraft_lemma_module.LEADER_COMPLETENESS_CANDIDATES
+    assert named_sets({"ISR_PROOF_LEMMAS_3": ("A",), "NOT_A_SET": ("B",), "X_LEMMAS": "not a tuple"}) == \
+        {"isr-proof-3": ("A",)}
+
+
+def test_unknown_lemma_set_is_refused_with_the_known_ones(capsys):
+    status = main(["prove", "classic", *KRAFT_SMALL, "--bounded", "--lemma-set", "structure"])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert "no lemma set 'structure'; its sets are structural, metadata, history" in err
+
+
+def test_list_lemmas_shows_the_sets(capsys):
+    assert main(["prove", "classic", "--generation", "kip320", "--list-lemmas"]) == 0
+    out = capsys.readouterr().out
+    assert "lemma sets (--lemma-set NAME):" in out and "  isr-proof (21): RecordEpochsSorted," in out
+
+
+def test_bounded_with_spark_is_refused(capsys):
+    assert main(["prove", "classic", "--bounded", "--engine", "spark"]) == 2
+    assert "--bounded asks its queries in this process" in capsys.readouterr().err
+
+
+def test_bounded_type_ok_holds_in_every_reachable_state():
+    """The explicit bounds the bounded type_ok adds (logs, ids, requests; KRaft's metadata log) are
+    true in every reachable state, with crashes and consumer reads too."""
+    ops = ConcreteOps()
+    for options in ({"generation": "kip320", "replicas": 2},
+                    {"generation": "kip101", "replicas": 2, "max_crashes": 1, "stops": "crash",
+                     "consumer_reads": "any"},
+                    {"generation": "kraft-kip966", "replicas": 2, "max_records": 1, "max_fencings": 1}):
+        model = classic(**options)
+        sym = make_symbolic(model)
+        for state in reachable(model):
+            assert sym.type_ok(ops, sym.encode(state)), (options, model.state_view(state))
