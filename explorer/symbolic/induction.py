@@ -182,7 +182,7 @@ class Prover:
             match = next(((a, t) for a, t in offered if t == target and type(a).__name__ == label), None)
             if match is None:
                 raise EncodingError(f"the counterexample to induction's step {label} is not a step of the explicit "
-                                    "model; the unbounded encoding disagrees with it")
+                                    "model; the symbolic relation disagrees with it")
             steps.append(Step(*match))
         return Violation(name, "cti", Trace(tuple(steps)),
                          f"{name} held before the step (with {', '.join(names)}) and fails after it"), explicit

@@ -22,6 +22,7 @@ from typing import Any
 from isrcheck.explorer.symbolic.contract import SymStep
 from isrcheck.explorer.symbolic.lemma_sets import named_sets
 
+from ..fields import STARTING
 from . import lemmas as lemma_module
 from . import vars as kv
 from .lemmas import kraft_lemmas
@@ -99,7 +100,7 @@ class KraftSymbolic:
         metadata records naming brokers or none; epochs not negative. Bounded, the metadata log
         within its array (``steps.metadata_bound``, which no reachable state exceeds): induction over
         the bounded encoding (``prove --bounded``) otherwise meets metadata logs longer than their
-        array, whose records past it read as 0."""
+        array, whose records past it read as 0. A broker is STARTING only after a shutdown."""
         c, n, nv = self.config, self.n, self.config.values
         L = self.z.log
 
@@ -116,6 +117,12 @@ class KraftSymbolic:
                                                                           ops.sel(v.m_pe, i) >= 1), self.z.records)]
         if self.z.records is not None:
             parts.append(v.mlen <= self.z.records)
+        # With one shutdown in all (the symbolic form refuses more), a broker is STARTING only after
+        # it: a STARTING broker's shutdown, which leaves its registration in flight (the stale
+        # requests the symbolic form does not represent), is never enabled. Without this, induction
+        # meets a STARTING broker before any shutdown, whose shutdown the relation and the explicit
+        # model take to different states.
+        parts += [ops.implies(x.status == STARTING, v.unclean + v.clean >= 1) for x in v.b]
         for x in v.b:
             parts += [0 <= x.llen, x.llen <= nv, records(x.llen, x.lep, x.lval), 0 <= x.hw, x.hw <= x.llen,
                       0 <= x.md_off, x.md_off <= v.mlen, 0 <= x.status, x.status <= 4, 0 <= x.role, x.role <= 2,
