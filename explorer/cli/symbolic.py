@@ -168,9 +168,6 @@ def cmd_prove(argv: list[str]) -> int:
         raise UserError(f"--k must be at least 1 (plain induction), not {args.k}")
     if args.master is not None and args.engine != "spark":
         raise UserError("--master applies to --engine spark only")
-    if args.bounded and args.engine == "spark":
-        raise UserError("--bounded asks its queries in this process (each takes milliseconds to seconds); "
-                        "drop --engine spark, or drop --bounded for the unbounded proof on Spark")
     sym = symbolic_model(args.model, model, unbounded=not args.bounded)
     builtin = dict(getattr(sym, "lemmas", dict)())
     if args.list_lemmas:
@@ -191,7 +188,8 @@ def cmd_prove(argv: list[str]) -> int:
             from isrcheck.explorer.symbolic.distributed import ProofSetup, prove_distributed
 
             lemma_file = (args.lemmas, Path(args.lemmas).read_text()) if args.lemmas else None
-            ask_many = spark_asker(args.master, model, ProofSetup(args.model, args.k, args.timeout, lemma_file))
+            ask_many = spark_asker(args.master, model, ProofSetup(args.model, args.k, args.timeout, lemma_file,
+                                                                  args.bounded))
             result = prove_distributed(sym, ask_many=ask_many, properties=args.properties, lemmas=lemmas,
                                        houdini=args.houdini, k=args.k, timeout=args.timeout,
                                        progress=_progress(args))

@@ -84,14 +84,25 @@ class BoundedProver(Prover):
             solver.add(*self.base)
         return solver
 
+    splits = False  # no resource budget, no query per step: each query is small already
+
+    def parts(self, goal: Any) -> list:
+        """One query for the whole conjunct: its unrolled parts share the bit-blasted relation."""
+        return [goal]
+
     def consecution(self, assumed: dict[str, Callable], name: str, fn: Callable, small: bool = True,
                     after: dict[str, Callable] | None = None):
-        """(answer, z3 model or None): is ``fn`` false after ``k`` steps that keep ``assumed``? One
-        query for the whole conjunct: its unrolled parts share the bit-blasted relation."""
+        """(answer, z3 model or None): is ``fn`` false after ``k`` steps that keep ``assumed``?"""
+        before = [f(self.ops, v) for v in self.states[:-1] for f in assumed.values()]
+        last = [f(self.ops, self.states[-1]) for f in (after or {}).values()]
+        return self._ask(before + last, fn(self.ops, self.states[-1]), small, None)
+
+    def _ask(self, assumed: list, part: Any, small: bool, budget: int | None):
+        """(answer, model or None) of ``assumed /\\ not part`` in a fresh, preprocessed solver (the
+        values are small already: no first query for small ones)."""
         self.solver = solver = self._fresh()
-        solver.add(*[f(self.ops, v) for v in self.states[:-1] for f in assumed.values()])
-        solver.add(*[f(self.ops, self.states[-1]) for f in (after or {}).values()])
-        solver.add(self.ops.not_(fn(self.ops, self.states[-1])))
+        solver.add(*assumed)
+        solver.add(self.ops.not_(part))
         answer = solver.check()
         return answer, (solver.model() if answer == z3.sat else None)
 

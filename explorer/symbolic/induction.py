@@ -45,6 +45,12 @@ SPLIT_BUDGET = 30_000_000
 class Prover:
     """Induction queries over one unbounded encoding, ``k`` steps deep."""
 
+    splits = True  # a goal over every step past SPLIT_BUDGET is asked again step by step
+
+    def parts(self, goal: Any) -> list:
+        """The queries a goal is asked as: its top-level conjuncts (see ``consecution``)."""
+        return _conjuncts(goal)
+
     def __init__(self, sym: Any, *, k: int = 1, timeout: float | None = None) -> None:
         self.sym = sym
         self.ops = UnboundedZ3Ops()
@@ -104,7 +110,7 @@ class Prover:
         # pairs) are asked one at a time: all unsat means the goal is preserved. At 3 replicas
         # CommittedOnQuorumIsr after BecomeFollowerAndTruncate had no answer in 150 s as one
         # query and took 0.1-2 s per pair (docs/proofs.md).
-        for part in _conjuncts(fn(self.ops, self.states[-1])):
+        for part in self.parts(fn(self.ops, self.states[-1])):
             # First the whole step relation within a deterministic budget (z3's resource limit,
             # not wall time, so the same query takes the same path on a loaded machine); past it,
             # one query per step (its act value): at 3 replicas, before a lemma was widened,

@@ -5,8 +5,8 @@ induction whose two states are states of the explicit model (decoded, re-encoded
 its successors); a KRaft proof at small bounds (2 brokers) with the ``structural`` lemma set and a
 KRaft CTI replayed; Houdini dropping a false lemma; k-induction over distinct states; the named
 lemma sets (read from the lemma modules' tuples; an unknown one refused with the known ones); the
-bounded ``type_ok`` (the explicit bounds added) true in every reachable state; ``--engine spark``
-refused with ``--bounded``.
+bounded ``type_ok`` (the explicit bounds added) true in every reachable state; the distributed
+asker (``--engine spark --bounded``) giving the local result.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import json
 
 from isrcheck.explorer.cli.main import main
 from isrcheck.explorer.symbolic.bounded_induction import prove_bounded
+from isrcheck.explorer.symbolic.distributed import ProofSetup, local_asker, prove_distributed
 from isrcheck.explorer.symbolic.lemma_sets import named_sets
 from isrcheck.explorer.symbolic.ops import ConcreteOps
 from isrcheck.model.kraft.symbolic import lemmas as kraft_lemma_module
@@ -127,9 +128,24 @@ def test_list_lemmas_shows_the_sets(capsys):
     assert "lemma sets (--lemma-set NAME):" in out and "  isr-proof (21): RecordEpochsSorted," in out
 
 
-def test_bounded_with_spark_is_refused(capsys):
-    assert main(["prove", "classic", "--bounded", "--engine", "spark"]) == 2
-    assert "--bounded asks its queries in this process" in capsys.readouterr().err
+def test_distributed_asker_gives_the_local_bounded_result():
+    """``--engine spark --bounded``: the queries asked through ``prove_distributed`` (here answered in
+    this process, as an executor rebuilds the solver) give ``prove_bounded``'s verdicts: Houdini's
+    drops, then the CTI of the dropped lemmas' target, replayed where it was found."""
+    model = classic(generation="kip320", replicas=2)
+    sym = make_symbolic(model)
+    lemmas = {name: sym.lemmas()[name] for name in [*CONTROLLER_LEMMAS, "CommittedOnQuorumIsr"]}
+    for properties, houdini in ((["LeaderInIsr"], True), (["StrongIsr"], False)):
+        local = prove_bounded(sym, properties=properties, lemmas=lemmas, houdini=houdini)
+        asker = local_asker(ProofSetup("classic", bounded=True), model)
+        dist = prove_distributed(sym, ask_many=asker, properties=properties, lemmas=lemmas, houdini=houdini)
+        assert (dist.verdict, dist.lemmas, dist.stats["dropped"], dist.cti and dist.cti.property) == \
+            (local.verdict, local.lemmas, local.stats["dropped"], local.cti and local.cti.property)
+    assert local.verdict == "counterexample to induction"
+    # One initiation and one consecution query per conjunct: the whole conjunct, never its parts or steps.
+    assert dist.stats["queries"] == 2 * (len(lemmas) + 1) and dist.stats["waves"] == 1
+    before, after = dist.cti.trace.steps
+    assert (after.action, after.state) in list(model.successors(before.state))
 
 
 def test_bounded_type_ok_holds_in_every_reachable_state():
@@ -137,7 +153,8 @@ def test_bounded_type_ok_holds_in_every_reachable_state():
     offsets; KRaft's metadata log within its array, a broker STARTING only after a shutdown) is
     true in every reachable state."""
     ops = ConcreteOps()
-    for options in ({"generation": "kip101", "replicas": 2, "max_crashes": 1, "stops": "crash"},
+    for options in ({"generation": "kip101", "replicas": 2, "max_crashes": 1, "stops": "all", "max_records": 1,
+                     "max_leader_epoch": 1},
                     {"generation": "kraft-kip966", "replicas": 2, "max_records": 1, "max_crashes": 1,
                      "stops": "lossy"}):
         model = classic(**options)
