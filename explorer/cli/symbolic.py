@@ -150,7 +150,7 @@ def cmd_prove(argv: list[str]) -> int:
                    help="your own lemmas: a Python file defining LEMMAS = {name: fn(ops, v) -> formula}")
     p.add_argument("--houdini", action="store_true",
                    help="drop lemmas that are not inductive relative to the rest, to a fixed point; starts "
-                        "from every built-in lemma (and yours) unless --lemma names some")
+                        "from every built-in lemma (and yours) unless --lemma or --lemma-set names some")
     p.add_argument("--k", type=int, default=1, metavar="N", help="k-induction: assume the invariant on N steps")
     p.add_argument("--lemma-set", dest="lemma_sets", action="append", metavar="NAME",
                    help="use every lemma of the model's named set NAME (repeatable; --list-lemmas shows the sets)")
