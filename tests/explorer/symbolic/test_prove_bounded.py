@@ -175,3 +175,11 @@ def test_variants_in_a_users_file_get_their_own_cti(capsys):
         assert status == 1, out
         assert out.startswith(f"Counterexample to induction: {broken} breaks."), out
         assert f"State 2: {step}" in out, out
+
+
+def test_a_time_limit_is_unknown_exit_5(capsys):
+    status = main(["prove", "classic", "--generation", "kip320", "--replicas", "2", "--invariant", "StrongIsr",
+                   "--lemma-set", "isr-proof", "--bounded", "--timeout", "0.001", "--quiet"])
+    out = capsys.readouterr().out
+    assert status == 5, out
+    assert out.startswith("Unknown: ") and "timeout" in out.splitlines()[0], out
