@@ -1,7 +1,8 @@
 """The symbolic commands of ``isrcheck`` (registered in ``isrcheck.explorer.cli.main.COMMANDS``).
 
     isrcheck bmc MODEL [model options] --depth K [--invariant NAME] [--trace-json P] [--regression P] [--json]
-    isrcheck prove MODEL [model options] [--invariant NAME] [--lemmas FILE.py] [--houdini] [--k N] [--json]
+    isrcheck prove MODEL [model options] [--invariant NAME] [--lemma NAME] [--lemma-set NAME] [--lemmas FILE.py]
+                   [--houdini] [--k N] [--bounded] [--json]
 
 Exit status: 0 no violation within the depth / proved; 1 a violation / a counterexample to
 induction; 2 bad input; 4 the symbolic encoding disagrees with the explicit model; 5 the solver
@@ -132,8 +133,11 @@ def _status(verdict: str) -> int:
 
 
 def cmd_prove(argv: list[str]) -> int:
+    from isrcheck.explorer.cli.prove_bounded import list_lemmas
+    from isrcheck.explorer.symbolic.bounded_induction import prove_bounded
     from isrcheck.explorer.symbolic.contract import symbolic_model
     from isrcheck.explorer.symbolic.induction import prove
+    from isrcheck.explorer.symbolic.lemma_sets import lemmas_of_sets
     from isrcheck.explorer.symbolic.result import EncodingError
 
     p = _Parser(prog="isrcheck prove", add_help=False,
@@ -146,9 +150,15 @@ def cmd_prove(argv: list[str]) -> int:
                    help="your own lemmas: a Python file defining LEMMAS = {name: fn(ops, v) -> formula}")
     p.add_argument("--houdini", action="store_true",
                    help="drop lemmas that are not inductive relative to the rest, to a fixed point; starts "
-                        "from every built-in lemma (and yours) unless --lemma names some")
+                        "from every built-in lemma (and yours) unless --lemma or --lemma-set names some")
     p.add_argument("--k", type=int, default=1, metavar="N", help="k-induction: assume the invariant on N steps")
-    p.add_argument("--list-lemmas", action="store_true", help="list the model's built-in lemmas and exit")
+    p.add_argument("--lemma-set", dest="lemma_sets", action="append", metavar="NAME",
+                   help="use every lemma of the model's named set NAME (repeatable; --list-lemmas shows the sets)")
+    p.add_argument("--bounded", action="store_true",
+                   help="induction over the bounded encoding (the relation bmc unrolls, at the model options' "
+                        "bounds): proves the invariants in every reachable state of this configuration at any "
+                        "trace length, not for other bounds; much faster than the unbounded proof")
+    p.add_argument("--list-lemmas", action="store_true", help="list the model's built-in lemmas and sets, and exit")
     p.add_argument("--engine", choices=["local", "spark"], default="local",
                    help="local: every solver query in this process (default); spark: the independent queries "
                         "(each conjunct, part and step; Houdini's rounds) on Spark executors, with the same result")
@@ -158,14 +168,12 @@ def cmd_prove(argv: list[str]) -> int:
         raise UserError(f"--k must be at least 1 (plain induction), not {args.k}")
     if args.master is not None and args.engine != "spark":
         raise UserError("--master applies to --engine spark only")
-    sym = symbolic_model(args.model, model, unbounded=True)
+    sym = symbolic_model(args.model, model, unbounded=not args.bounded)
     builtin = dict(getattr(sym, "lemmas", dict)())
     if args.list_lemmas:
-        for name, fn in builtin.items():
-            doc = (fn.__doc__ or "").strip().splitlines()
-            print(name + (f"  {doc[0]}" if doc else ""))
+        print(list_lemmas(sym, builtin))
         return EXIT_OK
-    lemmas = {}
+    lemmas = lemmas_of_sets(sym, args.lemma_sets or [], builtin)
     for name in args.lemma_names or []:
         if name not in builtin:
             known = f"its lemmas are {', '.join(builtin)}" if builtin else "it has none (yours: --lemmas FILE.py)"
@@ -173,17 +181,21 @@ def cmd_prove(argv: list[str]) -> int:
         lemmas[name] = builtin[name]
     if args.lemmas:
         lemmas.update(_user_lemmas(args.lemmas))
-    if args.houdini and not args.lemma_names:
+    if args.houdini and not args.lemma_names and not args.lemma_sets:
         lemmas = {**builtin, **lemmas}  # Houdini starts from every built-in template unless told which
     try:
         if args.engine == "spark":
             from isrcheck.explorer.symbolic.distributed import ProofSetup, prove_distributed
 
             lemma_file = (args.lemmas, Path(args.lemmas).read_text()) if args.lemmas else None
-            ask_many = spark_asker(args.master, model, ProofSetup(args.model, args.k, args.timeout, lemma_file))
+            ask_many = spark_asker(args.master, model, ProofSetup(args.model, args.k, args.timeout, lemma_file,
+                                                                  args.bounded))
             result = prove_distributed(sym, ask_many=ask_many, properties=args.properties, lemmas=lemmas,
                                        houdini=args.houdini, k=args.k, timeout=args.timeout,
                                        progress=_progress(args))
+        elif args.bounded:
+            result = prove_bounded(sym, properties=args.properties, lemmas=lemmas, houdini=args.houdini, k=args.k,
+                                   timeout=args.timeout, progress=_progress(args))
         else:
             result = prove(sym, properties=args.properties, lemmas=lemmas, houdini=args.houdini, k=args.k,
                            timeout=args.timeout, progress=_progress(args))
@@ -198,6 +210,7 @@ def cmd_prove(argv: list[str]) -> int:
         explicit = result.stats.get("explicit")
         print(json.dumps({**meta, "engine": "prove", "verdict": result.verdict, "properties": result.properties,
                           "lemmas": result.lemmas, "dropped": result.stats.get("dropped", []), "k": args.k,
+                          "encoding": "bounded" if args.bounded else "unbounded",
                           "reason": result.reason, "elapsed": round(result.elapsed, 3),
                           "cti": None if cti is None else {
                               "conjunct": cti.property,
@@ -238,12 +251,15 @@ def spark_asker(master: str | None, model: Any, setup: Any) -> Any:
 
 
 def _prove_report(result: Any, args: argparse.Namespace) -> str:
+    from isrcheck.explorer.cli.prove_bounded import bounded_verdict
     from isrcheck.explorer.traces.text import render_trace
 
     props = ", ".join(result.properties)
     lemmas = ", ".join(result.lemmas) or "none"
     lines = []
-    if result.verdict == "proved":
+    if result.verdict == "proved" and args.bounded:
+        lines.append(bounded_verdict(result, args.k))
+    elif result.verdict == "proved":
         lines.append(f"Proved: {props} hold(s) in every reachable state, for any log length, record ids and "
                      f"leader epochs ({'induction' if args.k == 1 else f'{args.k}-induction'}; lemmas: {lemmas}).")
     elif result.verdict == "counterexample to induction" and result.cti is not None:
@@ -263,7 +279,7 @@ def _prove_report(result: Any, args: argparse.Namespace) -> str:
     dropped = result.stats.get("dropped") or []
     if dropped:
         lines.append(f"Houdini dropped (not inductive relative to the rest): {', '.join(dropped)}.")
-    lines.append(f"{result.elapsed:.2f} s (z3, unbounded encoding).")
+    lines.append(f"{result.elapsed:.2f} s (z3, {'bounded' if args.bounded else 'unbounded'} encoding).")
     return "\n".join(lines)
 
 

@@ -37,6 +37,7 @@ from typing import Any
 
 import z3
 from isrcheck.explorer.progress import Progress, Silent
+from isrcheck.explorer.symbolic.bounded_induction import BoundedProver
 from isrcheck.explorer.symbolic.induction import SPLIT_BUDGET, Prover, _conjuncts
 from isrcheck.explorer.symbolic.ops import UnboundedZ3Ops
 from isrcheck.explorer.symbolic.result import EncodingError, SymbolicResult, select_symbolic
@@ -45,12 +46,14 @@ from isrcheck.explorer.symbolic.result import EncodingError, SymbolicResult, sel
 @dataclass(frozen=True)
 class ProofSetup:
     """What an executor needs besides the explicit model to rebuild a proof's solver: the model spec
-    (for ``symbolic_model``), k, the per-call timeout, and the user's lemma file as (path, text)."""
+    (for ``symbolic_model``), k, the per-call timeout, the user's lemma file as (path, text), and
+    ``bounded``: the bounded encoding's queries (``prove --bounded``, ``BoundedProver``)."""
 
     spec: str
     k: int = 1
     timeout: float | None = None
     lemma_file: tuple[str, str] | None = None
+    bounded: bool = False
 
 
 @dataclass(frozen=True)
@@ -94,9 +97,10 @@ class _Solving:
     def __init__(self, setup: ProofSetup, explicit: Any) -> None:
         from isrcheck.explorer.symbolic.contract import symbolic_model
 
-        sym = symbolic_model(setup.spec, explicit, unbounded=True)
+        sym = symbolic_model(setup.spec, explicit, unbounded=not setup.bounded)
         self.lemmas, self.invariants = conjunct_functions(sym, setup.lemma_file)
-        self.prover = Prover(sym, k=setup.k, timeout=setup.timeout)
+        make = BoundedProver if setup.bounded else Prover
+        self.prover = make(sym, k=setup.k, timeout=setup.timeout)
 
     def fns(self, query: Query) -> dict[str, Callable]:
         """The conjuncts by name as ``query`` means them (its targets are invariants)."""
@@ -152,7 +156,7 @@ def ask(prover: Prover, fns: dict[str, Callable], query: Query) -> Answer:
         verdict, _, reason = init.partition(": ")
         return Answer(verdict, reason, time.monotonic() - started)
     assumptions, part = assemble(prover, fns, query)
-    budget = SPLIT_BUDGET if prover.k == 1 and query.act is None else None
+    budget = SPLIT_BUDGET if prover.splits and prover.k == 1 and query.act is None else None
     answer, model = prover._ask(assumptions, part, True, budget)
     seconds = time.monotonic() - started
     if answer == z3.unsat:
@@ -176,11 +180,14 @@ def assemble(prover: Prover, fns: dict[str, Callable], query: Query) -> tuple[li
     assumptions += [fns[n](ops, states[-1]) for n in query.after]
     if query.act is not None:
         assumptions.append(prover.acts[0] == query.act)
-    return assumptions, _conjuncts(fns[query.name](ops, states[-1]))[query.part]
+    return assumptions, prover.parts(fns[query.name](ops, states[-1]))[query.part]
 
 
 def part_counts(sym: Any, fns: dict[str, Callable], names: Sequence[str]) -> dict[str, int]:
-    """How many top-level parts each conjunct's goal has (each part is a query of its own)."""
+    """How many top-level parts each conjunct's goal has (each part is a query of its own); one
+    for the bounded encoding (``BoundedProver.parts``: the whole conjunct is one query)."""
+    if getattr(sym, "unbounded", True) is False:
+        return dict.fromkeys(names, 1)
     ops = UnboundedZ3Ops()
     v = sym.variables(ops, "count")
     return {n: len(_conjuncts(fns[n](ops, v))) for n in names}

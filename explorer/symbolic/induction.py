@@ -45,6 +45,12 @@ SPLIT_BUDGET = 30_000_000
 class Prover:
     """Induction queries over one unbounded encoding, ``k`` steps deep."""
 
+    splits = True  # a goal over every step past SPLIT_BUDGET is asked again step by step
+
+    def parts(self, goal: Any) -> list:
+        """The queries a goal is asked as: its top-level conjuncts (see ``consecution``)."""
+        return _conjuncts(goal)
+
     def __init__(self, sym: Any, *, k: int = 1, timeout: float | None = None) -> None:
         self.sym = sym
         self.ops = UnboundedZ3Ops()
@@ -104,7 +110,7 @@ class Prover:
         # pairs) are asked one at a time: all unsat means the goal is preserved. At 3 replicas
         # CommittedOnQuorumIsr after BecomeFollowerAndTruncate had no answer in 150 s as one
         # query and took 0.1-2 s per pair (docs/proofs.md).
-        for part in _conjuncts(fn(self.ops, self.states[-1])):
+        for part in self.parts(fn(self.ops, self.states[-1])):
             # First the whole step relation within a deterministic budget (z3's resource limit,
             # not wall time, so the same query takes the same path on a loaded machine); past it,
             # one query per step (its act value): at 3 replicas, before a lemma was widened,
@@ -146,11 +152,16 @@ class Prover:
             return solver.model()
         return None
 
+    def explicit_for(self, value: Callable[[Any], Any]) -> Any:
+        """An explicit model large enough to hold the states ``value`` reads (unbounded: the
+        symbolic model's ``explicit_for``)."""
+        return self.sym.explicit_for(self.ops, value, self.states)
+
     def cti(self, model: Any, name: str, names: Sequence[str]) -> Violation:
         """The CTI in ``model`` as an explicit two-or-more-state trace, replayed."""
         value = z3_value(model)
         try:
-            explicit = self.sym.explicit_for(self.ops, value, self.states)
+            explicit = self.explicit_for(value)
         except ValueError as exc:
             # Past its budget the small-values query can answer unknown and the unconstrained one a
             # CTI too large for the explicit model to tabulate (which one depends on the solver's
@@ -161,7 +172,7 @@ class Prover:
                 raise EncodingError(f"the counterexample to induction is too large to replay ({exc}), and the "
                                     "solver finds none with small values") from None
             value = z3_value(model)
-            explicit = self.sym.explicit_for(self.ops, value, self.states)
+            explicit = self.explicit_for(value)
         try:
             decoded = [self.sym.decode(self.ops, value, v, explicit) for v in self.states]
         except ValueError as exc:
@@ -177,7 +188,7 @@ class Prover:
             match = next(((a, t) for a, t in offered if t == target and type(a).__name__ == label), None)
             if match is None:
                 raise EncodingError(f"the counterexample to induction's step {label} is not a step of the explicit "
-                                    "model; the unbounded encoding disagrees with it")
+                                    "model; the symbolic relation disagrees with it")
             steps.append(Step(*match))
         return Violation(name, "cti", Trace(tuple(steps)),
                          f"{name} held before the step (with {', '.join(names)}) and fails after it"), explicit
@@ -207,17 +218,20 @@ def prove(
     k: int = 1,
     timeout: float | None = None,
     progress: Progress | None = None,
+    make_prover: Callable[..., Prover] | None = None,
 ) -> SymbolicResult:
     """Is the conjunction of the target ``properties`` and ``lemmas`` inductive (``k``-inductive)?
     With ``houdini``, lemmas that are not inductive relative to the rest are dropped until a fixed
     point (pass ``sym.lemmas()`` for the model's built-in templates); targets are never dropped.
+    ``make_prover(sym, k=, timeout=)``: whose queries (default ``Prover``, the unbounded encoding;
+    ``isrcheck.explorer.symbolic.bounded_induction.BoundedProver`` the configuration's bounds).
     """
     progress = progress or Silent()
     start = time.monotonic()
     names, props = select_symbolic(sym, properties)
     targets = dict(zip(names, props, strict=True))
     candidates = dict(lemmas or {})
-    prover = Prover(sym, k=k, timeout=timeout)
+    prover = (make_prover or Prover)(sym, k=k, timeout=timeout)
     result = SymbolicResult("prove", "proved", names, depth=k)
     current = {**candidates, **targets}
     dropped: list[str] = []

@@ -22,9 +22,11 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from isrcheck.explorer.symbolic.contract import SymStep
+from isrcheck.explorer.symbolic.lemma_sets import named_sets
 from isrcheck.model.encoding.fields import served_conflict
 
 from . import adapter, vars
+from . import lemmas as lemma_module
 from .durability import (
     acked_record_not_lost,
     acked_record_survives,
@@ -111,10 +113,24 @@ class KafkaSymbolic:
         return vars.swap_fixed(ops, v, i, j, self.log_size, self.epochs)
 
     def type_ok(self, ops: Any, v: vars.KafkaVars) -> Any:
-        return type_ok(ops, v, self.n, self.durability)
+        """``lemmas.type_ok``; bounded, also the explicit model's bounds (logs within ``log_size``,
+        ids within ``max_records``, requests within the epochs): every reachable state has them, and
+        induction over the bounded encoding (``prove --bounded``) needs them so that a
+        counterexample to induction is a state of this configuration (no int past its bit-vector)."""
+        ok = type_ok(ops, v, self.n, self.durability, self.log_size, self.epochs)
+        if self.unbounded:
+            return ok
+        cfg = adapter.config_of(self.explicit)
+        ranges = [x <= self.log_size for x in v.length + v.hw + v.flushed]
+        return ops.and_(ok, v.nrid <= cfg.max_records, v.nreq <= self.epochs, *ranges)
 
     def lemmas(self) -> dict[str, Callable[[Any, vars.KafkaVars], Any]]:
-        return candidate_lemmas(self.n, self.durability)
+        return candidate_lemmas(self.n, self.durability, self.log_size, self.epochs)
+
+    def lemma_sets(self) -> dict[str, tuple[str, ...]]:
+        """The proof's sets in ``lemmas.py`` (``isr-proof``: StrongIsr's 21 at 2 replicas,
+        ``isr-proof-3``: the 22 at 3), by ``prove --lemma-set``."""
+        return named_sets(lemma_module.__dict__)
 
     def explicit_for(self, ops: Any, value: Callable[[Any], Any], vs: Sequence[vars.KafkaVars]) -> Any:
         """An explicit model of this generation whose bounds hold every state in ``vs``."""

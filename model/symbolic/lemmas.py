@@ -17,7 +17,8 @@ from .vars import UNBOUNDED_CONFLICT, KafkaVars, every_index
 Lemma = Callable[[Any, KafkaVars], Any]
 
 
-def type_ok(o: Any, v: KafkaVars, n: int, opt: Any = None) -> Any:
+def type_ok(o: Any, v: KafkaVars, n: int, opt: Any = None, log_size: int | None = None,
+            epochs: int | None = None) -> Any:
     """Ranges: offsets, HWs and counters are >= 0; epochs are -1 (Nil) or sent; leaders are -1 or
     a replica; every record was written (id below ``nrid``, epoch sent). A replica without an epoch
     has no leader and no records, and one with an epoch has a leader, unless brokers stop
@@ -36,8 +37,8 @@ def type_ok(o: Any, v: KafkaVars, n: int, opt: Any = None) -> Any:
                       o.implies(v.ep[i] >= 0, v.ld[i] >= 0)]
         parts.append(o.forall(0, v.length[i], lambda k, i=i: o.and_(
             0 <= o.sel(v.rid[i], k), o.sel(v.rid[i], k) < v.nrid,
-            0 <= o.sel(v.rep[i], k), o.sel(v.rep[i], k) < v.nreq)))
-    parts.append(o.forall(0, v.nreq, lambda e: o.and_(o.sel(v.req_ld, e) >= -1, o.sel(v.req_ld, e) < n)))
+            0 <= o.sel(v.rep[i], k), o.sel(v.rep[i], k) < v.nreq), log_size))
+    parts.append(o.forall(0, v.nreq, lambda e: o.and_(o.sel(v.req_ld, e) >= -1, o.sel(v.req_ld, e) < n), epochs))
     if stops:
         parts += [0 <= v.crashes, v.crashes <= opt.max_crashes]
     if opt is not None and opt.max_az_failures:
@@ -69,16 +70,18 @@ def _per_pair(n: int, fn: Callable[[Any, KafkaVars, int, int], Any]) -> Lemma:
     return lambda o, v: o.and_(*(fn(o, v, i, j) for i in range(n) for j in range(n)))
 
 
-def candidate_lemmas(n: int, opt: Any = None) -> dict[str, Lemma]:
+def candidate_lemmas(n: int, opt: Any = None, log_size: int | None = None,
+                     epochs: int | None = None) -> dict[str, Lemma]:
     """The templates for ``n`` replicas; with the options ``opt`` (``StepOptions``), the forms that
     hold with them (a stopped or restarted broker has an epoch and no leader) and the options' own."""
     stops = opt is not None and opt.stops
+    L, E = log_size, epochs  # the bounded encoding's array sizes (offsets, requests); None unbounded
 
     def epochs_sorted(o: Any, v: KafkaVars, i: int) -> Any:
-        return o.forall(1, v.length[i], lambda k: o.sel(v.rep[i], k - 1) <= o.sel(v.rep[i], k))
+        return o.forall(1, v.length[i], lambda k: o.sel(v.rep[i], k - 1) <= o.sel(v.rep[i], k), L)
 
     def records_within_epoch(o: Any, v: KafkaVars, i: int) -> Any:
-        return o.forall(0, v.length[i], lambda k: o.sel(v.rep[i], k) <= v.ep[i])
+        return o.forall(0, v.length[i], lambda k: o.sel(v.rep[i], k) <= v.ep[i], L)
 
     def hw_within_log(o: Any, v: KafkaVars, i: int) -> Any:
         return v.hw[i] <= v.length[i]
@@ -108,37 +111,37 @@ def candidate_lemmas(n: int, opt: Any = None) -> dict[str, Lemma]:
     def log_matching(o: Any, v: KafkaVars, i: int, j: int) -> Any:
         same_epoch_at = lambda k: o.and_(k < v.length[i], k < v.length[j],  # noqa: E731
                                          o.sel(v.rep[i], k) == o.sel(v.rep[j], k))
-        return o.forall(0, v.length[i], lambda k: o.implies(same_epoch_at(k), agree_below(o, v, i, j, k + 1, None)))
+        return o.forall(0, v.length[i], lambda k: o.implies(same_epoch_at(k), agree_below(o, v, i, j, k + 1, L)), L)
 
     def unique_record_ids(o: Any, v: KafkaVars, i: int, j: int) -> Any:
         return o.forall(0, v.length[i], lambda k: o.forall(0, v.length[j], lambda m: o.implies(
-            o.sel(v.rid[i], k) == o.sel(v.rid[j], m), o.and_(k == m, o.sel(v.rep[i], k) == o.sel(v.rep[j], m)))))
+            o.sel(v.rid[i], k) == o.sel(v.rid[j], m), o.and_(k == m, o.sel(v.rep[i], k) == o.sel(v.rep[j], m))), L), L)
 
     def committed_on_quorum_isr(o: Any, v: KafkaVars, i: int, j: int) -> Any:
         """Every replica's HW (not only a leader's) covers records on every quorum-ISR member."""
-        return o.implies(o.and_(v.hw[i] > 0, v.qisr[j]), agree_below(o, v, i, j, v.hw[i], None))
+        return o.implies(o.and_(v.hw[i] > 0, v.qisr[j]), agree_below(o, v, i, j, v.hw[i], L))
 
     def follower_epoch_at_most_leader(o: Any, v: KafkaVars, i: int, j: int) -> Any:
         return o.implies(o.and_(v.ld[i] == j, i != j), v.ep[i] <= v.ep[j])
 
     def request_leader_in_request_isr(o: Any, v: KafkaVars) -> Any:
         return o.forall(0, v.nreq, lambda e: o.and_(*(
-            o.implies(o.sel(v.req_ld, e) == r, o.sel(v.req_isr[r], e)) for r in range(n))))
+            o.implies(o.sel(v.req_ld, e) == r, o.sel(v.req_isr[r], e)) for r in range(n))), E)
 
     def leader_completeness(o: Any, v: KafkaVars, i: int, j: int) -> Any:
         later_leader = o.and_(v.ld[j] == j, v.ep[j] > v.ep[i], v.hw[i] > 0)
-        return o.implies(later_leader, agree_below(o, v, i, j, v.hw[i], None))
+        return o.implies(later_leader, agree_below(o, v, i, j, v.hw[i], L))
 
     def follower_prefix_of_leader(o: Any, v: KafkaVars, f: int, lead: int) -> Any:
         same_epoch = o.and_(f != lead, v.ld[f] == lead, v.ld[lead] == lead, v.ep[f] == v.ep[lead])
-        return o.implies(same_epoch, agree_below(o, v, f, lead, v.length[f], None))
+        return o.implies(same_epoch, agree_below(o, v, f, lead, v.length[f], L))
 
     def epoch_leader_has_its_records(o: Any, v: KafkaVars, i: int, lead: int) -> Any:
         """While a broker leads at epoch e, it holds every record of epoch e, at the same offset."""
         return o.forall(0, v.length[i], lambda k: o.implies(
             o.and_(v.ld[lead] == lead, v.ep[lead] == o.sel(v.rep[i], k)),
             o.and_(k < v.length[lead], o.sel(v.rid[lead], k) == o.sel(v.rid[i], k),
-                   o.sel(v.rep[lead], k) == o.sel(v.rep[i], k))))
+                   o.sel(v.rep[lead], k) == o.sel(v.rep[i], k))), L)
 
     def cached_isr_has_its_leader(o: Any, v: KafkaVars, i: int) -> Any:
         return o.and_(*(o.implies(v.ld[i] == lead, v.isr[i][lead]) for lead in range(n)))
@@ -148,7 +151,7 @@ def candidate_lemmas(n: int, opt: Any = None) -> dict[str, Lemma]:
         or a member of that set is on an epoch after ``epoch``."""
         covers = o.and_(*(o.implies(v.qisr[j], member(j)) for j in range(n)))
         later = o.forall(epoch + 1, v.nreq, lambda e: o.and_(*(
-            o.implies(o.sel(v.req_isr[j], e), member(j)) for j in range(n))))
+            o.implies(o.sel(v.req_isr[j], e), member(j)) for j in range(n))), E)
         return o.or_(o.and_(covers, later), *(o.and_(member(r), v.ep[r] > epoch) for r in range(n)))
 
     def presumed_leader_isr_covers_later_isrs(o: Any, v: KafkaVars, lead: int) -> Any:
@@ -165,19 +168,19 @@ def candidate_lemmas(n: int, opt: Any = None) -> dict[str, Lemma]:
             not_adopted = o.and_(*(o.implies(o.sel(v.req_ld, e) == r, v.ep[r] < e) for r in range(n)))
             return o.implies(not_adopted, covers_later_isrs_unless_fenced(
                 o, v, lambda j: o.sel(v.req_isr[j], e), e))
-        return o.forall(0, v.nreq, at)
+        return o.forall(0, v.nreq, at, E)
 
     def records_of_adopted_epochs(o: Any, v: KafkaVars, i: int) -> Any:
         """A record of epoch e exists only once the leader request e names has adopted epoch e
         (only that leader writes records of epoch e, and epochs never go back)."""
         return o.forall(0, v.length[i], lambda k: o.and_(*(
-            o.implies(o.sel(v.req_ld, o.sel(v.rep[i], k)) == r, v.ep[r] >= o.sel(v.rep[i], k)) for r in range(n))))
+            o.implies(o.sel(v.req_ld, o.sel(v.rep[i], k)) == r, v.ep[r] >= o.sel(v.rep[i], k)) for r in range(n))), L)
 
     def committed_on_later_request_isr(o: Any, v: KafkaVars, i: int, j: int) -> Any:
         """Every member of the ISR of a request newer than broker i's epoch holds i's records below
         its HW (the controller only names ISRs taken from the quorum ISR, which holds them)."""
         return o.implies(v.hw[i] > 0, o.forall(v.ep[i] + 1, v.nreq, lambda e: o.implies(
-            o.sel(v.req_isr[j], e), agree_below(o, v, i, j, v.hw[i], None))))
+            o.sel(v.req_isr[j], e), agree_below(o, v, i, j, v.hw[i], L)), E))
 
     def newest_leader_hw_covers_its_epoch(o: Any, v: KafkaVars, lead: int, i: int) -> Any:
         """A broker leading at the newest epoch e: a record of epoch e below any broker's HW is
@@ -185,7 +188,7 @@ def candidate_lemmas(n: int, opt: Any = None) -> dict[str, Lemma]:
         follower's HW is never above its leader's)."""
         newest = o.and_(v.ld[lead] == lead, v.ep[lead] == v.nreq - 1)
         return o.implies(newest, o.forall(0, v.hw[i], lambda k: o.implies(
-            o.sel(v.rep[i], k) == v.ep[lead], k < v.hw[lead])))
+            o.sel(v.rep[i], k) == v.ep[lead], k < v.hw[lead]), L))
 
     def committed_on_request_isrs_after_lagging_member(o: Any, v: KafkaVars, i: int, j: int) -> Any:
         """Every member of the ISR of request e holds broker i's records below i's HW when e is
@@ -196,13 +199,13 @@ def candidate_lemmas(n: int, opt: Any = None) -> dict[str, Lemma]:
         i's HW covers only records committed before, which every later ISR inherited."""
         def member_after_i(r: int) -> Any:
             # in the quorum ISR, in a request's ISR after i's epoch, or in i's cached ISR while i leads
-            return o.or_(v.qisr[r], o.exists(v.ep[i] + 1, v.nreq, lambda e2: o.sel(v.req_isr[r], e2)),
+            return o.or_(v.qisr[r], o.exists(v.ep[i] + 1, v.nreq, lambda e2: o.sel(v.req_isr[r], e2), E),
                          o.and_(v.ld[i] == i, v.isr[i][r]))
 
         def at(e: Any) -> Any:
             late = o.or_(e > v.ep[i], *(o.and_(member_after_i(r), v.ep[r] < e) for r in range(n)))
-            return o.implies(o.and_(o.sel(v.req_isr[j], e), late), agree_below(o, v, i, j, v.hw[i], None))
-        return o.implies(v.hw[i] > 0, o.forall(0, v.nreq, at))
+            return o.implies(o.and_(o.sel(v.req_isr[j], e), late), agree_below(o, v, i, j, v.hw[i], L))
+        return o.implies(v.hw[i] > 0, o.forall(0, v.nreq, at, E))
 
     lemmas = {
         "RecordEpochsSorted": _per_replica(n, epochs_sorted),

@@ -20,7 +20,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from isrcheck.explorer.symbolic.contract import SymStep
+from isrcheck.explorer.symbolic.lemma_sets import named_sets
 
+from ..fields import STARTING
+from . import lemmas as lemma_module
 from . import vars as kv
 from .lemmas import kraft_lemmas
 from .properties import kraft_properties
@@ -94,7 +97,10 @@ class KraftSymbolic:
         is a state of the explicit model: fields in their ranges (statuses, roles, phases, brokers
         named), a log of at most ``--max-records`` records (each value is written once) holding
         values of the configuration at epochs from 0, the same of the consumed records, and
-        metadata records naming brokers or none; epochs not negative."""
+        metadata records naming brokers or none; epochs not negative. Bounded, the metadata log
+        within its array (``steps.metadata_bound``, which no reachable state exceeds): induction over
+        the bounded encoding (``prove --bounded``) otherwise meets metadata logs longer than their
+        array, whose records past it read as 0. A broker is STARTING only after a shutdown."""
         c, n, nv = self.config, self.n, self.config.values
         L = self.z.log
 
@@ -109,6 +115,14 @@ class KraftSymbolic:
                  0 <= v.fencings, v.fencings <= c.fencings, 0 <= v.shrinks, v.shrinks <= c.leader_shrinks,
                  v.last_be >= n, ops.forall(0, v.mlen, lambda i: ops.and_(ops.sel(v.m_le, i) >= 1,
                                                                           ops.sel(v.m_pe, i) >= 1), self.z.records)]
+        if self.z.records is not None:
+            parts.append(v.mlen <= self.z.records)
+        # With one shutdown in all (the symbolic form refuses more), a broker is STARTING only after
+        # it: a STARTING broker's shutdown, which leaves its registration in flight (the stale
+        # requests the symbolic form does not represent), is never enabled. Without this, induction
+        # meets a STARTING broker before any shutdown, whose shutdown the relation and the explicit
+        # model take to different states.
+        parts += [ops.implies(x.status == STARTING, v.unclean + v.clean >= 1) for x in v.b]
         for x in v.b:
             parts += [0 <= x.llen, x.llen <= nv, records(x.llen, x.lep, x.lval), 0 <= x.hw, x.hw <= x.llen,
                       0 <= x.md_off, x.md_off <= v.mlen, 0 <= x.status, x.status <= 4, 0 <= x.role, x.role <= 2,
@@ -122,6 +136,11 @@ class KraftSymbolic:
     def lemmas(self) -> dict[str, Callable[[Any, kv.KraftVars], Any]]:
         """The family's candidate lemmas (``lemmas.py``), by name."""
         return kraft_lemmas(self.config, self.z)
+
+    def lemma_sets(self) -> dict[str, tuple[str, ...]]:
+        """The proved sets at the end of ``lemmas.py`` (``structural``, ``metadata``, ``history``,
+        ``bounded-inductive``, ...), by ``prove --lemma-set``."""
+        return named_sets(lemma_module.__dict__)
 
     def explicit_for(self, ops: Any, value: Callable[[Any], Any], vs: Sequence[kv.KraftVars]) -> Any:
         """The explicit model shows any KRaft state of its configuration (it has no log-size bound)."""

@@ -31,7 +31,8 @@ def run_json(argv, capsys):
     ["--generation", "kip320", "--replicas", "3", "--invariant", "LeaderInIsr", *LEMMA_FLAGS],
     ["--generation", "kip320", "--replicas", "2", "--invariant", "LeaderInIsr", *LEMMA_FLAGS,
      "--lemma", "HighWatermarkWithinLog", "--lemmas", str(ROOT / "docs" / "examples" / "lemmas.py"), "--houdini"],
-], ids=["proved", "houdini-user-lemmas"])
+    ["--generation", "kip320", "--replicas", "2", "--invariant", "LeaderInIsr", *LEMMA_FLAGS, "--bounded"],
+], ids=["proved", "houdini-user-lemmas", "bounded"])
 def test_the_same_proof_as_one_process(spark, capsys, argv):
     local = run_json(argv, capsys)
     distributed = run_json([*argv, "--engine", "spark"], capsys)
