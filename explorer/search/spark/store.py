@@ -20,6 +20,11 @@ records stay on executors (one block per partition and level, 36 bytes a state, 
 their own per level, on disk, which no later level reads) and are looked up with
 single-partition jobs when a trace is walked back. Level blocks are persisted on disk, not in the
 JVM's heap, which in local mode is the driver's.
+
+On one machine the full levels keep the visited array as files instead (``resident``): a level
+whose merge mapped the last one writes its new array there and not into its output, so Spark's
+copy of the set is the last array a level's output holds (``base``) and the parent records of the
+levels since, from which a missing file's array is rebuilt (``_visited_source``).
 """
 
 from __future__ import annotations
