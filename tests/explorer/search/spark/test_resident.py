@@ -140,7 +140,7 @@ def test_full_levels_merge_kept_arrays_and_a_lost_one_is_rebuilt_from_sparks_cop
         return rep
 
     monkeypatch.setattr(Store, "_commit", lose_once)
-    _, result = compare(Bits(10), stop_at_first=False, driver_threshold=5, partitions=2)
+    _, result = compare(Bits(8), stop_at_first=False, driver_threshold=5, partitions=2)
     assert removed
     assert result.stats["visited_rebuilt"] == 1
     assert result.stats["levels_run_again"] == 1
