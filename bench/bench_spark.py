@@ -151,7 +151,7 @@ def run(label, make, args, sc, cores):
           f"{wide_rate / cores:,.0f}/s per core = {wide_rate / cores / local_rate:.0%} of the local engine's whole "
           f"rate ({wide_rate / cores / (local_rate / local_workers):.0%} of its rate per worker)", flush=True)
     print(f"    levels under 10,000 new states: median {fixed:.3f} s, max {max(tail, default=float('nan')):.3f} s "
-          f"({len(tail)} levels); small levels on kept visited arrays {spark.stats.get('levels_on_kept_arrays', 0)}"
+          f"({len(tail)} levels); levels on kept visited arrays {spark.stats.get('levels_on_kept_arrays', 0)}"
           f", expanded from kept states {spark.stats.get('levels_expanded_from_files', 0)}"
           f" (run again: {spark.stats.get('levels_run_again', 0)})", flush=True)
     print(f"    on executors: visited set {16:.0f} B/state (sorted fingerprints); all cached blocks at the end "

@@ -452,12 +452,14 @@ class _Run:
                 "spark_ui": self.sc.uiWebUrl,
                 "level_stats": self.levels,
                 "stored_bytes": self.store.stored_bytes(),
-                # small levels that mapped the visited set from kept files (spark/resident.py), levels
+                # levels that mapped the visited set from kept files (spark/resident.py), levels
                 # whose expansion read the kept new states, and the levels of either kind that found
                 # no file somewhere and ran again through Spark
                 "levels_on_kept_arrays": self.store.mapped,
                 "levels_expanded_from_files": self.store.expanded_from_files,
                 "levels_run_again": self.store.again,
+                # times a missing kept array's visited set was rebuilt from Spark's copy (``store``)
+                "visited_rebuilt": self.store.rebuilt,
             },
         )
 

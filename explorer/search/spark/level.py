@@ -244,15 +244,16 @@ def new_report() -> dict[str, Any]:
     # blocks: the new states of partitions with few of them, (index, fingerprints, states), so the
     # driver gets a small level's frontier without a second job; unsent: partitions that did not send
     # them; missing: partitions that found no kept visited array or states file (``resident``) and
-    # wrote nothing; kept_states: partitions whose new states are kept as a file (``resident``)
+    # wrote nothing; kept_states, kept_fps: partitions whose new states, whose visited array, are
+    # kept as a file (``resident``)
     return {"generated": 0, "expanded": 0, "new": 0, "always": {}, "sometimes": {}, "transition": {},
-            "deadlock": None, "blocks": [], "unsent": 0, "missing": 0, "kept_states": 0}
+            "deadlock": None, "blocks": [], "unsent": 0, "missing": 0, "kept_states": 0, "kept_fps": 0}
 
 
 def merge_reports(reports: Iterable[dict[str, Any]]) -> dict[str, Any]:
     total = new_report()
     for rep in reports:
-        for field in ("generated", "expanded", "new", "unsent", "missing", "kept_states"):
+        for field in ("generated", "expanded", "new", "unsent", "missing", "kept_states", "kept_fps"):
             total[field] += rep[field]
         total["blocks"].extend(rep["blocks"])
         for field in ("always", "sometimes", "transition"):

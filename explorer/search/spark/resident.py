@@ -79,19 +79,21 @@ def _write_whole(path: str, data: Any) -> bool:
     return True
 
 
-def keep(folder: str, index: int, level: int, fps: Any) -> None:
+def keep(folder: str, index: int, level: int, fps: Any) -> bool:
     """Write partition ``index``'s visited array (sorted fingerprints, bytes or ``S16``) of ``level``,
     then remove that partition's older files (no later job reads them: every level's output is
-    local-checkpointed, so a small level's task is never run again once its job is done). Best
-    effort: a file that cannot be written (a full disk) is left out, and the small levels that
-    would have mapped it run through Spark as they would without this module."""
+    local-checkpointed, so a level's task is not run again once its job is done; a task run again
+    within its job, after a lost executor, finds no file and its level runs through Spark). True
+    when the file is there. Best effort: a file that cannot be written (a full disk) is left out,
+    and the levels that would have mapped it run through Spark as they would without this module."""
     path = _path(folder, index, level)
     if not _write_whole(path, fps):
-        return
+        return False
     for old in glob.glob(os.path.join(folder, f"{index:05d}-*.fps")):
         if old != path:
             with contextlib.suppress(OSError):
                 os.remove(old)
+    return True
 
 
 def load(folder: str, index: int, level: int) -> Any:

@@ -60,4 +60,4 @@ def _restore_on_executors(store: Store, checkpoint: Checkpoint, driver_levels: d
     for level in spark_levels:
         store.parents[level] = None
         store.parent_dirs[level] = dirs[level]
-    store.visited = visited
+    store.set_base(visited, max([*spark_levels, *driver_levels]))

@@ -270,16 +270,19 @@ def merge(ctx: Context, visited: bytes, blocks: list[tuple[bytes, bytes, bytes, 
     The visited set is ``visited`` (sorted) and ``runs`` (the fingerprints of the small levels
     since, unsorted); ``full``: merge both and the new fingerprints into one sorted array (else the
     visited set returned is ``visited`` as it was: the caller keeps the new ones as a run).
-    ``visited`` may also be an ``S16`` array (a kept file, memory-mapped: ``resident``)."""
+    ``visited`` may also be an ``S16`` array (a kept file, memory-mapped: ``resident``); the visited
+    set returned is then an ``S16`` array too (written to the next kept file as it is: no copy into
+    bytes)."""
     import numpy as np
 
     rep = new_report()
     seen = visited if isinstance(visited, np.ndarray) else np.frombuffer(visited, dtype="S16")
     ran = np.sort(np.frombuffer(runs, dtype="S16"))
     seen_hi = high(seen) if full else None  # a small level's few candidates are searched without it
+    as_bytes = not isinstance(visited, np.ndarray)
     if not blocks:
         if full and len(ran):
-            visited = np.insert(seen, _positions(seen, seen_hi, ran), ran).tobytes()
+            visited = _joined(np.insert(seen, _positions(seen, seen_hi, ran), ran), as_bytes)
         return visited, (b"", b"", b""), [], rep
     fps = np.frombuffer(b"".join(b[0] for b in blocks), dtype="S16")
     parents = np.frombuffer(b"".join(b[1] for b in blocks), dtype="S16")
@@ -298,9 +301,14 @@ def merge(ctx: Context, visited: bytes, blocks: list[tuple[bytes, bytes, bytes, 
     if full:
         add = np.sort(np.concatenate([ran, new_fps])) if len(ran) else new_fps  # disjoint, both new to seen
         if len(add):
-            visited = np.insert(seen, _positions(seen, seen_hi, add), add).tobytes()
+            visited = _joined(np.insert(seen, _positions(seen, seen_hi, add), add), as_bytes)
     fps_bytes = new_fps.tobytes()
     new_states = [states[i] for i in new_index.tolist()]
     rep["new"] = len(new_states)
     check_new(ctx, fps_bytes, new_states, always, sometimes, rep)
     return visited, (fps_bytes, parents[new_index].tobytes(), actions[new_index].tobytes()), new_states, rep
+
+
+def _joined(array: Any, as_bytes: bool) -> Any:
+    """The merged visited array as the caller gave it: bytes (Spark's records) or the ``S16`` array."""
+    return array.tobytes() if as_bytes else array

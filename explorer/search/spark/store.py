@@ -20,6 +20,11 @@ records stay on executors (one block per partition and level, 36 bytes a state, 
 their own per level, on disk, which no later level reads) and are looked up with
 single-partition jobs when a trace is walked back. Level blocks are persisted on disk, not in the
 JVM's heap, which in local mode is the driver's.
+
+On one machine the full levels keep the visited array as files instead (``resident``): a level
+whose merge mapped the last one writes its new array there and not into its output, so Spark's
+copy of the set is the last array a level's output holds (``base``) and the parent records of the
+levels since, from which a missing file's array is rebuilt (``_visited_source``).
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ from isrcheck.explorer.search.spark.tasks import (
     merge_partition,
     only_parents,
     part_name,
+    rebuild_visited,
     split_fps,
     state_pairs,
     visited_records,
@@ -77,6 +83,14 @@ class Store:
         # (``resident.keep_states``), else None; and the levels whose expansion read such files
         self.states_level: int | None = None
         self.expanded_from_files = 0
+        # An RDD holding the visited set of level ``base_level`` as VISITED records (``visited`` itself
+        # unless full levels read and write it as kept files), and the level of ``visited`` (the last
+        # full level): a full level that merged a kept array writes its new array only to its kept
+        # file, so Spark's copy of the visited set is ``base`` and the parent records of the levels
+        # after it, from which a missing file's array is rebuilt (``_visited_source``).
+        self.base: Any = None
+        self.base_level = self.full_level = 0
+        self.rebuilt = 0  # times the visited set was rebuilt from ``base`` and parent records
 
     @property
     def on_driver(self) -> bool:
@@ -100,6 +114,13 @@ class Store:
         records = [rec for i, fps in driver_fps(tables, self.partitions).items() for rec in visited_records(i, fps)]
         self.visited = sc.parallelize(records, self.partitions).partitionBy(self.partitions, partition_of)
         self.seen = None
+        self.set_base(self.visited, max(self.parents))
+
+    def set_base(self, visited: Any, level: int) -> None:
+        """``visited`` (an RDD of VISITED records: the driver's set moved out, or one rebuilt from a
+        checkpoint) holds the whole visited set of ``level``, the last level stored."""
+        self.visited = self.base = visited
+        self.base_level = self.full_level = level
 
     def attach(self, sc: Any, payload: Any) -> None:
         self.sc, self.payload = sc, payload
@@ -115,9 +136,8 @@ class Store:
         visited set. A level whose frontier is small against the visited set writes a run of its
         new fingerprints instead of the whole set, until the runs hold an eighth of it."""
         full = frontier_size * 16 > self.size or self.run_size * 8 > self.size
-        # a full level whose frontier is already under an eighth of the set is likely followed by small
-        # ones: it keeps its array where they can map it (``resident``)
-        keep = (self.kept_folder, level) if full and self.kept_folder and frontier_size * 8 < self.size else None
+        # on one machine, a full level keeps its new array where the next levels map it (``resident``)
+        keep = (self.kept_folder, level) if full and self.kept_folder else None
         # the frontier is the last full level's output and its tasks kept its new states as files: the
         # expansion reads those instead of streaming the whole output through Spark (``resident``)
         states = ((self.kept_folder, self.states_level)
@@ -131,14 +151,14 @@ class Store:
             cands = source.mapPartitionsWithIndex(
                 expand_partition(self.payload, transition, self.partitions, reports, kept)
             ).partitionBy(self.partitions, partition_of)
-            sides = [*self.deltas, cands, *pending] if use else [self.visited, *self.deltas, cands, *pending]
+            sides = [*self.deltas, cands, *pending] if use else [self._visited_source(), *self.deltas, cands, *pending]
             return co_union(self.sc, *sides).mapPartitionsWithIndex(
                 merge_partition(self.payload, level, always, sometimes, reports, save_dir=save_dir, send=send,
                                 full=full, keep=keep, use=use, keep_states=self.kept_folder),
                 preservesPartitioning=True)
 
-        rep, out = self._compute(job, reports, small=not full, files=states is not None)
-        return self._commit(level, out, rep, full=full, kept=keep is not None)
+        rep, out, mapped = self._compute(job, reports, files=states is not None)
+        return self._commit(level, out, rep, full=full, mapped=mapped)
 
     def level_from_driver(self, level: int, cands: dict[bytes, tuple], report: dict[str, Any],
                           always: frozenset[str], sometimes: frozenset[str], save_dir: str | None = None,
@@ -150,33 +170,36 @@ class Store:
         pending = self._pending()
 
         def job(use: tuple[str, int] | None, files: bool) -> Any:
-            sides = [*self.deltas, *pending] if use else [self.visited, *self.deltas, *pending]
+            # with a kept array, any co-partitioned side will do (the last output's records are skipped)
+            sides = ([*self.deltas, *pending] or [self.visited]) if use else [self._visited_source(), *self.deltas,
+                                                                              *pending]
             return co_union(self.sc, *sides).mapPartitionsWithIndex(
                 merge_partition(self.payload, level, always, sometimes, reports, extra, save_dir, send, full=False,
                                 use=use),
                 preservesPartitioning=True)
 
         try:
-            rep, out = self._compute(job, reports, small=bool(self.deltas or pending))
+            rep, out, _ = self._compute(job, reports)
         finally:
             extra.unpersist()
-        return merge_reports([report, self._commit(level, out, rep, full=False, kept=False)])
+        return merge_reports([report, self._commit(level, out, rep, full=False, mapped=False)])
 
     def _pending(self) -> list[Any]:
         """The previous level's parent records, when this level's job is to compute them."""
         pending, self.pending = self.pending, None
         return [pending] if pending is not None else []
 
-    def _compute(self, job: Any, reports: Any, small: bool, files: bool = False) -> tuple[dict[str, Any], Any]:
-        """Run a level's job (``job(use, files)`` builds its output RDD) and return (its report, the RDD).
-        ``files``: the expansion may read the previous level's kept states files (``resident``); a
-        partition that finds none reports ``missing`` too, and the level runs again from Spark's copy.
-        A small level, when there is a kept visited array and something else to read (the union
-        needs a co-partitioned side), first leaves the visited set out of its input and maps the
+    def _compute(self, job: Any, reports: Any, files: bool = False) -> tuple[dict[str, Any], Any, bool]:
+        """Run a level's job (``job(use, files)`` builds its output RDD) and return (its report, the RDD,
+        whether its merge mapped the kept visited arrays). ``files``: the expansion may read the
+        previous level's kept states files (``resident``); a partition that finds none reports
+        ``missing`` too, and the level runs again from Spark's copy. When the last full level kept
+        its visited array, the level first leaves the visited set out of its input and maps the
         kept files (``resident``); should any partition find none, that output is dropped and the
-        level runs again with the visited set in its input (the accumulator is keyed by task, so
-        the second run's reports replace the first's, and a finished shuffle is not run again)."""
-        use = (self.kept_folder, self.kept_level) if small and self.kept_level is not None else None
+        level runs again with the visited set in its input, rebuilt from Spark's copy where a full
+        level wrote it only to its kept files (``_visited_source``; the accumulator is keyed by
+        task, so the second run's reports replace the first's, and a finished shuffle is not run again)."""
+        use = (self.kept_folder, self.kept_level) if self.kept_level is not None else None
         out = self._materialize(job(use, files))
         rep = total(reports.value)
         self.mapped += use is not None
@@ -186,7 +209,25 @@ class Store:
             out.unpersist()
             out = self._materialize(job(None, False))
             rep = total(reports.value)
-        return rep, out
+            use = None
+        return rep, out, use is not None
+
+    def _visited_source(self) -> Any:
+        """An RDD of VISITED records holding the visited set of the last full level: ``base`` where it
+        is that level's, else one rebuilt from ``base`` and the parent records of the levels after
+        it (the full levels since wrote their arrays only to kept files, one of which is missing),
+        kept as the new ``base``."""
+        if self.base_level == self.full_level:
+            return self.base
+        after = [self.parent_rdds[lv] for lv in sorted(self.parent_rdds) if self.base_level < lv <= self.full_level]
+        rebuilt = co_union(self.sc, self.base, *after).mapPartitionsWithIndex(
+            rebuild_visited(self.base_level, self.full_level), preservesPartitioning=True)
+        self._materialize(rebuilt)
+        old, self.base, self.base_level = self.base, rebuilt, self.full_level
+        self.rebuilt += 1
+        if old is not self.visited and old.is_cached:  # an older full level's output: its parents were copied
+            old.unpersist()
+        return rebuilt
 
     def _materialize(self, out: Any) -> Any:
         # On disk, not in the JVM's heap: in local mode that heap is the driver's (1 GB by default),
@@ -199,16 +240,22 @@ class Store:
         out._jrdd.count()
         return out
 
-    def _commit(self, level: int, out: Any, rep: dict[str, Any], full: bool, kept: bool) -> dict[str, Any]:
-        """The driver's bookkeeping of a computed level (``out``, its report ``rep``)."""
+    def _commit(self, level: int, out: Any, rep: dict[str, Any], full: bool, mapped: bool) -> dict[str, Any]:
+        """The driver's bookkeeping of a computed level (``out``, its report ``rep``; ``mapped``: its
+        merge read the kept visited arrays, so ``out`` holds no copy of the visited set)."""
         storage = storage_level(self.sc, self.replicas)
         self.parents[level] = None
         if full:
             previous, self.visited, self.deltas, self.run_size = self.visited, out, [], 0
-            self.kept_level = level if kept else None
+            self.full_level = level
+            self.kept_level = level if rep["kept_fps"] == self.partitions else None
             self.states_level = level if rep["kept_states"] == self.partitions else None
-            if previous is not None and previous.is_cached:  # its parent records were copied out
-                previous.unpersist()
+            if not mapped:  # ``out`` holds the visited set: the new base
+                old, self.base, self.base_level = self.base, out, level
+                if old is not None and old is not previous and old.is_cached:  # its parent records were copied
+                    old.unpersist()
+            if previous is not None and previous is not self.base and previous.is_cached:
+                previous.unpersist()  # its parent records were copied out
             parents = out.mapPartitions(only_parents, preservesPartitioning=True)
             parents.persist(storage)
             self.parent_rdds[level] = self.pending = parents
@@ -280,7 +327,7 @@ class Store:
         records and the last frontier; None in the driver or when Spark does not say."""
         if self.visited is None:
             return None
-        ids = {self.visited.id(), *(rdd.id() for rdd in self.parent_rdds.values())}
+        ids = {self.visited.id(), self.base.id(), *(rdd.id() for rdd in self.parent_rdds.values())}
         try:
             return sum(int(info.memSize()) + int(info.diskSize())
                        for info in self.sc._jsc.sc().getRDDStorageInfo() if info.id() in ids)
@@ -289,7 +336,7 @@ class Store:
 
     def release(self) -> None:
         resident.drop(self.kept_folder)
-        for rdd in [self.visited, *self.parent_rdds.values()]:
+        for rdd in [self.visited, self.base, *self.parent_rdds.values()]:
             if rdd is not None and rdd.is_cached:
                 rdd.unpersist()
 

@@ -124,7 +124,8 @@ def merge_partition(payload: tuple, level: int, always: frozenset[str], sometime
     sends them to the driver with its report (a small level's frontier, without another job).
     ``full``: write the whole visited set (else a RUN of the new fingerprints). ``keep``: (folder,
     level): a full level also writes its new visited array there (``resident``); ``use``: (folder,
-    level): a small level whose input lacks the visited set maps it from there, or, where this
+    level): a level whose input lacks the visited set maps it from there (a full level then writes
+    its new array only to ``keep``, not into its output), or, where this
     machine has no such file, reports ``missing`` and writes nothing (the driver runs the level again
     with the visited set in its input). ``keep_states``: a folder where a full level also writes
     its new states for the next level's expansion (``resident.keep_states``)."""
@@ -159,7 +160,7 @@ def merge_partition(payload: tuple, level: int, always: frozenset[str], sometime
         visited, parents, states, rep = merge(ctx, visited, blocks, always, sometimes, b"".join(runs), full)
         del blocks
         if keep is not None and full:
-            resident.keep(keep[0], index, keep[1], visited)
+            rep["kept_fps"] = int(resident.keep(keep[0], index, keep[1], visited))
         states_blob = encode_states(states)
         if keep_states is not None and full:
             rep["kept_states"] = int(resident.keep_states(keep_states, index, level, parents[0], states_blob))
@@ -170,12 +171,38 @@ def merge_partition(payload: tuple, level: int, always: frozenset[str], sometime
         reports.add({("merge", index): rep})
         if save_dir is not None:
             write_part(save_dir, index, parents_bytes(*parents), frontier_bytes(parents[0], states_blob))
-        if full:
+        if full and mapped is None:
             yield from visited_records(index, visited)
+        elif full:
+            # read from a kept file: the new array is in the next one (``keep``), and Spark keeps what
+            # rebuilds it (``rebuild_visited``): no copy of the whole set through Spark a level
+            pass
         else:
             yield index, (RUN, parents[0])
         yield index, (PARENTS, level, parents)
         yield index, (STATE, parents[0], states_blob)
+
+    return run
+
+
+def rebuild_visited(after: int, upto: int):
+    """mapPartitionsWithIndex function over (an output holding the visited set of level ``after``,
+    the parent records of the levels after it): partition i's visited set of level ``upto``, for a
+    level whose kept file is missing (``resident``). The fingerprints of levels ``after + 1`` to
+    ``upto`` are their parent records' (each level's new states, disjoint from the set before)."""
+
+    def run(index: int, items: Iterator[tuple[int, tuple]]) -> Iterator[tuple[int, tuple]]:
+        import numpy as np
+
+        chunks: list[tuple[int, bytes]] = []
+        news: list[bytes] = []
+        for _, value in items:
+            if value[0] == VISITED:
+                chunks.append(value[1:])
+            elif value[0] == PARENTS and after < value[1] <= upto:
+                news.append(value[2][0])
+        fps = np.sort(np.frombuffer(b"".join([*(chunk for _, chunk in sorted(chunks)), *news]), dtype="S16"))
+        yield from visited_records(index, fps.tobytes())
 
     return run
 

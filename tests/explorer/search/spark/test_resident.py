@@ -11,7 +11,7 @@ from isrcheck.explorer.search.spark import resident
 from isrcheck.explorer.search.spark.store import Store
 
 from tests.explorer.search.spark.helpers import compare
-from tests.fixtures.models import Counters
+from tests.fixtures.models import Bits, Counters
 
 
 def test_a_kept_array_reads_back_and_replaces_the_older_one(tmp_path):
@@ -118,3 +118,30 @@ def test_a_missing_states_file_runs_the_level_again(spark, monkeypatch):
     _, result = compare(Counters(3, 4, bug_at=6), stop_at_first=False, driver_threshold=5, partitions=2)
     assert result.stats["levels_expanded_from_files"] > 0
     assert result.stats["levels_run_again"] == result.stats["levels_expanded_from_files"]
+
+
+@pytest.mark.spark
+def test_full_levels_merge_kept_arrays_and_a_lost_one_is_rebuilt_from_sparks_copy(spark, monkeypatch):
+    # Full levels read and write the visited set as kept files, so Spark's copy is an older level's
+    # array and the parent records since (store._visited_source). Remove every kept array once,
+    # two full levels after Spark's last array: the next level finds none, the visited set is
+    # rebuilt from Spark's copy, and the run's results are the local engine's. Bits toggles back,
+    # so that level's candidates include the states of the level two before it, which only the
+    # rebuilt set's parent records hold: a rebuild that missed them would count them again.
+    commit = Store._commit
+    removed = []
+
+    def lose_once(self, *args, **kwargs):
+        rep = commit(self, *args, **kwargs)
+        if not removed and self.full_level - self.base_level >= 2 and self.kept_level is not None:
+            removed.extend(name for name in os.listdir(self.kept_folder) if name.endswith(".fps"))
+            for name in removed:
+                os.remove(os.path.join(self.kept_folder, name))
+        return rep
+
+    monkeypatch.setattr(Store, "_commit", lose_once)
+    _, result = compare(Bits(8), stop_at_first=False, driver_threshold=5, partitions=2)
+    assert removed
+    assert result.stats["visited_rebuilt"] == 1
+    assert result.stats["levels_run_again"] == 1
+    assert result.stats["levels_on_kept_arrays"] > 1
