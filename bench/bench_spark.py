@@ -199,7 +199,7 @@ def main() -> None:
         builder = builder.config("spark.driver.memory", args.driver_memory)
     from isrcheck.explorer.search.spark.tuning import engine_settings
 
-    for key, value in engine_settings().items():  # what a session the engine creates gets (a CLI run)
+    for key, value in engine_settings(args.master).items():  # what a session the engine creates gets (a CLI run)
         builder = builder.config(key, value)
     for item in args.conf:
         key, _, value = item.partition("=")
