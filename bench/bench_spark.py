@@ -78,6 +78,27 @@ def spark_cpu_s(sc) -> tuple[float, float]:
         return float("nan"), float("nan")
 
 
+def executor_jvms_s(sc) -> float:
+    """CPU seconds of the executors' own JVMs (``local-cluster``: processes under Spark's JVM that
+    are Java, not Python), which ``spark_cpu_s`` counts with the Python workers; 0 in local mode."""
+    try:
+        jvm = sc._jvm.java.lang.ProcessHandle.current().pid()
+        tick = os.sysconf("SC_CLK_TCK")
+        total = 0
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                try:
+                    fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                    exe = os.readlink(entry / "exe")
+                except OSError:
+                    continue
+                if int(fields[1]) == jvm and os.path.basename(exe) == "java":
+                    total += sum(int(x) for x in fields[11:15])
+        return total / tick
+    except Exception:
+        return float("nan")
+
+
 def jvm_threads_s(sc) -> dict[str, float]:
     """CPU seconds of the driver JVM's threads, grouped by name with digits dropped (JIT compilers,
     GC, the executors' task threads, the Python runners' writer threads...): where the JVM's share goes."""
@@ -115,11 +136,12 @@ def run(label, make, args, sc, cores):
 
     model = make()
     t, c, j = time.monotonic(), cpu_s(), spark_cpu_s(sc)
-    threads = jvm_threads_s(sc)
+    threads, executors = jvm_threads_s(sc), executor_jvms_s(sc)
     extra = {"replicas": args.replicas} if args.replicas else {}
     spark = check(model, engine="spark", stop_at_first=False, driver_threshold=args.driver_threshold,
                   partitions=args.partitions, **extra)
     after = spark_cpu_s(sc)
+    executors = executor_jvms_s(sc) - executors
     threads = {k: v - threads.get(k, 0.0) for k, v in jvm_threads_s(sc).items()}
     t_spark, c_spark, j_spark, w_spark = time.monotonic() - t, cpu_s() - c, after[0] - j[0], after[1] - j[1]
     driver = driver_peak_mb()
@@ -158,6 +180,8 @@ def run(label, make, args, sc, cores):
           f"{stored / max(spark.distinct_states, 1):.1f} B/state ({stored / 2**20:.0f} MiB: visited set, parent "
           f"records, last frontier); driver Python peak {driver:.0f} MB, driver JVM peak {jvm_peak_mb(sc):.0f} MB",
           flush=True)
+    if executors > 0:
+        print(f"    of the Python workers' CPU, the executors' own JVMs (local-cluster): {executors:.1f} s", flush=True)
     if args.jvm_threads:
         top = sorted(threads.items(), key=lambda kv: -kv[1])[:8]
         print("    JVM threads (CPU s): " + ", ".join(f"{k} {v:.1f}" for k, v in top), flush=True)
@@ -199,7 +223,7 @@ def main() -> None:
         builder = builder.config("spark.driver.memory", args.driver_memory)
     from isrcheck.explorer.search.spark.tuning import engine_settings
 
-    for key, value in engine_settings().items():  # what a session the engine creates gets (a CLI run)
+    for key, value in engine_settings(args.master).items():  # what a session the engine creates gets (a CLI run)
         builder = builder.config(key, value)
     for item in args.conf:
         key, _, value = item.partition("=")
@@ -212,6 +236,13 @@ def main() -> None:
     print(f"session {args.master}: {started:.1f} s to a session, {time.monotonic() - t:.1f} s to the first job "
           f"(not in the times below); {cores} cores, partitions {args.partitions or max(2, cores)}, "
           f"driver threshold {args.driver_threshold}", flush=True)
+    daemon = sc.getConf().get("spark.python.daemon.module", "pyspark.daemon")
+    # Where the executors' warm-up goes: the first job starts the Python daemon of each executor, and
+    # the engine's daemon imports the engine's modules there once (spark/daemon.py); in a CLI run
+    # that first job is the first level on Spark, so this part of "to the first job" is in its time.
+    print(f"    the first job started the Python daemon {daemon}"
+          + (" (it imports the engine's modules once, before forking the workers: in a CLI run this is in "
+             "the first level on Spark)" if daemon != "pyspark.daemon" else ""), flush=True)
     from tests.fixtures.models import Counters
 
     for n in (int(x) for x in args.sizes.split(",") if x):

@@ -229,7 +229,8 @@ def alias_main(classes: dict[str, type]) -> None:
     never over a name the worker's own ``__main__`` uses."""
     main = sys.modules.get("__main__")
     spec = getattr(main, "__spec__", None)
-    if main is None or not getattr(spec, "name", "").startswith("pyspark."):
+    # a worker's __main__ is the daemon it was forked from: PySpark's, or the engine's (``daemon``)
+    if main is None or not getattr(spec, "name", "").startswith(("pyspark.", "isrcheck.explorer.search.spark.daemon")):
         return
     for name, cls in classes.items():
         if name not in vars(main) or _ALIASED.get(name) is getattr(main, name):

@@ -48,7 +48,8 @@ def get_session(master: str | None, driver_memory: str | None = None) -> tuple[A
                 # A block whose second copy went with a lost executor gets a new one on another
                 # executor, where there is one, so that the run survives a later loss too (lost.py).
                 "spark.storage.replication.proactive": "true",
-                **engine_settings()}  # the JVMs' compiler tier (tuning.py says why, and what wins over it)
+                # the JVMs' compiler tier, the Python daemon (tuning.py says why, and what wins over it)
+                **engine_settings(master or "local[*]")}
     if driver_memory:
         settings["spark.driver.memory"] = driver_memory
     builder = SparkSession.builder

@@ -13,6 +13,11 @@ in ``spark.{driver,executor}.defaultJavaOptions``, which Spark puts before the
 ``extraJavaOptions`` a user sets, and the JVM takes the last of a repeated option, so
 ``--conf spark.driver.extraJavaOptions=-XX:TieredStopAtLevel=4`` (or a spark-defaults.conf line)
 restores C2; a ``defaultJavaOptions`` key that spark-defaults.conf sets is left to it.
+
+On a local master (``local[N]``, ``local-cluster``) the Python daemon that forks the workers is
+``spark.daemon`` (``spark.python.daemon.module``): it imports the engine's modules once, so each
+worker it forks starts with them (docs/spark.md, "seventh round"). Not on other masters, whose
+executors may lack ``isrcheck`` until a task says so; a spark-defaults.conf line wins here too.
 """
 
 from __future__ import annotations
@@ -23,6 +28,8 @@ from pathlib import Path
 
 JIT_C1 = "-XX:TieredStopAtLevel=1"
 JAVA_OPTION_KEYS = ("spark.driver.defaultJavaOptions", "spark.executor.defaultJavaOptions")
+DAEMON_KEY = "spark.python.daemon.module"
+DAEMON = "isrcheck.explorer.search.spark.daemon"
 
 
 def _conf_dir() -> str | None:
@@ -59,8 +66,16 @@ def defaults_file_keys() -> set[str]:
     return keys
 
 
-def engine_settings() -> dict[str, str]:
-    """The settings the engine adds to a session it creates (the JVMs' compiler tier), less the
-    keys spark-defaults.conf already sets."""
+def is_local(master: str | None) -> bool:
+    """Whether ``master`` runs every executor on this machine, with the driver's interpreter."""
+    return master is not None and (master == "local" or master.startswith(("local[", "local-cluster[")))
+
+
+def engine_settings(master: str | None = None) -> dict[str, str]:
+    """The settings the engine adds to a session it creates for ``master`` (the JVMs' compiler tier;
+    on a local master, the Python daemon), less the keys spark-defaults.conf already sets."""
     taken = defaults_file_keys()
-    return {key: JIT_C1 for key in JAVA_OPTION_KEYS if key not in taken}
+    settings = {key: JIT_C1 for key in JAVA_OPTION_KEYS}
+    if is_local(master):
+        settings[DAEMON_KEY] = DAEMON
+    return {key: value for key, value in settings.items() if key not in taken}

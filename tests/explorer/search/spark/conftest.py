@@ -36,7 +36,9 @@ def _session(master: str):
             return active
         active.stop()
     builder = SparkSession.builder
-    for key, value in engine_settings().items():  # the JVMs a user's run gets (C1 only): less JIT CPU
+    # what a session the engine creates gets: the JVMs' C1 (less JIT CPU) and, on these local
+    # masters, the engine's Python daemon, so every Spark test's tasks run in workers forked from it
+    for key, value in engine_settings(master).items():
         builder = builder.config(key, value)
     return (builder.master(master).appName("isrcheck-tests")
             .config("spark.ui.enabled", "false")
