@@ -151,7 +151,8 @@ def test_distributed_asker_gives_the_local_bounded_result():
 def test_bounded_type_ok_holds_in_every_reachable_state():
     """What the bounded type_ok adds (the explicit bounds of logs, HWs, ids, requests, flushed
     offsets; KRaft's metadata log within its array, a broker STARTING only after a shutdown) is
-    true in every reachable state, and so is the rest of type_ok (Kafka 3.5's HW above the log)."""
+    true in every reachable state, and so is the rest of type_ok (a follower's HW above its log where a
+    committed record is lost)."""
     ops = ConcreteOps()
     for options in ({"generation": "kip101", "replicas": 2, "max_crashes": 1, "stops": "all", "max_records": 1,
                      "max_leader_epoch": 1},
@@ -159,7 +160,10 @@ def test_bounded_type_ok_holds_in_every_reachable_state():
                      "stops": "lossy"},
                     # K11's states: a follower's HW above its log once the leader lost the record
                     {"generation": "kraft-3.5", "replicas": 2, "min_insync_replicas": 1, "max_records": 1,
-                     "max_fencings": 1, "max_crashes": 1, "stops": "lossy"}):
+                     "max_fencings": 1, "max_crashes": 1, "stops": "lossy"},
+                    # K7's, at KIP-966 too: the HW over the ISR, not the maximal ISR, loses the record
+                    {"generation": "kraft-kip966", "replicas": 3, "min_insync_replicas": 2, "max_records": 1,
+                     "init_isr_size": 2, "max_fencings": 1, "hw_over_maximal_isr": False}):
         model = classic(**options)
         sym = make_symbolic(model)
         for state in reachable(model):
