@@ -69,10 +69,9 @@ class BoundedProver(Prover):
         self.init_solver = self._fresh(base=False)
         self.init_vars = [sym.variables(self.ops, f"init{i}") for i in range(k)]
         self.init_solver.add(sym.init(self.ops, self.init_vars[0]))
-        for i in range(1, k):
-            formula, _ = transition(sym, self.ops, self.init_vars[i - 1], self.init_vars[i],
-                                    self.ops.step_var(f"initact{i}"))
-            self.init_solver.add(formula)
+        # Each state after its own steps only (``Prover.initiation``: runs may stop early).
+        self.init_steps = [transition(sym, self.ops, self.init_vars[i - 1], self.init_vars[i],
+                                      self.ops.step_var(f"initact{i}"))[0] for i in range(1, k)]
 
     def _fresh(self, base: bool = True) -> z3.Solver:
         # As BMC's: the relation is functional, so solve-eqs substitutes the next state away

@@ -16,6 +16,7 @@ import json
 from isrcheck.explorer.cli.main import main
 from isrcheck.explorer.symbolic.bounded_induction import prove_bounded
 from isrcheck.explorer.symbolic.distributed import ProofSetup, local_asker, prove_distributed
+from isrcheck.explorer.symbolic.induction import prove
 from isrcheck.explorer.symbolic.lemma_sets import named_sets
 from isrcheck.explorer.symbolic.ops import ConcreteOps
 from isrcheck.model.kraft.symbolic import lemmas as kraft_lemma_module
@@ -107,6 +108,23 @@ def test_k_induction_over_distinct_states():
     assert len(set(states)) == 3
 
 
+def test_k_induction_base_covers_runs_that_stop_early():
+    """k-induction's base case (bounded and unbounded) covers every state reachable in fewer than
+    k steps, also one where every run stops (no step enabled): kip320 at 2 replicas has such a
+    state at depth 2, and a lemma false only there was reported proved by 4-induction when the
+    base case asked only of runs of k - 1 steps (no 5 distinct states lead to it, so consecution
+    never meets it)."""
+    sym = make_symbolic(classic(generation="kip320", replicas=2))
+    lemmas = {name: sym.lemmas()[name] for name in CONTROLLER_LEMMAS}
+    lemmas["NotTheDepthTwoDeadlock"] = lambda o, v: o.not_(o.and_(  # elected no leader, twice; nothing after
+        v.nreq == 2, v.ql == -1, v.nrid == 0, *[o.not_(q) for q in v.qisr], *[e == -1 for e in v.ep],
+        *[n == 0 for n in v.length]))
+    for result in (prove_bounded(sym, properties=["LeaderInIsr"], lemmas=lemmas, k=4),
+                   prove(make_symbolic(sym.explicit, unbounded=True), properties=["LeaderInIsr"], lemmas=lemmas, k=4)):
+        assert result.verdict == "proved" and result.lemmas == CONTROLLER_LEMMAS
+        assert result.stats["dropped"] == ["NotTheDepthTwoDeadlock"]  # false initially: in the base case
+
+
 def test_lemma_sets_are_the_modules_tuples():
     sets = named_sets(kraft_lemma_module.__dict__)
     assert sets["structural"] is kraft_lemma_module.STRUCTURAL_LEMMAS
@@ -151,12 +169,19 @@ def test_distributed_asker_gives_the_local_bounded_result():
 def test_bounded_type_ok_holds_in_every_reachable_state():
     """What the bounded type_ok adds (the explicit bounds of logs, HWs, ids, requests, flushed
     offsets; KRaft's metadata log within its array, a broker STARTING only after a shutdown) is
-    true in every reachable state."""
+    true in every reachable state, and so is the rest of type_ok (a follower's HW above its log where a
+    committed record is lost)."""
     ops = ConcreteOps()
     for options in ({"generation": "kip101", "replicas": 2, "max_crashes": 1, "stops": "all", "max_records": 1,
                      "max_leader_epoch": 1},
                     {"generation": "kraft-kip966", "replicas": 2, "max_records": 1, "max_crashes": 1,
-                     "stops": "lossy"}):
+                     "stops": "lossy"},
+                    # K11's states: a follower's HW above its log once the leader lost the record
+                    {"generation": "kraft-3.5", "replicas": 2, "min_insync_replicas": 1, "max_records": 1,
+                     "max_fencings": 1, "max_crashes": 1, "stops": "lossy"},
+                    # K7's, at KIP-966 too: the HW over the ISR, not the maximal ISR, loses the record
+                    {"generation": "kraft-kip966", "replicas": 3, "min_insync_replicas": 2, "max_records": 1,
+                     "init_isr_size": 2, "max_fencings": 1, "hw_over_maximal_isr": False}):
         model = classic(**options)
         sym = make_symbolic(model)
         for state in reachable(model):
