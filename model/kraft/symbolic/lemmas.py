@@ -576,8 +576,9 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
 
     def one_leaves_at_a_time(o: Any, v: KraftVars) -> Any:
         """Between consecutive metadata records at most one broker leaves the ISR, unless the record
-        is an AlterPartition's (the same leader and leader epoch): every other change is one
-        broker's fencing, shutdown or registration."""
+        is an AlterPartition's: the formula reads that as a record of the previous record's leader
+        epoch that names a leader (EpochOneLeader makes it the same leader). Every other change is
+        one broker's fencing, shutdown or registration."""
         def left(j: int, k: Any) -> Any:
             return o.and_(o.sel(v.m_isr[j], k - 1), o.not_(o.sel(v.m_isr[j], k)))
 
@@ -967,7 +968,7 @@ MEANING = {
                               "names it leader, and neither the current record nor a later one has it in the "
                               "ISR or ELR",
     "OneLeavesAtATime": "between consecutive metadata records at most one broker leaves the ISR, unless the "
-                        "record is an AlterPartition's (the same leader and leader epoch)",
+                        "record is an AlterPartition's (the previous record's leader epoch, with a leader)",
     "RequestCaughtUp": "a follower a leader's pending AlterPartition adds, in the incarnation it named, has a "
                        "recorded log end at least the leader's epoch start and high watermark",
     "LeaverFencedOrStopped": "without leader shrinks, a broker that left the ISR between two metadata records is "
