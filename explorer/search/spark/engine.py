@@ -17,7 +17,6 @@ fingerprints of what violated them. States live in the visited set and frontier 
 from __future__ import annotations
 
 import contextlib
-import re
 import time
 from typing import Any
 
@@ -502,9 +501,9 @@ def _contract_error(exc: Exception) -> Exception | None:
     marker = "ModuleNotFoundError: No module named "
     if marker in text:
         name = text.split(marker, 1)[1].strip().splitlines()[0]
-        # the quoted name alone: a daemon run with ``-m`` (``spark.daemon``) that cannot be imported
-        # reports it inside parentheses, "(ModuleNotFoundError: No module named 'isrcheck')"
-        name = re.match(r"'[^']*'|.*", name).group()
+        # without the closing parenthesis of Python's line for a daemon run with ``-m`` that cannot be
+        # imported (``spark.daemon``): "(ModuleNotFoundError: No module named 'isrcheck')"
+        name = name[:-1] if name.endswith("')") else name
         return UserError(
             f"the executors cannot import {name}, which the model needs; install the package that holds it "
             "on every executor (or pass it with spark-submit --py-files), or give the model as a file "
