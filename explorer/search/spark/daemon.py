@@ -15,7 +15,9 @@ prints: the daemon's first line on stdout is the port the JVM reads.
 A session the engine creates uses this module as ``spark.python.daemon.module`` only for a
 local master (``local[N]``, ``local-cluster``), whose executors run the driver's interpreter and
 so have ``isrcheck`` (``tuning.engine_settings``). Any import that fails is left to the task that
-needs it, which reports it as before.
+needs it, which reports it as before; an executor's Python without ``isrcheck`` at all (a
+``PYSPARK_PYTHON`` of another environment) cannot start this daemon, and every task fails with
+Python's "No module named 'isrcheck'", which the engine reports as before (exit 2).
 """
 
 from __future__ import annotations

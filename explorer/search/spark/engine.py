@@ -501,6 +501,9 @@ def _contract_error(exc: Exception) -> Exception | None:
     marker = "ModuleNotFoundError: No module named "
     if marker in text:
         name = text.split(marker, 1)[1].strip().splitlines()[0]
+        # without the closing parenthesis of Python's line for a daemon run with ``-m`` that cannot be
+        # imported (``spark.daemon``): "(ModuleNotFoundError: No module named 'isrcheck')"
+        name = name[:-1] if name.endswith("')") else name
         return UserError(
             f"the executors cannot import {name}, which the model needs; install the package that holds it "
             "on every executor (or pass it with spark-submit --py-files), or give the model as a file "

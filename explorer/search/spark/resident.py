@@ -1,4 +1,4 @@
-"""A partition's visited array kept as a plain file beside Spark's copy, for the small levels that follow.
+"""A partition's visited array kept as a plain file beside Spark's copy, for the levels that follow.
 
 A small level (its frontier small against the visited set, ``store``: ``full`` false) tests a few
 candidates against each partition's sorted fingerprints and writes only a run of its new ones. Read
@@ -7,12 +7,14 @@ store through the socket to the Python worker, unpickled and joined: at 10^7 sta
 quarters to nine tenths of such a level's time (docs/spark.md, "Issue 24, fifth round"), and growing with the
 visited set. Memory-mapped from a file, a search touches a few pages per candidate.
 
-So a full level that is likely to be followed by small ones (``store`` decides) also writes each
-partition's new array to ``<folder>/<index>-<level>.fps``, the file named by the level whose
-output holds the same array; the small levels after it leave the visited set out of their job's
-input and map that file instead. Spark's copy stays the truth: a task that finds no file (another
-machine, a resumed run, an executor that took over) reports it (``missing``) and writes nothing,
-and the driver runs the level again the ordinary way (``store``). A file is only ever written
+So every full level also writes each partition's new array to ``<folder>/<index>-<level>.fps``
+(named by the level); the levels after it leave the visited set out of their job's input and map
+that file instead, and a full level that mapped one writes its new array only to its own file, not
+into its output (docs/spark.md, "Issue 24, seventh round"). Spark's copy stays the truth: the last
+array a level's output holds and the parent records of the levels since (``store``). A task that
+finds no file (another machine, a resumed run, a task run again after its level replaced the file)
+reports it (``missing``) and writes nothing, and the driver runs the level again the ordinary way,
+over the visited set rebuilt from Spark's copy (``store._visited_source``). A file is only ever written
 whole under a temporary name and renamed, holds raw fingerprints (nothing that runs), and is
 replaced by the next kept level's.
 

@@ -15,8 +15,9 @@ This is the co-partitioned "union + per-partition merge" (docs/spark.md has the 
 ``subtractByKey``/``join``, which PySpark runs as a Python ``groupByKey`` over everything. Each
 level's output is persisted and local-checkpointed so lineage stays one level long. Every record
 is a block of a partition's states (``tasks`` lists them): the visited set is one sorted array of
-16-byte fingerprints per partition, merged with each level's new ones, never rebuilt. Parent
-records stay on executors (one block per partition and level, 36 bytes a state, in an RDD of
+16-byte fingerprints per partition, merged with each level's new ones (rebuilt only when a kept
+file is missing, below). Parent records
+stay on executors (one block per partition and level, 36 bytes a state, in an RDD of
 their own per level, on disk, which no later level reads) and are looked up with
 single-partition jobs when a trace is walked back. Level blocks are persisted on disk, not in the
 JVM's heap, which in local mode is the driver's.

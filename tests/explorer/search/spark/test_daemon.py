@@ -61,3 +61,22 @@ def test_a_worker_forked_from_the_engines_daemon_registers_main_classes(monkeypa
 
     level.alias_main({"Pos": Pos})
     assert main.Pos is Pos
+
+
+# What Spark reports when a local executor's Python lacks the package the daemon is run from (a
+# PYSPARK_PYTHON without isrcheck): Python's own line for ``-m``, the module name inside parentheses.
+DAEMON_IMPORT_FAILED = (
+    "org.apache.spark.SparkException: \nError from python worker:\n  /usr/bin/python3: Error while finding "
+    "module specification for 'isrcheck.explorer.search.spark.daemon' (ModuleNotFoundError: No module named "
+    "'isrcheck')\nPYTHONPATH was:\n  /x/pyspark.zip\norg.apache.spark.SparkException: EOFException occurred "
+    "while reading the port number from isrcheck.explorer.search.spark.daemon's stdout.")
+
+
+def test_a_daemon_that_cannot_import_isrcheck_is_a_user_error_naming_the_module() -> None:
+    from isrcheck.explorer.errors import UserError
+    from isrcheck.explorer.search.spark.engine import _contract_error
+    from isrcheck.explorer.search.spark.items import executor_error
+
+    for mapped in (_contract_error(Exception(DAEMON_IMPORT_FAILED)), executor_error(Exception(DAEMON_IMPORT_FAILED))):
+        assert isinstance(mapped, UserError)
+        assert "cannot import 'isrcheck'," in str(mapped), str(mapped)
