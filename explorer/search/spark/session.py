@@ -1,7 +1,8 @@
 """The Spark session of a run and what executors need to rebuild the model.
 
-An active SparkSession is reused (tests and notebooks create one; spark-submit creates one before
-the CLI runs); otherwise one is built for ``master`` (default ``local[*]``). Workers must run this
+An active SparkSession is reused (tests and notebooks create one); under spark-submit the session
+is built with spark-submit's master and settings, which win over the engine's (``--master`` is not
+used); otherwise one is built for ``master`` (default ``local[*]``). Workers must run this
 interpreter (``PYSPARK_PYTHON``), and on one machine Spark should bind to loopback.
 
 The model travels as one cloudpickled payload that executors unpickle once per Python worker
@@ -43,6 +44,11 @@ def get_session(master: str | None, driver_memory: str | None = None) -> tuple[A
     active = SparkSession.getActiveSession()
     if active is not None:
         return active, False
+    submitted = _submitted_settings()
+    if submitted is not None:
+        # spark-submit started the JVM with its --master and --conf: those win over ours (the
+        # session it would create is the one a user asked for), and --master here is not used.
+        master = submitted.get("spark.master", master)
     settings = {"spark.app.name": "isrcheck", "spark.master": master or "local[*]",
                 "spark.ui.showConsoleProgress": "false",
                 # A block whose second copy went with a lost executor gets a new one on another
@@ -52,6 +58,8 @@ def get_session(master: str | None, driver_memory: str | None = None) -> tuple[A
                 **engine_settings(master or "local[*]")}
     if driver_memory:
         settings["spark.driver.memory"] = driver_memory
+    if submitted is not None:
+        settings = {key: value for key, value in settings.items() if key not in submitted}
     builder = SparkSession.builder
     for key, value in settings.items():
         builder = builder.config(key, value)
@@ -66,6 +74,18 @@ def get_session(master: str | None, driver_memory: str | None = None) -> tuple[A
             from None
     _quiet_unpersist_warning(session.sparkContext)
     return session, True
+
+
+def _submitted_settings() -> dict[str, str] | None:
+    """The settings spark-submit gave the JVM it started before this process (its ``--master``,
+    ``--conf`` and spark-defaults.conf, which reach the JVM as system properties), or None when this
+    process was not started by spark-submit."""
+    if "PYSPARK_GATEWAY_PORT" not in os.environ:
+        return None
+    from pyspark import SparkConf, SparkContext
+
+    SparkContext._ensure_initialized()  # connects to spark-submit's JVM; starts no context
+    return dict(SparkConf(loadDefaults=True).getAll())
 
 
 def _start_gateway(settings: dict[str, str]) -> None:

@@ -1,0 +1,41 @@
+"""Under spark-submit, the session a run builds takes spark-submit's master and settings.
+
+spark-submit starts the JVM before the Python script, with its ``--master`` and ``--conf`` as the
+JVM's settings; there is no active session yet. The engine used to build its own with
+``local[*]`` and its own settings, so a ``spark-submit --master yarn`` run would have searched on
+the driver alone. One spark-submit process (about 10 s: a JVM and a session).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pyspark
+
+
+def test_spark_submit_master_and_conf_win_over_the_engines(tmp_path: Path) -> None:
+    script = tmp_path / "probe.py"
+    script.write_text(textwrap.dedent("""
+        from isrcheck.explorer.search.spark.session import get_session
+        session, created = get_session(None)
+        conf = session.sparkContext.getConf()
+        print("MASTER", session.sparkContext.master)
+        print("DAEMON", conf.get("spark.python.daemon.module", "-"))
+        print("MINE", conf.get("spark.isrcheck.probe", "-"))
+        session.stop()
+    """))
+    submit = Path(pyspark.__file__).parent / "bin" / "spark-submit"
+    env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable,
+           "SPARK_LOCAL_IP": "127.0.0.1"}
+    env.pop("PYSPARK_GATEWAY_PORT", None)
+    out = subprocess.run([str(submit), "--master", "local[1]", "--conf", "spark.python.daemon.module=pyspark.daemon",
+                          "--conf", "spark.isrcheck.probe=yes", str(script)],
+                         capture_output=True, text=True, env=env, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    lines = dict(line.split(" ", 1) for line in out.stdout.splitlines() if line.split(" ", 1)[0] in
+                 ("MASTER", "DAEMON", "MINE"))
+    assert lines == {"MASTER": "local[1]", "DAEMON": "pyspark.daemon", "MINE": "yes"}, out.stdout
