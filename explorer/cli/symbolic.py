@@ -279,8 +279,8 @@ def _prove_report(result: Any, args: argparse.Namespace) -> str:
     elif result.verdict == "counterexample to induction":
         lines.append(f"Not inductive: {result.reason}.")
     elif result.verdict == "violation":
-        lines.append(f"Violation: {result.reason} (a real trace, not a counterexample to induction; "
-                     "isrcheck bmc prints it).")
+        lines.append(f"Violation: {result.reason}: a real trace, not a counterexample to induction "
+                     f"(look for it with isrcheck bmc --depth {args.k}).")
     else:
         lines.append(f"Unknown: {result.reason}.")
     dropped = result.stats.get("dropped") or []
