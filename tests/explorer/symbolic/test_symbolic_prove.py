@@ -237,7 +237,7 @@ def test_goals_asked_step_by_step_past_the_budget_prove_and_refute_the_same(caps
 
     monkeypatch.setattr(induction, "SPLIT_BUDGET", 1)
     for generation, status, words in (("kip320", 0, "Proved: LeaderInIsr"),
-                                      ("kip279", 1, "Counterexample to induction: RecordsWithinReplicaEpoch")):
+                                      ("kip279", 8, "Counterexample to induction: RecordsWithinReplicaEpoch")):
         got = main(["prove", "classic", "--generation", generation, "--replicas", "2", "--invariant",
                     "LeaderInIsr", *LEMMA_FLAGS, "--quiet"])
         out = capsys.readouterr().out
