@@ -15,6 +15,8 @@ Exit statuses (the project-wide table; README.md and docs/cli.md show it to user
     7    the run failed on its disk: a file it had to write (a checkpoint, ``show``'s page) could not
          be written (full, read-only, removed); the statistics so far are printed. Output files
          written after a verdict do not change its status: they are reported as missing instead
+    8    not proved (``prove``): a counterexample to induction, whose first state may be unreachable,
+         so not a violation; add a lemma that excludes it, or look for a real trace with bmc/check
     130  interrupted (what was explored so far is still printed)
 """
 
@@ -28,6 +30,8 @@ EXIT_MODEL = 4
 EXIT_LIMIT = 5
 EXIT_INTERNAL = 6
 EXIT_RUN_FAILED = 7
+# Not 1: a CTI's first state satisfies the conjuncts but may be unreachable, so it is no violation.
+EXIT_NOT_PROVED = 8
 EXIT_INTERRUPTED = 130
 
 

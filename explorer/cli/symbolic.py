@@ -4,9 +4,11 @@
     isrcheck prove MODEL [model options] [--invariant NAME] [--lemma NAME] [--lemma-set NAME] [--lemmas FILE.py]
                    [--houdini] [--k N] [--bounded] [--json]
 
-Exit status: 0 no violation within the depth / proved; 1 a violation / a counterexample to
-induction; 2 bad input; 4 the symbolic encoding disagrees with the explicit model; 5 the solver
-stopped without an answer (time limit, unknown); 130 interrupted.
+Exit status: 0 no violation within the depth / proved; 1 a violation (for ``prove``: a target false in
+an initial state, or in a run shorter than k, k-induction's base case); 2 bad input; 4 the symbolic
+encoding disagrees with the explicit model; 5 the solver stopped without an answer (time limit,
+unknown); 8 not proved: a counterexample to induction, whose first state may be unreachable (so
+not a violation); 130 interrupted.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import Any
 
 from isrcheck.explorer.cli.main import _Parser, _progress, parse_model_command, positive_float
 from isrcheck.explorer.cli.written import OutputFiles
-from isrcheck.explorer.errors import UserError
+from isrcheck.explorer.errors import EXIT_NOT_PROVED, UserError
 from isrcheck.explorer.outputs import check_output_path
 
 EXIT_OK, EXIT_VIOLATION, EXIT_ENCODING, EXIT_UNKNOWN, EXIT_INTERRUPTED = 0, 1, 4, 5, 130
@@ -128,7 +130,8 @@ def _bmc_summary(result: Any, depth: int) -> str:
 
 
 def _status(verdict: str) -> int:
-    return {"violation": EXIT_VIOLATION, "counterexample to induction": EXIT_VIOLATION, "no violation": EXIT_OK,
+    # A CTI is not a violation (its first state may be unreachable): its own status, never 1.
+    return {"violation": EXIT_VIOLATION, "counterexample to induction": EXIT_NOT_PROVED, "no violation": EXIT_OK,
             "proved": EXIT_OK, "unknown": EXIT_UNKNOWN, "interrupted": EXIT_INTERRUPTED}[verdict]
 
 
@@ -272,8 +275,12 @@ def _prove_report(result: Any, args: argparse.Namespace) -> str:
                                   "(not necessarily reachable)", 1))
         lines.append(f"=> {cti.property} fails here. Either state 1 is unreachable (add a lemma that excludes it) "
                      "or the property does not hold (check it with isrcheck bmc).")
+        lines.append("Not proved, and not a violation (exit status 8).")
     elif result.verdict == "counterexample to induction":
         lines.append(f"Not inductive: {result.reason}.")
+    elif result.verdict == "violation":
+        lines.append(f"Violation: {result.reason}: a real trace, not a counterexample to induction "
+                     f"(look for it with isrcheck bmc --depth {args.k}).")
     else:
         lines.append(f"Unknown: {result.reason}.")
     dropped = result.stats.get("dropped") or []

@@ -38,7 +38,7 @@ from typing import Any
 import z3
 from isrcheck.explorer.progress import Progress, Silent
 from isrcheck.explorer.symbolic.bounded_induction import BoundedProver
-from isrcheck.explorer.symbolic.induction import SPLIT_BUDGET, Prover, _conjuncts
+from isrcheck.explorer.symbolic.induction import SPLIT_BUDGET, Prover, _conjuncts, base_case_failure
 from isrcheck.explorer.symbolic.ops import UnboundedZ3Ops
 from isrcheck.explorer.symbolic.result import EncodingError, SymbolicResult, select_symbolic
 
@@ -259,9 +259,9 @@ def prove_distributed(
                     return _finish(result, start, waves, asked.asked, verdict="unknown",
                                    reason=f"initiation of {name}: unknown: {init.reason}")
                 if init.verdict == "fails":
-                    if name in targets:
-                        return _finish(result, start, waves, asked.asked, verdict="counterexample to induction",
-                                       reason=f"{name} fails in an initial state")
+                    if name in targets:  # the base case failed: a real trace, as ``prove`` says
+                        return _finish(result, start, waves, asked.asked, verdict="violation",
+                                       reason=base_case_failure(name, k))
                     progress.message(f"prove: dropped {name} (false initially)")
                     _drop(name, current, dropped, preserved)
                     changed = True

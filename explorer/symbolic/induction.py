@@ -19,7 +19,10 @@ A counterexample to induction (CTI) is two states ``s -> t`` with ``Inv(s)`` and
 in ``t``. It is decoded into the explicit model's states (an explicit model with bounds large
 enough to hold them, from ``sym.explicit_for``), the step is replayed through its ``successors``
 (an encoding error otherwise) and printed as a two-state trace. The solver is first asked for a
-CTI with small values (easier to read), then without that restriction.
+CTI with small values (easier to read), then without that restriction. A CTI is not a violation:
+its first state satisfies the conjuncts but may be unreachable (the verdict is "counterexample to
+induction", the command line's exit status 8). A target false in an initial state, or in a run of
+fewer than ``k`` states (k-induction's base case), is a real violation: verdict "violation".
 """
 
 from __future__ import annotations
@@ -248,9 +251,9 @@ def prove(
             if init.startswith("unknown"):
                 return _unknown(result, f"initiation of {name}: {init}", start)
             if init == "fails":
-                if name in targets:
-                    result.verdict = "counterexample to induction"
-                    result.reason = f"{name} fails in an initial state"
+                if name in targets:  # the base case failed: a real trace, not a CTI
+                    result.verdict = "violation"
+                    result.reason = base_case_failure(name, k)
                     result.elapsed = time.monotonic() - start
                     return result
                 progress.message(f"prove: dropped {name} (false initially)")
@@ -292,6 +295,14 @@ def prove(
     result.stats["dropped"] = dropped
     result.elapsed = time.monotonic() - start
     return result
+
+
+def base_case_failure(name: str, k: int) -> str:
+    """The reason of a "violation" verdict: the target ``name`` fails in the base case, a state
+    every run from an initial state can reach within ``k`` states (with ``k`` = 1, an initial state)."""
+    if k == 1:
+        return f"{name} fails in an initial state"
+    return f"{name} fails in a run of at most {k} states from an initial state (the base case of {k}-induction)"
 
 
 def _unknown(result: SymbolicResult, reason: str, start: float) -> SymbolicResult:

@@ -21,9 +21,11 @@ class EncodingError(Exception):
 @dataclass
 class SymbolicResult:
     """``verdict``: for bmc "violation", "no violation" (up to ``depth`` states), "unknown" or
-    "interrupted"; for prove "proved", "counterexample to induction" or "unknown". ``reason`` says
-    why an answer is unknown; ``cti`` is a counterexample to induction (a two-state trace and the
-    conjunct that broke); ``lemmas`` the lemmas used or discovered."""
+    "interrupted"; for prove "proved", "counterexample to induction" (not a violation: its first
+    state may be unreachable), "violation" (a target false in the base case) or "unknown".
+    ``reason`` says why an answer is unknown (for prove's "violation", where the target fails); ``cti``
+    is a counterexample to induction (a two-state trace and the conjunct that broke);
+    ``lemmas`` the lemmas used or discovered."""
 
     engine: str
     verdict: str

@@ -144,7 +144,7 @@ def test_prove_with_kraft_lemmas(capsys):
     common = ["prove", "classic", "--generation", "kraft-kip966", "--replicas", "2", "--min-insync-replicas", "1",
               "--max-records", "1", "--max-fencings", "0", "--max-crashes", "1", "--stops", "lossy",
               "--invariant", "MetadataLogMatching", "--quiet"]
-    assert main([*common, "--lemma", "FollowerRoleShape"]) == 1
+    assert main([*common, "--lemma", "FollowerRoleShape"]) == 8
     out = capsys.readouterr().out
     assert "FollowerRoleShape breaks" in out and "ReceiveBrokerRegResponse" in out
     assert main([*common, "--lemma", "StoppedBrokerIdle", "--lemma", "FollowerRoleShape"]) == 0

@@ -63,7 +63,7 @@ def test_cli_cti_as_json(capsys):
     status = main(["prove", "classic", "--generation", "kip320", "--replicas", "2", "--invariant", "StrongIsr",
                    "--bounded", "--json", "--quiet"])
     data = json.loads(capsys.readouterr().out)
-    assert status == 1
+    assert status == 8
     assert data["encoding"] == "bounded" and data["verdict"] == "counterexample to induction"
     assert data["cti"]["conjunct"] == "StrongIsr" and len(data["cti"]["trace"]["states"]) == 2
 
@@ -81,7 +81,7 @@ def test_kraft_cti_replays_with_the_step_named(capsys):
     status = main(["prove", "classic", "--generation", "kraft-3.5", "--replicas", "2", "--max-records", "1",
                    "--max-fencings", "1", "--invariant", "LeaderCompleteness", "--bounded", "--quiet"])
     out = capsys.readouterr().out
-    assert status == 1, out
+    assert status == 8, out
     assert out.startswith("Counterexample to induction: LeaderCompleteness breaks."), out
     assert "State 1: a state where every conjunct holds (not necessarily reachable)" in out
     assert "State 2: " in out
@@ -197,7 +197,7 @@ def test_variants_in_a_users_file_get_their_own_cti(capsys):
                                  "--lemma-set", "structural"], "LossyStopEmptiesLog", "DataLossShutdown(")):
         status = main(["prove", *argv, "--bounded", "--quiet"])
         out = capsys.readouterr().out
-        assert status == 1, out
+        assert status == 8, out
         assert out.startswith(f"Counterexample to induction: {broken} breaks."), out
         assert f"State 2: {step}" in out, out
 

@@ -43,7 +43,7 @@ def test_same_lemmas_fail_on_kip279_with_a_k4_like_cti(capsys):
     status = main(["prove", "classic", "--generation", "kip279", "--replicas", "3", "--invariant", "LeaderInIsr",
                    *LEMMA_FLAGS, "--quiet"])
     out = capsys.readouterr().out
-    assert status == 1, out
+    assert status == 8, out
     assert "Counterexample to induction: RecordsWithinReplicaEpoch breaks" in out
     assert "State 2: FollowerReplicate(" in out
 
@@ -76,7 +76,7 @@ def test_weak_isr_lemmas_fail_before_kip320_where_a_stale_follower_fetches(gener
     status = main(["prove", "classic", "--generation", generation, "--replicas", "2", "--invariant", "WeakIsr",
                    *STRONG_ISR_FLAGS, "--quiet"])
     out = capsys.readouterr().out
-    assert status == 1, out
+    assert status == 8, out
     assert "Counterexample to induction: RecordEpochsSorted breaks" in out
     assert "State 2: FollowerReplicate(" in out
 
@@ -106,7 +106,7 @@ def test_strong_isr_lemmas_fail_on_kip279_where_a_stale_follower_fetches_across_
     status = main(["prove", "classic", "--generation", "kip279", "--replicas", "2", "--invariant", "StrongIsr",
                    *STRONG_ISR_FLAGS, "--quiet"])
     out = capsys.readouterr().out
-    assert status == 1, out
+    assert status == 8, out
     assert "Counterexample to induction: RecordEpochsSorted breaks" in out
     assert "State 2: FollowerReplicate(" in out
 
@@ -237,7 +237,7 @@ def test_goals_asked_step_by_step_past_the_budget_prove_and_refute_the_same(caps
 
     monkeypatch.setattr(induction, "SPLIT_BUDGET", 1)
     for generation, status, words in (("kip320", 0, "Proved: LeaderInIsr"),
-                                      ("kip279", 1, "Counterexample to induction: RecordsWithinReplicaEpoch")):
+                                      ("kip279", 8, "Counterexample to induction: RecordsWithinReplicaEpoch")):
         got = main(["prove", "classic", "--generation", generation, "--replicas", "2", "--invariant",
                     "LeaderInIsr", *LEMMA_FLAGS, "--quiet"])
         out = capsys.readouterr().out
@@ -260,7 +260,7 @@ def test_cli_prove_json_names_the_broken_conjunct(capsys):
 
     status = main(["prove", "classic", "--generation", "kip320", "--invariant", "LeaderInIsr", "--json", "--quiet"])
     data = json.loads(capsys.readouterr().out)
-    assert status == 1
+    assert status == 8
     assert data["verdict"] == "counterexample to induction" and data["cti"]["conjunct"] == "LeaderInIsr"
     assert len(data["cti"]["trace"]["states"]) == 2
 

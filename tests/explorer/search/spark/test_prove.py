@@ -43,7 +43,7 @@ def test_the_same_conjunct_breaks_and_the_cti_replays(spark, capsys):
     argv = ["--generation", "kip279", "--replicas", "3", "--invariant", "LeaderInIsr", *LEMMA_FLAGS, *EPOCH_FLAGS]
     code, data, cti = run_json(argv, capsys)
     dcode, ddata, dcti = run_json([*argv, "--engine", "spark"], capsys)
-    assert (dcode, ddata) == (code, data) and code == 1
+    assert (dcode, ddata) == (code, data) and code == 8
     assert dcti["conjunct"] == cti["conjunct"] == "RecordsWithinReplicaEpoch"
     assert len(dcti["trace"]["states"]) == len(cti["trace"]["states"]) == 2
 
