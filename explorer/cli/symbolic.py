@@ -212,7 +212,8 @@ def cmd_prove(argv: list[str]) -> int:
         cti = result.cti
         explicit = result.stats.get("explicit")
         print(json.dumps({**meta, "engine": "prove", "verdict": result.verdict, "properties": result.properties,
-                          "lemmas": result.lemmas, "dropped": result.stats.get("dropped", []), "k": args.k,
+                          "lemmas": result.lemmas, "dropped": result.stats.get("dropped", []),
+                          "false_initially": result.stats.get("false_initially", []), "k": args.k,
                           "encoding": "bounded" if args.bounded else "unbounded",
                           "reason": result.reason, "elapsed": round(result.elapsed, 3),
                           "cti": None if cti is None else {
@@ -283,7 +284,10 @@ def _prove_report(result: Any, args: argparse.Namespace) -> str:
                      f"(look for it with isrcheck bmc --depth {args.k}).")
     else:
         lines.append(f"Unknown: {result.reason}.")
-    dropped = result.stats.get("dropped") or []
+    false_initially = result.stats.get("false_initially") or []
+    if false_initially:
+        lines.append(f"Dropped, false in an initial state: {', '.join(false_initially)}.")
+    dropped = [name for name in result.stats.get("dropped") or [] if name not in false_initially]
     if dropped:
         lines.append(f"Houdini dropped (not inductive relative to the rest): {', '.join(dropped)}.")
     lines.append(f"{result.elapsed:.2f} s (z3, {'bounded' if args.bounded else 'unbounded'} encoding).")

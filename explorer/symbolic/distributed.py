@@ -264,6 +264,7 @@ def prove_distributed(
                                        reason=base_case_failure(name, k))
                     progress.message(f"prove: dropped {name} (false initially)")
                     _drop(name, current, dropped, preserved)
+                    result.stats.setdefault("false_initially", []).append(name)
                     changed = True
                     if plan[name] is None:
                         continue

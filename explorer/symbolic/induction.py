@@ -258,6 +258,7 @@ def prove(
                     return result
                 progress.message(f"prove: dropped {name} (false initially)")
                 dropped.append(name)
+                result.stats.setdefault("false_initially", []).append(name)
                 del current[name]
                 preserved.clear()
                 changed = True

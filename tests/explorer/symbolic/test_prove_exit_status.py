@@ -58,3 +58,17 @@ def test_cli_base_case_violation_text_says_it_is_a_real_trace(capsys):
     out = capsys.readouterr().out
     assert out.startswith("Violation: AckedRecordNotLost fails in a run of at most 6 states"), out
     assert "a real trace" in out and "isrcheck bmc --depth 6" in out
+
+
+def test_a_lemma_false_initially_is_reported_as_such_not_as_houdinis(tmp_path, capsys) -> None:
+    """Without --houdini, a lemma of the user's that fails in an initial state is left out (which
+    only weakens what is assumed) and the report says why, not that Houdini dropped it."""
+    lemmas = tmp_path / "lemmas.py"
+    lemmas.write_text("def some_record(ops, v):\n    return ops.or_(*(k == 1 for k in v.length))\n\n"
+                      "LEMMAS = {'SomeRecordWritten': some_record}\n")
+    status = main(["prove", "classic", "--generation", "kip320", "--replicas", "2", "--invariant", "StrongIsr",
+                   "--lemma-set", "isr-proof", "--lemmas", str(lemmas), "--bounded", "--quiet"])
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert "Dropped, false in an initial state: SomeRecordWritten." in out
+    assert "Houdini dropped" not in out
