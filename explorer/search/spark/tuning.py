@@ -15,7 +15,7 @@ in ``spark.{driver,executor}.defaultJavaOptions``, which Spark puts before the
 restores C2; a ``defaultJavaOptions`` key that spark-defaults.conf sets is left to it.
 
 On a local master (``local[N]``, ``local-cluster``) the Python daemon that forks the workers is
-``spark.daemon`` (``spark.python.daemon.module``): it imports the engine's modules once, so each
+``spark/daemon.py`` (``spark.python.daemon.module``): it imports the engine's modules once, so each
 worker it forks starts with them (docs/spark.md, "seventh round"). Not on other masters, whose
 executors may lack ``isrcheck`` until a task says so; a spark-defaults.conf line wins here too.
 """
