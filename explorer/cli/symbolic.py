@@ -286,7 +286,9 @@ def _prove_report(result: Any, args: argparse.Namespace) -> str:
         lines.append(f"Unknown: {result.reason}.")
     false_initially = result.stats.get("false_initially") or []
     if false_initially:
-        lines.append(f"Dropped, false in an initial state: {', '.join(false_initially)}.")
+        # initiation covers k-induction's base case: with k > 1 the lemma may hold initially and fail later
+        where = "in an initial state" if args.k == 1 else f"in a run of at most {args.k} states (the base case)"
+        lines.append(f"Dropped, false {where}: {', '.join(false_initially)}.")
     dropped = [name for name in result.stats.get("dropped") or [] if name not in false_initially]
     if dropped:
         lines.append(f"Houdini dropped (not inductive relative to the rest): {', '.join(dropped)}.")
