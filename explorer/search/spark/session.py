@@ -35,7 +35,8 @@ USER_MODULE_PREFIX = "isrcheck_user_model_"
 
 
 def get_session(master: str | None, driver_memory: str | None = None) -> tuple[Any, bool]:
-    """(SparkSession, created): the active session, or a new one for ``master``."""
+    """(SparkSession, created): the active session, or a new one for ``master``. Under spark-submit a
+    ``driver_memory`` is a UserError: the driver's JVM already runs with spark-submit's heap."""
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     from isrcheck.explorer.search.spark.tuning import engine_settings
@@ -49,6 +50,14 @@ def get_session(master: str | None, driver_memory: str | None = None) -> tuple[A
         # spark-submit started the JVM with its --master and --conf: those win over ours (the
         # session it would create is the one a user asked for), and --master here is not used.
         master = submitted.get("spark.master", master)
+        if driver_memory:
+            # The driver's JVM is already running with spark-submit's heap: the setting would be
+            # recorded and have no effect, so the user is told where it goes instead.
+            from isrcheck.explorer.errors import UserError
+
+            raise UserError(f"--driver-memory {driver_memory} has no effect under spark-submit (the driver's JVM is "
+                            f"already running); give it to spark-submit instead: spark-submit --driver-memory "
+                            f"{driver_memory} ...")
     settings = {"spark.app.name": "isrcheck", "spark.master": master or "local[*]",
                 "spark.ui.showConsoleProgress": "false",
                 # A block whose second copy went with a lost executor gets a new one on another

@@ -3,7 +3,8 @@
 spark-submit starts the JVM before the Python script, with its ``--master`` and ``--conf`` as the
 JVM's settings; there is no active session yet. The engine used to build its own with
 ``local[*]`` and its own settings, so a ``spark-submit --master yarn`` run would have searched on
-the driver alone. One spark-submit process (about 10 s: a JVM and a session).
+the driver alone. One spark-submit process (about 10 s: a JVM and a session). A ``--driver-memory``
+given to the CLI there is refused (exit 2): the driver's JVM already runs with spark-submit's heap.
 """
 
 from __future__ import annotations
@@ -20,7 +21,12 @@ import pyspark
 def test_spark_submit_master_and_conf_win_over_the_engines(tmp_path: Path) -> None:
     script = tmp_path / "probe.py"
     script.write_text(textwrap.dedent("""
+        from isrcheck.explorer.errors import UserError
         from isrcheck.explorer.search.spark.session import get_session
+        try:
+            get_session(None, "2g")
+        except UserError as exc:
+            print("REFUSED", "spark-submit --driver-memory 2g" in str(exc))
         session, created = get_session(None)
         conf = session.sparkContext.getConf()
         print("MASTER", session.sparkContext.master)
@@ -37,5 +43,6 @@ def test_spark_submit_master_and_conf_win_over_the_engines(tmp_path: Path) -> No
                          capture_output=True, text=True, env=env, timeout=300)
     assert out.returncode == 0, out.stderr[-3000:]
     lines = dict(line.split(" ", 1) for line in out.stdout.splitlines() if line.split(" ", 1)[0] in
-                 ("MASTER", "DAEMON", "MINE"))
-    assert lines == {"MASTER": "local[1]", "DAEMON": "pyspark.daemon", "MINE": "yes"}, out.stdout
+                 ("MASTER", "DAEMON", "MINE", "REFUSED"))
+    # a --driver-memory of the CLI would be recorded with no effect on the running JVM: refused, saying where it goes
+    assert lines == {"MASTER": "local[1]", "DAEMON": "pyspark.daemon", "MINE": "yes", "REFUSED": "True"}, out.stdout
