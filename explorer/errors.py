@@ -8,7 +8,8 @@ Exit statuses (the project-wide table; README.md and docs/cli.md show it to user
          trace or checkpoint, an output path that cannot be written
     3    a replayed trace diverged from the model
     4    the model itself failed: one of its functions raised, or it broke the contract
-    5    stopped at a limit before an answer (the memory ceiling)
+    5    stopped at a limit before an answer (the memory ceiling; bmc/prove: the solver's time
+         limit, or z3's unknown)
     6    isrcheck itself failed: an internal error (the traceback is printed), or a worker process or
          Spark executor was lost beyond recovery (``LostWorker``: one paragraph saying what to do);
          never 1, so a crash is never read as a protocol violation

@@ -14,9 +14,10 @@
 MODEL is a registered name (``classic``) or ``path/to/file.py[:factory]``. Model options come from
 the factory's signature. Exit status: 0 no violation, 1 a violation (or a vacuous ``sometimes``
 property), 2 bad input, 3 a replayed trace diverged from the model, 4 the model itself failed (it
-raised, or broke the contract), 5 stopped at a limit (the memory ceiling), 6 isrcheck itself failed,
-7 the run failed on its disk (a checkpoint or page could not be written), 8 ``prove``: not
-proved (a counterexample to induction, not a violation), 130 interrupted.
+raised, or broke the contract), 5 stopped at a limit (the memory ceiling; bmc/prove: the solver's
+time limit or unknown), 6 isrcheck itself failed, 7 the run failed on its disk (a checkpoint or page
+could not be written), 8 ``prove``: not proved (a counterexample to induction, not a violation),
+130 interrupted.
 """
 
 # Adding a subcommand: write ``cmd_name(argv: list[str]) -> int`` in its own module and add one
