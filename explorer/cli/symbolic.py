@@ -20,10 +20,18 @@ from typing import Any
 
 from isrcheck.explorer.cli.main import _Parser, _progress, parse_model_command, positive_float
 from isrcheck.explorer.cli.written import OutputFiles
-from isrcheck.explorer.errors import EXIT_NOT_PROVED, UserError
+from isrcheck.explorer.errors import (
+    EXIT_INTERRUPTED,
+    EXIT_LIMIT,
+    EXIT_MODEL,
+    EXIT_NOT_PROVED,
+    EXIT_OK,
+    EXIT_VIOLATION,
+    UserError,
+)
 from isrcheck.explorer.outputs import check_output_path
 
-EXIT_OK, EXIT_VIOLATION, EXIT_ENCODING, EXIT_UNKNOWN, EXIT_INTERRUPTED = 0, 1, 4, 5, 130
+EXIT_ENCODING, EXIT_UNKNOWN = EXIT_MODEL, EXIT_LIMIT  # the symbolic encoding disagrees; no answer in time
 # Spark tasks per executor core for a batch of proof queries: one task per query cost about 20 ms
 # of scheduling each (most queries take 10-150 ms); a few tasks per core keep the cores busy when
 # one query is much longer than the rest.

@@ -38,7 +38,7 @@ from typing import Any
 import z3
 from isrcheck.explorer.progress import Progress, Silent
 from isrcheck.explorer.symbolic.bounded_induction import BoundedProver
-from isrcheck.explorer.symbolic.induction import SPLIT_BUDGET, Prover, _conjuncts, base_case_failure
+from isrcheck.explorer.symbolic.induction import SPLIT_BUDGET, Prover, _conjuncts, base_case_failure, base_case_where
 from isrcheck.explorer.symbolic.ops import UnboundedZ3Ops
 from isrcheck.explorer.symbolic.result import EncodingError, SymbolicResult, select_symbolic
 
@@ -262,7 +262,7 @@ def prove_distributed(
                     if name in targets:  # the base case failed: a real trace, as ``prove`` says
                         return _finish(result, start, waves, asked.asked, verdict="violation",
                                        reason=base_case_failure(name, k))
-                    progress.message(f"prove: dropped {name} (false initially)")
+                    progress.message(f"prove: dropped {name} (false {base_case_where(k)})")
                     _drop(name, current, dropped, preserved)
                     result.stats.setdefault("false_initially", []).append(name)
                     changed = True

@@ -256,7 +256,7 @@ def prove(
                     result.reason = base_case_failure(name, k)
                     result.elapsed = time.monotonic() - start
                     return result
-                progress.message(f"prove: dropped {name} (false initially)")
+                progress.message(f"prove: dropped {name} (false {base_case_where(k)})")
                 dropped.append(name)
                 result.stats.setdefault("false_initially", []).append(name)
                 del current[name]
@@ -296,6 +296,11 @@ def prove(
     result.stats["dropped"] = dropped
     result.elapsed = time.monotonic() - start
     return result
+
+
+def base_case_where(k: int) -> str:
+    """Where the base case looks, in words: "initially", or within a run of ``k`` states."""
+    return "initially" if k == 1 else f"in a run of at most {k} states"
 
 
 def base_case_failure(name: str, k: int) -> str:
