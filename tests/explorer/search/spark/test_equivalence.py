@@ -4,6 +4,7 @@ properties on complete runs, shortest traces of the same length on violations, o
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 
 import pytest
@@ -124,9 +125,17 @@ def _all_states(n, limit):
 
 
 def test_contract_error_on_an_executor_reaches_the_user(spark):
+    from isrcheck.explorer.search.spark import resident
+    from pyspark import SparkFiles
+
     from isrcheck import ContractError
+
+    root = os.path.join(SparkFiles.getRootDirectory(), resident.FOLDER)
+    before = set(os.listdir(root)) if os.path.isdir(root) else set()  # other runs of this session's
     with pytest.raises(ContractError, match="float"):
         check(FloatAfterTwoSteps(), engine="spark", driver_threshold=0, partitions=2)
+    after = set(os.listdir(root)) if os.path.isdir(root) else set()
+    assert after <= before  # a run that ends in an error drops its kept files' folder too
 
 
 # A model in a module the driver imports and executors cannot: a folder on the driver's sys.path only
