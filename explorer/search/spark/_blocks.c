@@ -43,9 +43,10 @@
  *
  * pick(blocks, positions) -> list or None
  *   The states at `positions` (int64, over the concatenated candidates) of the candidates' marshal
- *   blocks (spark/blocks.py `encode_states`: b"M" + marshal version 2 of a list), decoded alone
- *   in one pass over the bytes: the other candidates' states (two in three at the widest levels)
- *   never become objects. None for a pickled block, a value written with a code `skip` does not
+ *   blocks (spark/blocks.py `encode_states`: b"M" + marshal version 2 of a list): one pass over
+ *   the bytes finds each picked value's bytes, which are copied, in the order asked, into one
+ *   marshal list that marshal decodes; the other candidates' states (two in three at the widest
+ *   levels) never become objects. None for a pickled block, a value written with a code `skip` does not
  *   know, or a position given twice: the caller decodes the blocks whole.
  *
  * digest(data) -> bytes: that BLAKE2b-128 of any bytes (for the tests against hashlib).
@@ -880,39 +881,6 @@ skip(const unsigned char *p, const unsigned char *end, int depth)
     }
 }
 
-/* The value of the marshal bytes [p, stop): ints decoded here (most packed states are one int of
- * a few 15-bit digits), anything else by marshal. */
-static PyObject *
-value_at(const unsigned char *p, const unsigned char *stop)
-{
-    if (*p == 'i')
-        return PyLong_FromLong(get32(p + 1));
-    if (*p == 'l') {
-        int32_t n = get32(p + 1);
-        int32_t size = n < 0 ? -n : n;
-        unsigned char bytes[128];
-        if (size <= 64) { /* 960 bits: the digits as little-endian bytes, 15 bits each */
-            size_t nbytes = ((size_t)size * 15 + 7) / 8;
-            memset(bytes, 0, nbytes + 2);
-            for (int32_t d = 0; d < size; d++) {
-                unsigned int digit = (unsigned int)p[5 + 2 * d] | (unsigned int)p[6 + 2 * d] << 8;
-                size_t bit = (size_t)d * 15;
-                uint32_t shifted = (uint32_t)(digit & 0x7fff) << (bit % 8);
-                bytes[bit / 8] |= shifted & 0xff;
-                bytes[bit / 8 + 1] |= (shifted >> 8) & 0xff;
-                bytes[bit / 8 + 2] |= (shifted >> 16) & 0xff;
-            }
-            PyObject *v = _PyLong_FromByteArray(bytes, nbytes ? nbytes : 1, 1, 0);
-            if (v == NULL || n >= 0)
-                return v;
-            PyObject *neg = PyNumber_Negative(v);
-            Py_DECREF(v);
-            return neg;
-        }
-    }
-    return PyMarshal_ReadObjectFromString((const char *)p, stop - p);
-}
-
 static PyObject *
 pick(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -924,9 +892,11 @@ pick(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     Py_buffer want;
     if (PyObject_GetBuffer(args[1], &want, PyBUF_C_CONTIGUOUS) < 0)
         return NULL;
-    Py_ssize_t k = want.len / 8, nb = PyList_GET_SIZE(blocks), total = 0;
+    Py_ssize_t k = want.len / 8, nb = PyList_GET_SIZE(blocks), total = 0, size = 5;
     const int64_t *index = want.buf;
-    int32_t *slot = NULL; /* per candidate, its place in the result, or -1 */
+    int32_t *slot = NULL; /* per candidate, its place among the picked, or -1 */
+    const unsigned char **from = NULL; /* per picked state, where its bytes start */
+    Py_ssize_t *length = NULL;         /* and how many */
     for (Py_ssize_t b = 0; b < nb; b++) {
         PyObject *blk = PyList_GET_ITEM(blocks, b);
         if (!PyBytes_Check(blk)) {
@@ -943,7 +913,9 @@ pick(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         goto done;
     }
     slot = PyMem_Malloc((size_t)(total ? total : 1) * sizeof *slot);
-    if (slot == NULL) {
+    from = PyMem_Malloc((size_t)(k ? k : 1) * sizeof *from);
+    length = PyMem_Malloc((size_t)(k ? k : 1) * sizeof *length);
+    if (slot == NULL || from == NULL || length == NULL) {
         PyErr_NoMemory();
         goto done;
     }
@@ -957,10 +929,7 @@ pick(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             goto fallback; /* a position given twice (never by the merge): marshal's whole decoding */
         slot[index[j]] = (int32_t)j;
     }
-    result = PyList_New(k);
-    if (result == NULL)
-        goto done;
-    /* one pass over the blocks in order: each value skipped, or decoded into its place */
+    /* one pass over the blocks in order: where each picked value's bytes are */
     Py_ssize_t at = 0;
     for (Py_ssize_t b = 0; b < nb; b++) {
         PyObject *blk = PyList_GET_ITEM(blocks, b);
@@ -973,24 +942,37 @@ pick(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             if (next == NULL)
                 goto fallback;
             if (slot[at] >= 0) {
-                PyObject *state = value_at(p, next);
-                if (state == NULL) {
-                    Py_CLEAR(result);
-                    goto done;
-                }
-                PyList_SET_ITEM(result, slot[at], state);
+                from[slot[at]] = p;
+                length[slot[at]] = next - p;
+                size += next - p;
             }
             p = next;
         }
         if (p != end)
             goto fallback;
     }
+    /* the picked values' bytes, in the order asked, as one marshal list: decoded by marshal itself */
+    unsigned char *list = PyMem_Malloc((size_t)size);
+    if (list == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    list[0] = '[';
+    put32(list + 1, (uint32_t)k);
+    unsigned char *to = list + 5;
+    for (Py_ssize_t j = 0; j < k; j++) {
+        memcpy(to, from[j], (size_t)length[j]);
+        to += length[j];
+    }
+    result = PyMarshal_ReadObjectFromString((const char *)list, size);
+    PyMem_Free(list);
     goto done;
 fallback:
-    Py_XDECREF(result);
     result = Py_NewRef(Py_None);
 done:
     PyMem_Free(slot);
+    PyMem_Free(from);
+    PyMem_Free(length);
     PyBuffer_Release(&want);
     return result;
 }
