@@ -899,10 +899,8 @@ pick(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     Py_ssize_t *length = NULL;         /* and how many */
     for (Py_ssize_t b = 0; b < nb; b++) {
         PyObject *blk = PyList_GET_ITEM(blocks, b);
-        if (!PyBytes_Check(blk)) {
-            PyErr_SetString(PyExc_TypeError, "pick: the blocks must be bytes");
-            goto done;
-        }
+        if (!PyBytes_Check(blk))
+            goto fallback; /* a view or a bytearray: marshal reads those itself */
         const unsigned char *p = (const unsigned char *)PyBytes_AS_STRING(blk);
         if (PyBytes_GET_SIZE(blk) < 6 || p[0] != 'M' || p[1] != '[' || get32(p + 2) < 0)
             goto fallback; /* pickled, or not a list */

@@ -88,6 +88,7 @@ def test_pick_decodes_the_chosen_states_as_marshal_does() -> None:
         assert [type(s) for s in picked] == [type(every[i]) for i in index.tolist()]
     assert fast.pick(blocks, np.array([3, 3])) is None
     assert fast.pick([blocks[0], b"P" + pickle.dumps([1, 2])], np.array([0])) is None
+    assert fast.pick([bytearray(blocks[0])], np.array([0])) is None
     with pytest.raises(IndexError):
         fast.pick(blocks, np.array([len(every)]))
 
