@@ -124,7 +124,7 @@ def cmd_bmc(argv: list[str]) -> int:
                 args.model, options, v, init_index_of(model, v), relative_to=str(Path(args.regression).parent)),
                 "--regression")
     if args.json:
-        print(json.dumps({**meta, "engine": "bmc", "verdict": result.verdict, "depth": result.depth,
+        print(json.dumps({"schema_version": 1, **meta, "engine": "bmc", "verdict": result.verdict, "depth": result.depth,
                           "properties": result.properties, "elapsed": round(result.elapsed, 3),
                           "reason": result.reason, "solver_seconds": result.stats.get("solver_seconds", []),
                           "cpu_seconds": result.stats.get("cpu_seconds", []),

@@ -136,9 +136,10 @@ def bmc_with_lemmas(sym: Any, lemmas: Mapping[str, Callable], *, depth: int, hou
     proof = prove_lemmas(sym, lemmas, houdini=houdini, timeout=timeout, progress=progress, prover=prover)
     if proof.not_proved and not houdini:
         why = "; ".join(f"{name}: {reason}" for name, reason in proof.not_proved.items())
-        raise UserError(f"bmc asserts only lemmas proved inductive at these bounds, and {len(proof.not_proved)} of "
-                        f"the {len(lemmas)} are not ({why}); drop {'it' if len(proof.not_proved) == 1 else 'them'}, "
-                        "or add --houdini to keep the lemmas that are inductive together")
+        raise UserError(f"{len(proof.not_proved)} of the {len(lemmas)} lemmas are not proved inductive at these "
+                        f"bounds ({why}), and bmc asserts only proved ones; drop "
+                        f"{'it' if len(proof.not_proved) == 1 else 'them'}, or add --houdini to keep the lemmas that "
+                        "are inductive together")
     progress.message(f"bmc: {len(proof.proved)} lemmas proved inductive at these bounds "
                      f"({proof.lemma_seconds:.1f} s); asserted in every state")
     inductive_targets(sym, proof, dict(zip(names, props, strict=True)), progress=progress, prover=prover)

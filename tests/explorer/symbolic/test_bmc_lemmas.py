@@ -33,7 +33,7 @@ def test_bmc_ends_when_the_target_is_inductive_with_the_lemmas(capsys):
     status = main([*KIP320, "--invariant", "LeaderInIsr", *LEMMA_ARGS, "--depth", "30", "--json"])
     data = json.loads(capsys.readouterr().out)
     assert status == 0
-    assert data["any_length"] is True and data["inductive"] == ["LeaderInIsr"]
+    assert data["schema_version"] == 1 and data["any_length"] is True and data["inductive"] == ["LeaderInIsr"]
     assert data["lemmas"] == CONTROLLER_LEMMAS and data["lemmas_not_proved"] == {}
     assert data["depth"] == 0 and data["solver_seconds"] == []  # no length unrolled: none needed
     status = main([*KIP320, "--invariant", "LeaderInIsr", *LEMMA_ARGS, "--depth", "30"])
