@@ -124,8 +124,8 @@ def cmd_bmc(argv: list[str]) -> int:
                 args.model, options, v, init_index_of(model, v), relative_to=str(Path(args.regression).parent)),
                 "--regression")
     if args.json:
-        print(json.dumps({"schema_version": 1, **meta, "engine": "bmc", "verdict": result.verdict, "depth": result.depth,
-                          "properties": result.properties, "elapsed": round(result.elapsed, 3),
+        print(json.dumps({"schema_version": 1, **meta, "engine": "bmc", "verdict": result.verdict,
+                          "depth": result.depth, "properties": result.properties, "elapsed": round(result.elapsed, 3),
                           "reason": result.reason, "solver_seconds": result.stats.get("solver_seconds", []),
                           "cpu_seconds": result.stats.get("cpu_seconds", []),
                           "sat_conflicts": result.stats.get("sat_conflicts", []),

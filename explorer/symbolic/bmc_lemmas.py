@@ -133,6 +133,7 @@ def bmc_with_lemmas(sym: Any, lemmas: Mapping[str, Callable], *, depth: int, hou
     progress = progress or Silent()
     names, props = select_symbolic(sym, properties)
     prover = BoundedProver(sym, timeout=timeout)
+    progress.message(f"bmc: proving the {len(lemmas)} lemmas inductive at these bounds (one query each)")
     proof = prove_lemmas(sym, lemmas, houdini=houdini, timeout=timeout, progress=progress, prover=prover)
     if proof.not_proved and not houdini:
         why = "; ".join(f"{name}: {reason}" for name, reason in proof.not_proved.items())
