@@ -76,9 +76,9 @@ def cmd_bmc(argv: list[str]) -> int:
                 description="Bounded model checking with z3: is there a violation in a trace of at most "
                             "--depth states? Shortest traces first; every trace is replayed through the model.")
     _common(p)
-    p.add_argument("--max-depth", "--depth", dest="depth", type=int, required=True, metavar="K",
+    p.add_argument("--max-depth", "--depth", dest="depth", type=int, metavar="K",
                    help="longest trace to consider, in states (the initial state is 1, as check's --max-depth); "
-                        "--depth is the same option")
+                        "--depth is the same option (required, except with --list-lemmas)")
     p.add_argument("--trace-json", metavar="PATH", help="write the counterexample as an ITF JSON trace")
     p.add_argument("--regression", metavar="PATH", help="write the counterexample as a pytest regression")
     p.add_argument("--incremental", action="store_true",
@@ -93,7 +93,9 @@ def cmd_bmc(argv: list[str]) -> int:
     for path, what in ((args.trace_json, "--trace-json"), (args.regression, "--regression")):
         if path:
             check_output_path(path, what)  # before the solver runs: a found trace must not be lost
-    if args.depth < 1:
+    if args.depth is None and not args.list_lemmas:
+        raise UserError("--depth K is required: the longest trace to consider, in states (e.g. --depth 10)")
+    if args.depth is not None and args.depth < 1:
         raise UserError(f"--depth must be at least 1 (a trace of the initial state alone), not {args.depth}")
     sym = symbolic_model(args.model, model)
     if args.list_lemmas:

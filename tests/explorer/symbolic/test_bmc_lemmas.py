@@ -94,3 +94,10 @@ def test_a_kraft_violation_at_the_plain_length_with_lemmas_asserted(capsys):
     assert status == 1
     assert data["violations"][0]["length"] == 5 and len(data["lemmas"]) >= 10, data["lemmas"]
     assert data["inductive"] == []
+
+
+def test_list_lemmas_needs_no_depth_and_anything_else_does(capsys):
+    assert main(["bmc", "classic", "--generation", "kip320", "--list-lemmas"]) == 0
+    assert "isr-proof (21): " in capsys.readouterr().out
+    assert main(["bmc", "classic", "--generation", "kip320"]) == 2
+    assert "--depth K is required" in capsys.readouterr().err
