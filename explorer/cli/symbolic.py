@@ -146,7 +146,8 @@ def _lemma_json(stats: dict[str, Any]) -> dict[str, Any]:
     """The lemma fields of ``bmc --json`` (empty lists and false without lemmas)."""
     return {"lemmas": stats.get("lemmas", []), "lemmas_not_proved": stats.get("lemmas_not_proved", {}),
             "inductive": stats.get("inductive", []), "any_length": stats.get("any_length", False),
-            "lemma_seconds": stats.get("lemma_seconds"), "target_seconds": stats.get("target_seconds")}
+            "lemma_seconds": stats.get("lemma_seconds"), "target_seconds": stats.get("target_seconds"),
+            "lemma_cpu_seconds": stats.get("lemma_cpu_seconds")}
 
 
 def _bmc_summary(result: Any, depth: int) -> str:

@@ -151,8 +151,10 @@ def bmc(
                 add(z3.Not(bad))
                 continue
             if answer == z3.unknown:
-                result.verdict = "unknown"
-                result.reason = f"the solver gave up at length {k}: {solver.reason_unknown()}"
+                reason = solver.reason_unknown()
+                # Ctrl-C inside a solver call reaches z3 first, which stops and answers unknown.
+                result.verdict = "interrupted" if "interrupted" in reason else "unknown"
+                result.reason = f"the solver gave up at length {k}: {reason}"
                 break
             progress.message(f"bmc: a violation in a trace of {k} states ({took:.2f} s); decoding and replaying it")
             result.verdict = "violation"
