@@ -109,7 +109,8 @@ def cmd_bmc(argv: list[str]) -> int:
                 args.model, options, v, init_index_of(model, v), relative_to=str(Path(args.regression).parent)),
                 "--regression")
     if args.json:
-        print(json.dumps({**meta, "engine": "bmc", "verdict": result.verdict, "depth": result.depth,
+        print(json.dumps({"schema_version": 1, **meta, "engine": "bmc", "verdict": result.verdict,
+                          "depth": result.depth,
                           "properties": result.properties, "elapsed": round(result.elapsed, 3),
                           "reason": result.reason, "solver_seconds": result.stats.get("solver_seconds", []),
                           "violations": [_violation_json(model, v, meta) for v in result.violations]}, indent=1))
@@ -219,7 +220,8 @@ def cmd_prove(argv: list[str]) -> int:
 
         cti = result.cti
         explicit = result.stats.get("explicit")
-        print(json.dumps({**meta, "engine": "prove", "verdict": result.verdict, "properties": result.properties,
+        print(json.dumps({"schema_version": 1, **meta, "engine": "prove", "verdict": result.verdict,
+                          "properties": result.properties,
                           "lemmas": result.lemmas, "dropped": result.stats.get("dropped", []),
                           "false_initially": result.stats.get("false_initially", []), "k": args.k,
                           "encoding": "bounded" if args.bounded else "unbounded",
