@@ -244,7 +244,8 @@ def cmd_prove(argv: list[str]) -> int:
 
         cti = result.cti
         explicit = result.stats.get("explicit")
-        print(json.dumps({**meta, "engine": "prove", "verdict": result.verdict, "properties": result.properties,
+        print(json.dumps({"schema_version": 1, **meta, "engine": "prove", "verdict": result.verdict,
+                          "properties": result.properties,
                           "lemmas": result.lemmas, "dropped": result.stats.get("dropped", []),
                           "false_initially": result.stats.get("false_initially", []), "k": args.k,
                           "encoding": "bounded" if args.bounded else "unbounded",
