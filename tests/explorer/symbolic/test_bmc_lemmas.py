@@ -101,3 +101,30 @@ def test_list_lemmas_needs_no_depth_and_anything_else_does(capsys):
     assert "isr-proof (21): " in capsys.readouterr().out
     assert main(["bmc", "classic", "--generation", "kip320"]) == 2
     assert "--depth K is required" in capsys.readouterr().err
+
+
+@pytest.mark.slow  # 10 s of CPU: the signal must land inside a solver call that takes seconds
+def test_ctrl_c_inside_a_solver_call_is_interrupted_not_unknown():
+    """z3 catches SIGINT during a check and answers unknown ("interrupted from keyboard"): bmc
+    reports that as interrupted (exit 130), not as a solver limit (exit 5)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    proc = subprocess.Popen([sys.executable, "-m", "isrcheck", "bmc", "classic", "--generation", "kraft-kip966",
+                             "--replicas", "3", "--max-records", "1", "--max-fencings", "1", "--depth", "40",
+                             "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    try:
+        for line in proc.stderr:  # length 9 takes seconds: one second in, the signal lands in z3's check
+            if "traces of 8 states" in line:
+                break
+        time.sleep(1)
+        proc.send_signal(signal.SIGINT)
+        out, _ = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    data = json.loads(out)
+    assert proc.returncode == 130 and data["verdict"] == "interrupted", data["reason"]
