@@ -7,7 +7,8 @@ tried in increasing order, so the first trace found is a shortest one (as BFS's)
 has none, "the properties hold in ``sk``" is asserted for good, which later rounds use as a lemma.
 Replica symmetry is broken (``isrcheck.explorer.symbolic.symmetry``) when the model declares it, and adjacent
 independent steps are taken in one order only (``isrcheck.explorer.symbolic.por``). Lengths
-count states, the initial one included, as everywhere in isrcheck.
+count states, the initial one included, as everywhere in isrcheck. Invariants proved at these
+bounds (``assumed``: lemmas, ``isrcheck.explorer.symbolic.bmc_lemmas``) are asserted in every state.
 
 A satisfying assignment is decoded into the explicit model's states and *replayed* through its
 ``successors``: each step must be an explicit step with the label the symbolic step carries, and
