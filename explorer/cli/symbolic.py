@@ -167,10 +167,11 @@ def _bmc_summary(result: Any, depth: int) -> str:
     elif result.verdict == "no violation":
         head = f"BMC: no violation of {props} in any trace of up to {depth} states (bounded: not a proof)."
     elif result.verdict == "unknown":
-        head = f"BMC: unknown: {result.reason}. Traces of up to {result.depth} states have no violation."
+        head = f"BMC: unknown: {result.reason}." + (
+            f" Traces of up to {result.depth} states have no violation." if result.depth else "")
     else:
         head = f"BMC: interrupted; traces of up to {result.depth} states have no violation."
-    if "lemmas" in result.stats:
+    if "lemmas" in result.stats and not result.stats.get("lemma_unanswered"):  # else the reason names the lemma
         head += (f" With {n} proved lemma{'' if n == 1 else 's'} asserted in every state; "
                  + (f"proved at any length (inductive {with_lemmas}): "
                     f"{', '.join(inductive)}." if inductive else f"no target is inductive {with_lemmas}."))

@@ -8,7 +8,8 @@ so a lemma proved this way holds in every reachable state of this configuration 
 target does; asserting it in every state of the unrolling drops no real trace, and a shortest
 violation stays a shortest one. A lemma that is not proved (false initially, a counterexample to
 induction, no answer in ``--timeout``) is never asserted: without ``houdini`` the caller refuses
-the run naming each one and why; with it, Houdini drops those and asks again until the rest are
+the run naming each one and why (a lemma the solver did not answer for makes the run "unknown",
+exit 5, as a length it did not answer for would); with it, Houdini drops those and asks again until the rest are
 proved together (what survives is inductive).
 
 Completion: each target is then asked the same two queries relative to the proved lemmas (the
@@ -137,6 +138,19 @@ def bmc_with_lemmas(sym: Any, lemmas: Mapping[str, Callable], *, depth: int, hou
     prover = BoundedProver(sym, timeout=timeout)
     progress.message(f"bmc: proving the {len(lemmas)} lemmas inductive at these bounds (one query each)")
     proof = prove_lemmas(sym, lemmas, houdini=houdini, timeout=timeout, progress=progress, prover=prover)
+    unanswered = {n: r for n, r in proof.not_proved.items() if r.startswith("no answer")}
+    if unanswered and not houdini:
+        # The solver's time limit (or an unknown answer) is not bad input: bmc's "unknown", exit 5,
+        # as for a length the solver did not answer.
+        result = SymbolicResult("bmc", "unknown", names, depth=0)
+        result.reason = "; ".join(f"lemma {n}: {r}" for n, r in unanswered.items()) + \
+            " (raise --timeout, or add --houdini to drop the lemmas the solver does not answer for)"
+        result.stats.update(lemmas=[], lemmas_not_proved=dict(proof.not_proved), inductive=[], any_length=False,
+                            lemma_unanswered=True,
+                            lemma_seconds=round(proof.lemma_seconds, 3), target_seconds=0.0,
+                            lemma_cpu_seconds=round(proof.lemma_cpu_seconds, 3))
+        result.elapsed = proof.lemma_seconds
+        return result
     if proof.not_proved and not houdini:
         why = "; ".join(f"{name}: {reason}" for name, reason in proof.not_proved.items())
         raise UserError(f"{len(proof.not_proved)} of the {len(lemmas)} lemmas are not proved inductive at these "

@@ -66,6 +66,15 @@ def test_a_lemma_that_is_not_inductive_is_never_asserted():
     assert found.lemmas == [] and list(found.stats["lemmas_not_proved"]) == ["AckedNeverLost"]
 
 
+def test_a_lemma_the_solver_does_not_answer_for_is_unknown_not_bad_input(capsys):
+    """A time limit hit while proving a lemma is the solver's limit (exit 5), not a wrong option (2)."""
+    status = main([*KIP320, "--invariant", "LeaderInIsr", *LEMMA_ARGS, "--depth", "3", "--timeout", "0.0001",
+                   "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert status == 5 and data["verdict"] == "unknown"
+    assert "--timeout" in data["reason"] and data["lemmas"] == [] and data["lemmas_not_proved"]
+
+
 def test_the_cli_refuses_a_lemma_that_is_not_proved(capsys):
     status = main([*KIP320, "--invariant", "LeaderInIsr", "--lemmas", "docs/examples/lemmas.py", "--depth", "3"])
     err = capsys.readouterr().err
