@@ -38,6 +38,7 @@ from isrcheck.model.kraft.fields import (
 )
 
 from .. import functions, rules
+from . import history_lemmas as history_module
 from .steps import Cur
 from .vars import KraftVars, Sizes
 
@@ -842,7 +843,7 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
     }
     for name, fn in lemmas.items():
         fn.__doc__ = MEANING[name]
-    return lemmas
+    return {**lemmas, **history_module.history_lemmas(c, z)}  # the history's lemmas (history_lemmas.py) name their docs
 
 
 MEANING = {
@@ -986,6 +987,7 @@ MEANING = {
                            "of some metadata record",
     "ElrOnlyUnderMinIsr": "a metadata record whose ISR has min.insync.replicas members has an empty ELR (KIP-966)",
     "OneEpochPerValue": "a value sits at one offset with one leader epoch in every log and in the consumed records",
+    **history_module.HISTORY_MEANING,
 }
 
 # Proved together (with MetadataLogMatching as the target) on kraft-kip966 at K11-fixed's bounds,
@@ -1034,3 +1036,6 @@ EPOCH_WRITER_LEMMAS = (
 # True in every reachable state at K11-fixed's bounds (BFS), not inductive yet: what LeaderCompleteness needs next
 # (docs/kraft.md names the counterexample to induction left).
 LEADER_COMPLETENESS_CANDIDATES = ("HwBoundCovered", "CommittedOnMembers", "EpochStartCoversCommitted")
+# Over the history kept in the symbolic state only (history_lemmas.py; docs/kraft.md, "History kept in the
+# symbolic state"): inductive with the 72 above in the bounded encoding at K11-fixed's bounds.
+EPOCH_HISTORY_LEMMAS = history_module.EPOCH_HISTORY_LEMMAS

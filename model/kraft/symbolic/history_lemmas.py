@@ -1,0 +1,147 @@
+"""Candidate lemmas over the KRaft symbolic state's history (``vars.History``: which broker began
+each leader epoch at which log end, where each broker last lost records and last registered), for
+``prove`` toward LeaderCompleteness (docs/kraft.md, "History kept in the symbolic state").
+
+The explicit model keeps no history, so these cannot be checked on BFS's reachable states: they
+rest on induction (``prove --bounded`` proves them inductive with the family's other sets) and are
+checked on random walks of the symbolic relation itself (tests/model/test_kraft_symbolic.py).
+``OwnEpochAddsByRequest`` reads no history and is checked on reachable states like the others.
+
+A range over leader epochs is the whole array in the bounded encoding (``Sizes.epochs``: a slot the
+metadata log has not reached yet is held to "not begun" too, so growing the log meets no stale
+slot) and up to the metadata log's length unbounded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from isrcheck.model.kraft.config import KraftConfig
+from isrcheck.model.kraft.fields import AP_ACCEPTED, LEADER, NIL, RUNNING
+
+from .. import functions, rules
+from .steps import Cur
+from .vars import KraftVars, Sizes
+
+Lemma = Callable[[Any, KraftVars], Any]
+
+
+def history_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
+    R = range(c.brokers)
+
+    def epochs(o: Any, v: KraftVars, lo: Any, body: Callable[[Any], Any]) -> Any:
+        """``body(e)`` for every leader epoch ``e`` from ``lo`` on (see the module docstring)."""
+        top = z.epochs if z.epochs is not None else v.mlen + 1
+        return o.forall(lo, top, body, z.epochs)
+
+    def began(o: Any, v: KraftVars, e: Any) -> Any:
+        return o.sel(v.h.es, e) != NIL
+
+    def epoch_start_kept(o: Any, v: KraftVars) -> Any:
+        parts = []
+        for b in R:
+            x = v.b[b]
+            parts.append(o.implies(x.role == LEADER, o.and_(
+                o.sel(v.h.es, x.md_le) == x.eps, o.sel(v.h.esb, x.md_le) == x.bepoch, o.sel(v.h.esl, x.md_le) == b)))
+        return o.and_(*parts)
+
+    def epochs_begun_issued(o: Any, v: KraftVars) -> Any:
+        cur = Cur(o, v)
+        h = v.h
+        return epochs(o, v, 0, lambda e: o.and_(
+            o.implies(o.or_(e == 0, e > cur.le), o.and_(o.sel(h.es, e) == NIL, o.sel(h.esb, e) == 0,
+                                                       o.sel(h.esl, e) == NIL)),
+            began(o, v, e) == (o.sel(h.esl, e) != NIL), began(o, v, e) == (o.sel(h.esb, e) >= 1)))
+
+    def begun_by_named(o: Any, v: KraftVars) -> Any:
+        h = v.h
+        return epochs(o, v, 1, lambda e: o.implies(began(o, v, e), o.exists(0, v.mlen, lambda k: o.and_(
+            o.sel(v.m_le, k) == e, o.sel(v.m_leader, k) == o.sel(h.esl, e)), z.records)))
+
+    def registration_recorded(o: Any, v: KraftVars) -> Any:
+        return o.and_(*(o.and_((v.h.reg[b] == 0) == (v.b[b].cbe == b + 1), v.h.reg[b] <= v.mlen) for b in R))
+
+    def lost_not_ahead(o: Any, v: KraftVars) -> Any:
+        return o.and_(*(o.implies(v.b[b].has_md, v.h.lost[b] <= v.b[b].md_le) for b in R))
+
+    def zombie_seen_within_newer_start(o: Any, v: KraftVars) -> Any:
+        h = v.h
+        parts = []
+        for b in R:
+            x = v.b[b]
+            for f in R:
+                if f == b:
+                    continue
+                seen = o.and_(x.role == LEADER, x.fleo[f] != NIL, x.fep[f] == v.b[f].cbe)
+                parts.append(o.implies(seen, epochs(o, v, x.md_le + 1, lambda e, x=x, f=f: o.implies(
+                    o.and_(began(o, v, e), o.sel(h.esl, e) == f, o.sel(h.esb, e) == x.fep[f]),
+                    o.or_(o.sel(h.es, e) >= x.fleo[f], h.lost[f] > x.md_le)))))
+        return o.and_(*parts)
+
+    def zombie_commit_bounded(o: Any, v: KraftVars) -> Any:
+        parts = []
+        for b in R:
+            x = v.b[b]
+            members = functions.hw_members(c, x.isr, x.misr)
+            commit = functions.commit_offset(o, b, members, x.llen, x.fleo)
+            can = rules.hw_isr_ok(o, c.gen, c.min_isr, x.isr)
+            parts.append(o.implies(o.and_(x.status == RUNNING, x.role == LEADER), epochs(
+                o, v, x.md_le + 1, lambda e, x=x, commit=commit, can=can: o.implies(began(o, v, e), o.and_(
+                    x.hw <= o.sel(v.h.es, e), o.implies(can, commit <= o.sel(v.h.es, e)))))))
+        return o.and_(*parts)
+
+    def own_epoch_adds_by_request(o: Any, v: KraftVars) -> Any:
+        parts = []
+        for b in R:
+            x = v.b[b]
+
+            def added(k: Any) -> Any:
+                return o.or_(*(o.and_(o.sel(v.m_isr[f], k), o.not_(o.sel(v.m_isr[f], k - 1))) for f in R))
+
+            parts.append(o.implies(x.role == LEADER, o.forall(1, v.mlen, lambda k, x=x, added=added: o.implies(
+                o.and_(o.sel(v.m_le, k) == x.md_le, o.sel(v.m_pe, k) > x.md_pe, added(k)),
+                o.and_(x.ap_phase == AP_ACCEPTED, o.sel(v.m_pe, k) == x.md_pe + 1)), z.records)))
+        return o.and_(*parts)
+
+    lemmas = {
+        "EpochStartKept": epoch_start_kept,
+        "EpochsBegunIssued": epochs_begun_issued,
+        "BegunByNamed": begun_by_named,
+        "RegistrationRecorded": registration_recorded,
+        "LostNotAhead": lost_not_ahead,
+        "ZombieSeenWithinNewerStart": zombie_seen_within_newer_start,
+        "ZombieCommitBounded": zombie_commit_bounded,
+        "OwnEpochAddsByRequest": own_epoch_adds_by_request,
+    }
+    for name, fn in lemmas.items():
+        fn.__doc__ = HISTORY_MEANING[name]
+    return lemmas
+
+
+HISTORY_MEANING = {
+    "EpochStartKept": "(history) a leader's epoch start and broker epoch are what the history holds for its leader "
+                      "epoch, begun by it",
+    "EpochsBegunIssued": "(history) no leader epoch past the controller's (nor 0) has begun; a begun epoch has a "
+                         "leader and a broker epoch",
+    "BegunByNamed": "(history) the broker that began a leader epoch is the leader a metadata record of that epoch "
+                    "names",
+    "RegistrationRecorded": "(history) a broker registered again (the history holds where) exactly when the "
+                            "controller holds a new broker epoch for it",
+    "LostNotAhead": "(history) a broker with partition metadata lost records last at its leader epoch or an "
+                    "older one",
+    "ZombieSeenWithinNewerStart": "(history) a follower a leader recorded in its current incarnation began every "
+                                  "newer leader epoch it leads at that log end or later, unless it lost records "
+                                  "at a leader epoch newer than the recorder's",
+    "ZombieCommitBounded": "(history) a running leader's HW, and the HW it would compute now, are within the "
+                           "epoch start of every newer leader epoch begun",
+    "OwnEpochAddsByRequest": "no metadata record of a leader's epoch newer than its metadata adds an ISR member, "
+                             "but its accepted AlterPartition's (the record after its metadata)",
+}
+
+# Over the history kept in the symbolic state (vars.History), toward LeaderCompleteness; what is
+# proved with the family's other sets, and how, is in docs/kraft.md ("History kept in the symbolic state").
+EPOCH_HISTORY_LEMMAS = (
+    "EpochStartKept", "EpochsBegunIssued", "BegunByNamed", "RegistrationRecorded", "LostNotAhead",
+    "OwnEpochAddsByRequest",
+)
