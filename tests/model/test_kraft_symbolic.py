@@ -309,7 +309,8 @@ def test_history_unchanged_by_steps_that_record_nothing():
     ops = BoundedZ3Ops(width=sym.int_bits)
     v = sym.variables(ops, "s")
     found = branches(sym, ops, v)
-    kept = [label for label, _, nxt in found if all(same_term(a, b) for a, b in zip(leaves(v.h), leaves(nxt.h), strict=True))]
+    kept = [label for label, _, nxt in found
+            if all(same_term(a, b) for a, b in zip(leaves(v.h), leaves(nxt.h), strict=True))]
     changed = {label for label, _, nxt in found} - set(kept)
     assert {"FenceBroker", "UnfenceBroker", "SendAlterPartitionRequest"} <= set(kept) - changed
     assert {"ReceiveBrokerRegRequest", "Shutdown", "Fetch"} <= changed - set(kept)
