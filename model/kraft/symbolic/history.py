@@ -9,7 +9,8 @@ exactly the explicit model's and the history only records it:
 - a broker whose log gets shorter, or changes below its old end (a truncation, a lossy shutdown),
   records the leader epoch its metadata is at after the step (0 where it has none);
 - a broker the controller registers again (its controller-side broker epoch changes) has lost
-  nothing since, and records the metadata log's length after the registration.
+  nothing since, and records the metadata log's length before the registration (its current record
+  then is the one at that length minus one; a registration may append one after it).
 
 A history a step cannot change (the fields it reads are the very terms they were) stays the same
 term, so ``relation.transition`` adds no case for that step: BMC's partial-order reduction sees the
@@ -47,7 +48,7 @@ def history_next(o: Any, v: KraftVars, w: KraftVars, z: Sizes) -> None:
         if not same_term(x.cbe, y.cbe):
             again = x.cbe != y.cbe
             h.lost[j] = o.ite(again, 0, h.lost[j])
-            h.reg[j] = o.ite(again, w.mlen, h.reg[j])
+            h.reg[j] = o.ite(again, v.mlen, h.reg[j])
 
 
 def _store_if(o: Any, cond: Any, arr: Any, i: Any, value: Any) -> Any:

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from isrcheck.model.kraft.config import KraftConfig
-from isrcheck.model.kraft.fields import AP_ACCEPTED, LEADER, NIL, RUNNING
+from isrcheck.model.kraft.fields import AP_ACCEPTED, LEADER, NIL, RUNNING, STARTING_REGISTERED
 
 from .. import functions, rules
 from .steps import Cur
@@ -52,7 +52,8 @@ def history_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
         return epochs(o, v, 0, lambda e: o.and_(
             o.implies(o.or_(e == 0, e > cur.le), o.and_(o.sel(h.es, e) == NIL, o.sel(h.esb, e) == 0,
                                                        o.sel(h.esl, e) == NIL)),
-            began(o, v, e) == (o.sel(h.esl, e) != NIL), began(o, v, e) == (o.sel(h.esb, e) >= 1)))
+            began(o, v, e) == (o.sel(h.esl, e) != NIL), began(o, v, e) == (o.sel(h.esb, e) >= 1),
+            o.sel(h.esb, e) <= v.last_be))
 
     def begun_by_named(o: Any, v: KraftVars) -> Any:
         h = v.h
@@ -64,6 +65,39 @@ def history_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
 
     def lost_not_ahead(o: Any, v: KraftVars) -> Any:
         return o.and_(*(o.implies(v.b[b].has_md, v.h.lost[b] <= v.b[b].md_le) for b in R))
+
+    def lost_under_another(o: Any, v: KraftVars) -> Any:
+        h = v.h
+        return o.and_(*(o.and_(o.implies(o.and_(v.b[f].status == RUNNING, h.lost[f] >= 1),
+                                          o.sel(h.esl, h.lost[f]) != f),
+                               o.implies(v.b[f].status == STARTING_REGISTERED, h.lost[f] == 0)) for f in R))
+
+    def begun_not_ahead(o: Any, v: KraftVars) -> Any:
+        h = v.h
+        return o.and_(*(o.implies(v.b[f].has_md, epochs(o, v, 1, lambda e, f=f: o.implies(
+            o.and_(o.sel(h.esl, e) == f, o.sel(h.esb, e) == v.b[f].cbe), v.b[f].md_le >= e))) for f in R))
+
+    def readded_seen_again(o: Any, v: KraftVars) -> Any:
+        parts = []
+        for b in R:
+            x = v.b[b]
+            for f in R:
+                if f == b:
+                    continue
+                again = o.exists(1, v.mlen, lambda k, x=x, f=f: o.and_(
+                    k >= v.h.reg[f], o.sel(v.m_le, k) == x.md_le, o.sel(v.m_isr[f], k),
+                    o.not_(o.sel(v.m_isr[f], k - 1))), z.records)
+                parts.append(o.implies(o.and_(x.role == LEADER, v.h.reg[f] >= 1, again), x.fep[f] == v.b[f].cbe))
+        return o.and_(*parts)
+
+    def registered_reads_after(o: Any, v: KraftVars) -> Any:
+        parts = []
+        for b in R:
+            x, k = v.b[b], v.h.reg[b] - 1
+            parts.append(o.implies(v.h.reg[b] >= 1, o.and_(
+                o.sel(v.m_leader, k) != b, o.not_(o.sel(v.m_isr[b], k)),
+                o.implies(o.or_(x.status == RUNNING, x.status == STARTING_REGISTERED), x.md_off >= k))))
+        return o.and_(*parts)
 
     def zombie_seen_within_newer_start(o: Any, v: KraftVars) -> Any:
         h = v.h
@@ -110,6 +144,10 @@ def history_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
         "BegunByNamed": begun_by_named,
         "RegistrationRecorded": registration_recorded,
         "LostNotAhead": lost_not_ahead,
+        "LostUnderAnother": lost_under_another,
+        "RegisteredReadsAfter": registered_reads_after,
+        "ReaddedSeenAgain": readded_seen_again,
+        "BegunNotAhead": begun_not_ahead,
         "ZombieSeenWithinNewerStart": zombie_seen_within_newer_start,
         "ZombieCommitBounded": zombie_commit_bounded,
         "OwnEpochAddsByRequest": own_epoch_adds_by_request,
@@ -123,13 +161,21 @@ HISTORY_MEANING = {
     "EpochStartKept": "(history) a leader's epoch start and broker epoch are what the history holds for its leader "
                       "epoch, begun by it",
     "EpochsBegunIssued": "(history) no leader epoch past the controller's (nor 0) has begun; a begun epoch has a "
-                         "leader and a broker epoch",
+                         "leader and a broker epoch the controller issued",
     "BegunByNamed": "(history) the broker that began a leader epoch is the leader a metadata record of that epoch "
                     "names",
-    "RegistrationRecorded": "(history) a broker registered again (the history holds where) exactly when the "
-                            "controller holds a new broker epoch for it",
+    "RegistrationRecorded": "(history) a broker registered again (the history holds the metadata log's length "
+                            "then) exactly when the controller holds a new broker epoch for it",
     "LostNotAhead": "(history) a broker with partition metadata lost records last at its leader epoch or an "
                     "older one",
+    "LostUnderAnother": "(history) a running broker lost records last at a leader epoch it did not begin (as a "
+                        "follower, truncating to another leader's log); a registered one has lost none since",
+    "RegisteredReadsAfter": "(history) a broker registered again is neither the leader nor in the ISR of the record "
+                            "current at its registration, and reads only from that record on",
+    "ReaddedSeenAgain": "(history) a leader holds the fetch, in its current incarnation, of a broker registered "
+                        "again that a metadata record of the leader's epoch since that registration added to the ISR",
+    "BegunNotAhead": "(history) a broker with partition metadata is at least at every leader epoch it began in its "
+                     "current incarnation",
     "ZombieSeenWithinNewerStart": "(history) a follower a leader recorded in its current incarnation began every "
                                   "newer leader epoch it leads at that log end or later, unless it lost records "
                                   "at a leader epoch newer than the recorder's",

@@ -151,7 +151,7 @@ class History:
     esb: Any  # and that leader's broker epoch then (0: not begun)
     esl: Any  # and the leader (NIL: not begun)
     lost: list  # per broker: the leader epoch it was at when it last lost records; 0: none since registering
-    reg: list  # per broker: the metadata log's length after its last registration; 0: never registered again
+    reg: list  # per broker: the metadata log's length when it last registered; 0: never registered again
 
     def copy(self) -> History:
         return History(self.es, self.esb, self.esl, list(self.lost), list(self.reg))
