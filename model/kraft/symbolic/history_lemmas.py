@@ -49,11 +49,15 @@ def history_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
     def epochs_begun_issued(o: Any, v: KraftVars) -> Any:
         cur = Cur(o, v)
         h = v.h
-        return epochs(o, v, 0, lambda e: o.and_(
+        def incarnation(e: Any) -> Any:  # its leader's initial broker epoch or its current one
+            return o.or_(*(o.and_(o.sel(h.esl, e) == b, o.sel(h.esb, e) <= v.b[b].cbe, o.or_(
+                o.sel(h.esb, e) == b + 1, o.sel(h.esb, e) == v.b[b].cbe)) for b in R))
+
+        return o.and_(began(o, v, 1), epochs(o, v, 0, lambda e: o.and_(
             o.implies(o.or_(e == 0, e > cur.le), o.and_(o.sel(h.es, e) == NIL, o.sel(h.esb, e) == 0,
                                                        o.sel(h.esl, e) == NIL)),
             began(o, v, e) == (o.sel(h.esl, e) != NIL), began(o, v, e) == (o.sel(h.esb, e) >= 1),
-            o.sel(h.esb, e) <= v.last_be))
+            o.implies(began(o, v, e), incarnation(e)))))
 
     def begun_by_named(o: Any, v: KraftVars) -> Any:
         h = v.h
@@ -64,7 +68,7 @@ def history_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
         return o.and_(*(o.and_((v.h.reg[b] == 0) == (v.b[b].cbe == b + 1), v.h.reg[b] <= v.mlen) for b in R))
 
     def lost_not_ahead(o: Any, v: KraftVars) -> Any:
-        return o.and_(*(o.implies(v.b[b].has_md, v.h.lost[b] <= v.b[b].md_le) for b in R))
+        return o.and_(*(o.ite(v.b[b].has_md, v.h.lost[b] <= v.b[b].md_le, v.h.lost[b] == 0) for b in R))
 
     def lost_under_another(o: Any, v: KraftVars) -> Any:
         h = v.h
@@ -97,6 +101,16 @@ def history_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
             parts.append(o.implies(v.h.reg[b] >= 1, o.and_(
                 o.sel(v.m_leader, k) != b, o.not_(o.sel(v.m_isr[b], k)),
                 o.implies(o.or_(x.status == RUNNING, x.status == STARTING_REGISTERED), x.md_off >= k))))
+        return o.and_(*parts)
+
+    def seen_within_unless_lost(o: Any, v: KraftVars) -> Any:
+        parts = []
+        for b in R:
+            x = v.b[b]
+            for f in R:
+                if f != b:
+                    seen = o.and_(x.role == LEADER, x.fleo[f] != NIL, x.fep[f] == v.b[f].cbe, v.b[f].status == RUNNING)
+                    parts.append(o.implies(seen, o.or_(x.fleo[f] <= v.b[f].llen, v.h.lost[f] > x.md_le)))
         return o.and_(*parts)
 
     def zombie_seen_within_newer_start(o: Any, v: KraftVars) -> Any:
@@ -148,6 +162,7 @@ def history_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
         "RegisteredReadsAfter": registered_reads_after,
         "ReaddedSeenAgain": readded_seen_again,
         "BegunNotAhead": begun_not_ahead,
+        "SeenWithinUnlessLost": seen_within_unless_lost,
         "ZombieSeenWithinNewerStart": zombie_seen_within_newer_start,
         "ZombieCommitBounded": zombie_commit_bounded,
         "OwnEpochAddsByRequest": own_epoch_adds_by_request,
@@ -160,14 +175,14 @@ def history_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
 HISTORY_MEANING = {
     "EpochStartKept": "(history) a leader's epoch start and broker epoch are what the history holds for its leader "
                       "epoch, begun by it",
-    "EpochsBegunIssued": "(history) no leader epoch past the controller's (nor 0) has begun; a begun epoch has a "
-                         "leader and a broker epoch the controller issued",
+    "EpochsBegunIssued": "(history) leader epoch 1 has begun, none past the controller's (nor 0); a begun epoch "
+                         "has a leader and one of its broker epochs (its initial one or its current one)",
     "BegunByNamed": "(history) the broker that began a leader epoch is the leader a metadata record of that epoch "
                     "names",
     "RegistrationRecorded": "(history) a broker registered again (the history holds the metadata log's length "
                             "then) exactly when the controller holds a new broker epoch for it",
     "LostNotAhead": "(history) a broker with partition metadata lost records last at its leader epoch or an "
-                    "older one",
+                    "older one; one without (registered again, nothing read since) has lost none since",
     "LostUnderAnother": "(history) a running broker lost records last at a leader epoch it did not begin (as a "
                         "follower, truncating to another leader's log); a registered one has lost none since",
     "RegisteredReadsAfter": "(history) a broker registered again is neither the leader nor in the ISR of the record "
@@ -176,6 +191,9 @@ HISTORY_MEANING = {
                         "again that a metadata record of the leader's epoch since that registration added to the ISR",
     "BegunNotAhead": "(history) a broker with partition metadata is at least at every leader epoch it began in its "
                      "current incarnation",
+    "SeenWithinUnlessLost": "(history) a leader's recorded log end of a running follower, in its current "
+                            "incarnation, is within the follower's log unless the follower lost records at a "
+                            "newer leader epoch",
     "ZombieSeenWithinNewerStart": "(history) a follower a leader recorded in its current incarnation began every "
                                   "newer leader epoch it leads at that log end or later, unless it lost records "
                                   "at a leader epoch newer than the recorder's",
@@ -189,5 +207,6 @@ HISTORY_MEANING = {
 # proved with the family's other sets, and how, is in docs/kraft.md ("History kept in the symbolic state").
 EPOCH_HISTORY_LEMMAS = (
     "EpochStartKept", "EpochsBegunIssued", "BegunByNamed", "RegistrationRecorded", "LostNotAhead",
-    "OwnEpochAddsByRequest",
+    "LostUnderAnother", "RegisteredReadsAfter", "ReaddedSeenAgain", "BegunNotAhead", "SeenWithinUnlessLost",
+    "ZombieSeenWithinNewerStart", "OwnEpochAddsByRequest",
 )
