@@ -1039,3 +1039,4 @@ LEADER_COMPLETENESS_CANDIDATES = ("HwBoundCovered", "CommittedOnMembers", "Epoch
 # Over the history kept in the symbolic state only (history_lemmas.py; docs/kraft.md, "History kept in the
 # symbolic state"): inductive with the 72 above in the bounded encoding at K11-fixed's bounds.
 EPOCH_HISTORY_LEMMAS = history_module.EPOCH_HISTORY_LEMMAS
+EPOCH_HISTORY_CANDIDATES = history_module.EPOCH_HISTORY_CANDIDATES
