@@ -26,6 +26,7 @@ from isrcheck.model.kraft.symbolic import KraftSymbolic
 from isrcheck.model.kraft.symbolic.derived import KraftReader
 from isrcheck.model.symbolic import make_symbolic
 
+from tests.fixtures.paths import ROOT
 from tests.fixtures.states import reachable
 
 ANCHOR = {"replicas": 3, "min_insync_replicas": 2, "max_records": 1, "init_isr_size": 2, "max_fencings": 1,
@@ -314,3 +315,19 @@ def test_history_unchanged_by_steps_that_record_nothing():
     changed = {label for label, _, nxt in found} - set(kept)
     assert {"FenceBroker", "UnfenceBroker", "SendAlterPartitionRequest"} <= set(kept) - changed
     assert {"ReceiveBrokerRegRequest", "Shutdown", "Fetch"} <= changed - set(kept)
+
+
+@pytest.mark.slow
+def test_epoch_history_inductive_with_the_72(capsys):
+    """The 72 lemmas of the five proved sets and the epoch-history set, 84 in all, are inductive at
+    K11-fixed's bounds (docs/kraft.md, "History kept in the symbolic state": the command there,
+    verbatim; minutes under load)."""
+    argv = ("prove classic --generation kraft-kip966 --replicas 3 --min-insync-replicas 2 --max-records 1 "
+            "--init-isr-size 2 --max-fencings 1 --max-crashes 1 --stops lossy --invariant MetadataLogMatching "
+            "--bounded --lemma-set structural --lemma-set metadata --lemma-set history --lemma-set bounded-inductive "
+            "--lemma-set epoch-writer --lemma-set epoch-history --quiet").split()
+    status = main(argv)
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert out.startswith("Proved for these bounds: MetadataLogMatching") and "84 lemmas" in out, out
+    assert "isrcheck " + " ".join(argv) in (ROOT / "docs" / "kraft.md").read_text()
