@@ -144,7 +144,7 @@ class KraftSymbolic:
         top = self.z.epochs if self.z.epochs is not None else v.mlen + 1  # bounded: every slot
         parts.append(ops.forall(0, top, lambda e: ops.and_(
             -1 <= ops.sel(h.es, e), ops.sel(h.es, e) <= nv, ops.sel(h.esb, e) >= 0,
-            -1 <= ops.sel(h.esl, e), ops.sel(h.esl, e) < n), self.z.epochs))
+            -1 <= ops.sel(h.esl, e), ops.sel(h.esl, e) < n, ops.sel(h.esx, e) >= 0), self.z.epochs))
         parts += [ops.and_(0 <= x, x <= v.mlen) for x in h.reg] + [x >= 0 for x in h.lost]
         return ops.and_(*parts)
 

@@ -5,7 +5,8 @@ then sets the history from that state and the one before, so the relation on the
 exactly the explicit model's and the history only records it:
 
 - a broker that takes the leader role in a leader epoch (``BecomeLeaderInNewEpoch``: not leading
-  before, or leading an older epoch) writes its epoch start, its broker epoch and itself at that epoch;
+  before, or leading an older epoch) writes its epoch start, its broker epoch, itself and its
+  ``lost`` (below) at that epoch;
 - a broker whose log gets shorter, or changes below its old end (a truncation, a lossy shutdown),
   records the leader epoch its metadata is at after the step (0 where it has none);
 - a broker the controller registers again (its controller-side broker epoch changes) has lost
@@ -40,6 +41,7 @@ def history_next(o: Any, v: KraftVars, w: KraftVars, z: Sizes) -> None:
             h.es = _store_if(o, began, h.es, y.md_le, y.eps)
             h.esb = _store_if(o, began, h.esb, y.md_le, y.bepoch)
             h.esl = _store_if(o, began, h.esl, y.md_le, j)
+            h.esx = _store_if(o, began, h.esx, y.md_le, h.lost[j])
         if not (same_term(x.llen, y.llen) and same_term(x.lep, y.lep) and same_term(x.lval, y.lval)):
             upto = o.ite(y.llen < x.llen, y.llen, x.llen)
             changed = o.exists(0, upto, lambda off, x=x, y=y: o.or_(

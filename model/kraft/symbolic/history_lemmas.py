@@ -57,12 +57,16 @@ def history_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
             o.implies(o.or_(e == 0, e > cur.le), o.and_(o.sel(h.es, e) == NIL, o.sel(h.esb, e) == 0,
                                                        o.sel(h.esl, e) == NIL)),
             began(o, v, e) == (o.sel(h.esl, e) != NIL), began(o, v, e) == (o.sel(h.esb, e) >= 1),
-            o.implies(began(o, v, e), incarnation(e)))))
+            o.implies(began(o, v, e), o.and_(incarnation(e), 0 <= o.sel(h.esx, e), o.sel(h.esx, e) < e)))))
 
     def begun_by_named(o: Any, v: KraftVars) -> Any:
         h = v.h
+        def before_registering(e: Any, k: Any) -> Any:  # begun in an earlier incarnation: named before registering
+            return o.and_(*(o.implies(o.and_(o.sel(h.esl, e) == f, o.sel(h.esb, e) != v.b[f].cbe), k < h.reg[f])
+                            for f in R))
+
         return epochs(o, v, 1, lambda e: o.implies(began(o, v, e), o.exists(0, v.mlen, lambda k: o.and_(
-            o.sel(v.m_le, k) == e, o.sel(v.m_leader, k) == o.sel(h.esl, e)), z.records)))
+            o.sel(v.m_le, k) == e, o.sel(v.m_leader, k) == o.sel(h.esl, e), before_registering(e, k)), z.records)))
 
     def registration_recorded(o: Any, v: KraftVars) -> Any:
         return o.and_(*(o.and_((v.h.reg[b] == 0) == (v.b[b].cbe == b + 1), v.h.reg[b] <= v.mlen) for b in R))
@@ -126,7 +130,7 @@ def history_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
                 seen = o.and_(x.role == LEADER, x.fleo[f] != NIL, x.fep[f] == v.b[f].cbe)
                 parts.append(o.implies(seen, epochs(o, v, x.md_le + 1, lambda e, x=x, f=f: o.implies(
                     o.and_(began(o, v, e), o.sel(h.esl, e) == f, o.sel(h.esb, e) == x.fep[f]),
-                    o.or_(o.sel(h.es, e) >= x.fleo[f], h.lost[f] > x.md_le)))))
+                    o.or_(o.sel(h.es, e) >= x.fleo[f], o.sel(h.esx, e) > x.md_le)))))
         return o.and_(*parts)
 
     def zombie_commit_bounded(o: Any, v: KraftVars) -> Any:
@@ -182,9 +186,10 @@ HISTORY_MEANING = {
     "EpochStartKept": "(history) a leader's epoch start and broker epoch are what the history holds for its leader "
                       "epoch, begun by it",
     "EpochsBegunIssued": "(history) leader epoch 1 has begun, none past the controller's (nor 0); a begun epoch "
-                         "has a leader and one of its broker epochs (its initial one or its current one)",
+                         "has a leader and one of its broker epochs (its initial one or its current one), which "
+                         "had lost records then only at an older epoch",
     "BegunByNamed": "(history) the broker that began a leader epoch is the leader a metadata record of that epoch "
-                    "names",
+                    "names, one before its registration if it began it in an earlier incarnation",
     "RegistrationRecorded": "(history) a broker registered again (the history holds the metadata log's length "
                             "then) exactly when the controller holds a new broker epoch for it",
     "LostNotAhead": "(history) a broker with partition metadata lost records last at its leader epoch or an "
@@ -202,8 +207,8 @@ HISTORY_MEANING = {
                             "incarnation, is within the follower's log unless the follower lost records at a "
                             "newer leader epoch",
     "ZombieSeenWithinNewerStart": "(history) a follower a leader recorded in its current incarnation began every "
-                                  "newer leader epoch it leads at that log end or later, unless it lost records "
-                                  "at a leader epoch newer than the recorder's",
+                                  "newer leader epoch it leads at that log end or later, unless it had lost records "
+                                  "at a leader epoch newer than the recorder's when it began it",
     "ZombieCommitBounded": "(history) a running broker's HW, and the HW it would compute now if it leads, are "
                            "within the epoch start of every newer leader epoch begun",
     "HwWithinLog": "a running broker's HW is within its log (KIP-966 at these bounds: no committed record is lost)",

@@ -150,11 +150,12 @@ class History:
     es: Any  # per leader epoch: the log end its leader began it at (its epoch start); NIL: not begun
     esb: Any  # and that leader's broker epoch then (0: not begun)
     esl: Any  # and the leader (NIL: not begun)
+    esx: Any  # and the leader epoch at which that leader had last lost records then (its ``lost``)
     lost: list  # per broker: the leader epoch it was at when it last lost records; 0: none since registering
     reg: list  # per broker: the metadata log's length when it last registered; 0: never registered again
 
     def copy(self) -> History:
-        return History(self.es, self.esb, self.esl, list(self.lost), list(self.reg))
+        return History(self.es, self.esb, self.esl, self.esx, list(self.lost), list(self.reg))
 
 
 _GLOBAL_LISTS = ("m_isr", "m_elr", "m_lk", "sent", "acked", "nacked")
@@ -215,7 +216,7 @@ def make_vars(ops: Any, name: str, z: Sizes) -> KraftVars:
         true_hw=ops.int_var(f"{name}.true_hw"), cep=ops.int_array(f"{name}.cep", z.log),
         cval=ops.int_array(f"{name}.cval", z.log),
         h=History(es=ops.int_array(f"{name}.h_es", z.epochs), esb=ops.int_array(f"{name}.h_esb", z.epochs),
-                  esl=ops.int_array(f"{name}.h_esl", z.epochs),
+                  esl=ops.int_array(f"{name}.h_esl", z.epochs), esx=ops.int_array(f"{name}.h_esx", z.epochs),
                   lost=[ops.int_var(f"{name}.h_lost{j}") for j in r], reg=[ops.int_var(f"{name}.h_reg{j}") for j in r]))
 
 
@@ -274,7 +275,7 @@ def initial_history(s: tuple, lay: Any, z: Sizes) -> History:
         e = s[o + MD_LEADER_EPOCH]
         if s[o + ROLE] == LEADER and 0 <= e < size:
             es[e], esb[e], esl[e] = s[o + EPOCH_START], s[o + BROKER_EPOCH], b
-    return History(es=tuple(es), esb=tuple(esb), esl=tuple(esl), lost=[0] * z.n, reg=[0] * z.n)
+    return History(es=tuple(es), esb=tuple(esb), esl=tuple(esl), esx=(0,) * size, lost=[0] * z.n, reg=[0] * z.n)
 
 
 class DecodeError(ValueError):
@@ -376,5 +377,6 @@ def equal(ops: Any, v: KraftVars, w: KraftVars, exact: bool = True, z: Sizes | N
     arr(v.h.es, w.h.es, v.mlen + 1, z.epochs if z else None)
     arr(v.h.esb, w.h.esb, v.mlen + 1, z.epochs if z else None)
     arr(v.h.esl, w.h.esl, v.mlen + 1, z.epochs if z else None)
+    arr(v.h.esx, w.h.esx, v.mlen + 1, z.epochs if z else None)
     parts += [p == q for p, q in zip(v.h.lost + v.h.reg, w.h.lost + w.h.reg, strict=True)]
     return ops.and_(*parts)
