@@ -31,8 +31,8 @@ from tests.fixtures.states import reachable
 
 ANCHOR = {"replicas": 3, "min_insync_replicas": 2, "max_records": 1, "init_isr_size": 2, "max_fencings": 1,
           "max_crashes": 1, "stops": "lossy"}
-# The lemma of the history set that reads no history: checked on explicit states like the others.
-NO_HISTORY = ("OwnEpochAddsByRequest",)
+# The lemmas of the history sets that read no history: checked on explicit states like the others.
+NO_HISTORY = ("OwnEpochAddsByRequest", "HwWithinLog")
 SMALL = {"replicas": 2, "min_insync_replicas": 1, "max_records": 1, "max_fencings": 0, "max_crashes": 1,
          "stops": "lossy"}
 
