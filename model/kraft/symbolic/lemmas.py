@@ -13,6 +13,8 @@ too (who writes a leader epoch's records, what a pending AlterPartition adds, ho
 the ISR and come back after registering again). ``LEADER_COMPLETENESS_CANDIDATES`` are what
 LeaderCompleteness needs next (the data side: which brokers hold the committed records), true
 in every reachable state at those bounds and not inductive yet, as docs/kraft.md describes.
+``EPOCH_HISTORY_LEMMAS`` (``history_lemmas.py``) read the history the symbolic state keeps
+(``vars.History``) and are inductive with all the proved sets in the bounded encoding.
 Some hold only in one generation (Kafka 3.5 keeps a fenced last ISR member, so ``IsrUnfenced``
 is KIP-966's): a lemma is a claim about a configuration, checked there, never a rule of the model.
 """
