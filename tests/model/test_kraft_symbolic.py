@@ -172,16 +172,31 @@ def test_prove_with_kraft_lemmas(capsys):
 
 
 def test_every_kraft_lemma_has_a_meaning(capsys):
-    """--list-lemmas prints each lemma with its meaning: none is left without one."""
+    """--list-lemmas prints each lemma with its meaning: none is left without one. The lemmas over
+    the history (vars.History, kept in the bounded encoding only) are offered with --bounded only."""
+    from isrcheck.model.kraft.symbolic.history_lemmas import HISTORY_MEANING, NO_HISTORY
     from isrcheck.model.kraft.symbolic.lemmas import MEANING, STRUCTURAL_LEMMAS
-    sym = make_symbolic(kraft("kraft-kip966", **SMALL), unbounded=True)
-    lemmas = sym.lemmas()
-    assert set(lemmas) == set(MEANING) and set(STRUCTURAL_LEMMAS) <= set(lemmas)
-    assert main(["prove", "classic", "--generation", "kraft-kip966", "--list-lemmas"]) == 0
+    over_history = set(HISTORY_MEANING) - set(NO_HISTORY)
+    sym = make_symbolic(kraft("kraft-kip966", **SMALL))
+    assert set(sym.lemmas()) == set(MEANING) and set(STRUCTURAL_LEMMAS) <= set(sym.lemmas())
+    unbounded = make_symbolic(kraft("kraft-kip966", **SMALL), unbounded=True)
+    assert set(unbounded.lemmas()) == set(MEANING) - over_history
+    assert main(["prove", "classic", "--generation", "kraft-kip966", "--list-lemmas", "--bounded"]) == 0
     lemma_lines = capsys.readouterr().out.split("\n\n")[0]  # the named sets follow a blank line
     listed = dict(line.split("  ", 1) for line in lemma_lines.splitlines())
     assert set(listed) == set(MEANING)
     assert all(listed[name] == MEANING[name].strip().splitlines()[0] for name in MEANING)
+
+
+def test_history_lemmas_refused_without_bounded(capsys):
+    """The epoch-history set reads the history the unbounded encoding does not keep: without
+    --bounded it is refused by name (exit 2), not proved about variables nothing sets."""
+    status = main(["prove", "classic", "--generation", "kraft-kip966", *"--replicas 2 --min-insync-replicas 1 "
+                   "--max-records 1 --max-fencings 0 --max-crashes 1 --stops lossy".split(),
+                   "--invariant", "MetadataLogMatching", "--lemma-set", "epoch-history", "--quiet"])
+    err = capsys.readouterr().err
+    assert status == 2 and "lemma set 'epoch-history' names EpochStartKept" in err and "Traceback" not in err
+    assert "add --bounded" in err
 
 
 @pytest.mark.parametrize("command,option,words", [

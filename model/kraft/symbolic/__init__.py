@@ -60,7 +60,8 @@ class KraftSymbolic:
         records = metadata_bound(c)
         self.z = kv.Sizes(c.brokers, c.values, None if unbounded else c.values,
                           None if unbounded else records)
-        self._steps = with_history(KraftSteps(c, self.z).all(), self.z)
+        steps = KraftSteps(c, self.z).all()
+        self._steps = steps if unbounded else with_history(steps, self.z)  # vars.History: bounded only
         self._props = kraft_properties(c, self.z)
         self._start = kv.encode(explicit, explicit.init_states()[0], self.z)
         # Every int (offsets up to the metadata log's size, leader and partition epochs up to one
@@ -141,8 +142,9 @@ class KraftSymbolic:
         # The history (vars.History): epoch starts within a log or NIL, broker epochs, leader epochs
         # and metadata log lengths not negative, and no longer than the metadata log.
         h = v.h
-        top = self.z.epochs if self.z.epochs is not None else v.mlen + 1  # bounded: every slot
-        parts.append(ops.forall(0, top, lambda e: ops.and_(
+        if self.z.epochs is None:  # unbounded: no history
+            return ops.and_(*parts)
+        parts.append(ops.forall(0, self.z.epochs, lambda e: ops.and_(
             -1 <= ops.sel(h.es, e), ops.sel(h.es, e) <= nv, ops.sel(h.esb, e) >= 0,
             -1 <= ops.sel(h.esl, e), ops.sel(h.esl, e) < n, ops.sel(h.esx, e) >= 0), self.z.epochs))
         parts += [ops.and_(0 <= x, x <= v.mlen) for x in h.reg] + [x >= 0 for x in h.lost]
@@ -156,6 +158,12 @@ class KraftSymbolic:
         """The proved sets at the end of ``lemmas.py`` (``structural``, ``metadata``, ``history``,
         ``bounded-inductive``, ...), by ``prove --lemma-set``."""
         return named_sets(lemma_module.__dict__)
+
+    def lemma_hint(self, missing: Sequence[str]) -> str | None:
+        """Why a named set's lemmas are missing: the unbounded encoding keeps no history."""
+        if self.unbounded and set(missing) & set(lemma_module.MEANING):
+            return "they read the history the bounded encoding keeps: add --bounded"
+        return None
 
     def explicit_for(self, ops: Any, value: Callable[[Any], Any], vs: Sequence[kv.KraftVars]) -> Any:
         """The explicit model shows any KRaft state of its configuration (it has no log-size bound)."""

@@ -7,9 +7,10 @@ rest on induction (``prove --bounded`` proves them inductive with the family's o
 checked on random walks of the symbolic relation itself (tests/model/test_kraft_symbolic.py).
 ``OwnEpochAddsByRequest`` reads no history and is checked on reachable states like the others.
 
-A range over leader epochs is the whole array in the bounded encoding (``Sizes.epochs``: a slot the
+The history exists in the bounded encoding only (``vars.History``), so the lemmas that read it are
+offered there only (``prove --bounded``); a range over leader epochs is the whole array (a slot the
 metadata log has not reached yet is held to "not begun" too, so growing the log meets no stale
-slot) and up to the metadata log's length unbounded.
+slot).
 """
 
 from __future__ import annotations
@@ -32,8 +33,7 @@ def history_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
 
     def epochs(o: Any, v: KraftVars, lo: Any, body: Callable[[Any], Any]) -> Any:
         """``body(e)`` for every leader epoch ``e`` from ``lo`` on (see the module docstring)."""
-        top = z.epochs if z.epochs is not None else v.mlen + 1
-        return o.forall(lo, top, body, z.epochs)
+        return o.forall(lo, z.epochs, body, z.epochs)
 
     def began(o: Any, v: KraftVars, e: Any) -> Any:
         return o.sel(v.h.es, e) != NIL
@@ -179,7 +179,13 @@ def history_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
     }
     for name, fn in lemmas.items():
         fn.__doc__ = HISTORY_MEANING[name]
+    if z.epochs is None:  # the unbounded encoding keeps no history: only the lemmas that read none
+        return {name: fn for name, fn in lemmas.items() if name in NO_HISTORY}
     return lemmas
+
+
+# The lemmas here that read no history (offered in the unbounded encoding too).
+NO_HISTORY = ("OwnEpochAddsByRequest", "HwWithinLog")
 
 
 HISTORY_MEANING = {

@@ -15,9 +15,11 @@ package's ``unsupported`` refuses the others by option name): the split fetch's 
 can happen), and reassignment (``replicas``, ``adding``, ``removing``: every broker a replica, the
 ``md_replicas`` of a broker is then all of them or, right after it registers, none: ``has_md``).
 
-History (``History``, the field ``h``), in the symbolic state only: what the explicit state forgets and a
-proof by induction needs (which broker began each leader epoch at which log end, where each broker
-last lost records, where it last registered). The explicit model keeps none of it: ``decode``
+History (``History``, the field ``h``), in the bounded symbolic state only: what the explicit state
+forgets and a proof by induction needs (which broker began each leader epoch at which log end, where
+each broker last lost records, where it last registered). The unbounded encoding keeps none (its
+quantified arrays over leader epochs made the unbounded proofs several times slower, and the lemmas
+over the history are proved in the bounded encoding). The explicit model keeps none of it: ``decode``
 ignores it, ``encode`` gives the initial history (right for the initial state only), and the
 relation sets it from the step's two states (``history.py``), so the relation on the real fields is
 the explicit model's whatever the history holds.
@@ -215,9 +217,15 @@ def make_vars(ops: Any, name: str, z: Sizes) -> KraftVars:
         nacked=[ops.bool_var(f"{name}.nacked{x}") for x in range(z.values)],
         true_hw=ops.int_var(f"{name}.true_hw"), cep=ops.int_array(f"{name}.cep", z.log),
         cval=ops.int_array(f"{name}.cval", z.log),
-        h=History(es=ops.int_array(f"{name}.h_es", z.epochs), esb=ops.int_array(f"{name}.h_esb", z.epochs),
-                  esl=ops.int_array(f"{name}.h_esl", z.epochs), esx=ops.int_array(f"{name}.h_esx", z.epochs),
-                  lost=[ops.int_var(f"{name}.h_lost{j}") for j in r], reg=[ops.int_var(f"{name}.h_reg{j}") for j in r]))
+        h=no_history() if z.epochs is None else History(
+            es=ops.int_array(f"{name}.h_es", z.epochs), esb=ops.int_array(f"{name}.h_esb", z.epochs),
+            esl=ops.int_array(f"{name}.h_esl", z.epochs), esx=ops.int_array(f"{name}.h_esx", z.epochs),
+            lost=[ops.int_var(f"{name}.h_lost{j}") for j in r], reg=[ops.int_var(f"{name}.h_reg{j}") for j in r]))
+
+
+def no_history() -> History:
+    """The history of the unbounded encoding: none (see the module docstring)."""
+    return History((), (), (), (), [], [])
 
 
 def _bits(mask: int, n: int) -> list[bool]:
@@ -267,8 +275,10 @@ def encode(model: Any, s: tuple, z: Sizes) -> KraftVars:
 def initial_history(s: tuple, lay: Any, z: Sizes) -> History:
     """The history of the initial state ``s``: its leaders have begun their leader epochs (at their
     epoch start, in their broker epoch), no broker has lost records or registered again. Over the
-    leader epochs the symbolic form can reach (``Sizes.epochs``; unbounded, the initial state's)."""
-    size = z.epochs or 1 + max((s[lay.base[b] + MD_LEADER_EPOCH] for b in range(z.n)), default=0)
+    leader epochs the symbolic form can reach (``Sizes.epochs``); none unbounded."""
+    if z.epochs is None:
+        return no_history()
+    size = z.epochs
     es, esb, esl = [NIL] * size, [0] * size, [NIL] * size
     for b in range(z.n):
         o = lay.base[b]
