@@ -84,9 +84,8 @@ class Store:
         # (``resident.keep_states``), else None; and the levels whose expansion read such files
         self.states_level: int | None = None
         self.expanded_from_files = 0
-        # whether a level's expansion sends its candidates to the merge through files in the kept folder
-        # (``candfiles``), and the levels whose merges read some (a pickled block stays in Spark)
-        self.cands_through_files = True
+        # the levels whose candidates went from the expansion to the merge through files in the kept
+        # folder (``candfiles``; a pickled block stays in Spark)
         self.cands_in_files = 0
         # An RDD holding the visited set of level ``base_level`` as VISITED records (``visited`` itself
         # unless full levels read and write it as kept files), and the level of ``visited`` (the last
@@ -167,7 +166,7 @@ class Store:
 
         try:
             rep, out, mapped = self._compute(job, reports, files=states is not None,
-                                             through=self.kept_folder is not None and self.cands_through_files)
+                                             through=self.kept_folder is not None)
         finally:  # computed and local-checkpointed (or failed): no task reads this level's files again
             candfiles.drop_level(self.kept_folder, level)
         return self._commit(level, out, rep, full=full, mapped=mapped)
