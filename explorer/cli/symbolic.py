@@ -1,13 +1,15 @@
 """The symbolic commands of ``isrcheck`` (registered in ``isrcheck.explorer.cli.main.COMMANDS``).
 
     isrcheck bmc MODEL [model options] --depth K [--invariant NAME] [--trace-json P] [--regression P] [--json]
+                 [--lemma NAME] [--lemma-set NAME] [--lemmas FILE.py] [--houdini]
     isrcheck prove MODEL [model options] [--invariant NAME] [--lemma NAME] [--lemma-set NAME] [--lemmas FILE.py]
                    [--houdini] [--k N] [--bounded] [--json]
 
-Exit status: 0 no violation within the depth / proved; 1 a violation (for ``prove``: a target false in
-an initial state, or in a run shorter than k, k-induction's base case); 2 bad input; 4 the symbolic
-encoding disagrees with the explicit model; 5 the solver stopped without an answer (time limit,
-unknown); 8 not proved: a counterexample to induction, whose first state may be unreachable (so
+Exit status: 0 no violation within the depth (with lemmas, also: at any length, every target inductive)
+/ proved; 1 a violation (for ``prove``: a target false in an initial state, or in a run shorter than k,
+k-induction's base case); 2 bad input (for ``bmc``: a lemma named that is not proved, without
+--houdini); 4 the symbolic encoding disagrees with the explicit model; 5 the solver stopped without
+an answer (time limit, unknown); 8 not proved: a counterexample to induction, whose first state may be unreachable (so
 not a violation); 130 interrupted.
 """
 
@@ -18,6 +20,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from isrcheck.explorer.cli.lemma_options import add_lemma_options, chosen_lemmas
 from isrcheck.explorer.cli.main import _Parser, _progress, parse_model_command, positive_float
 from isrcheck.explorer.cli.written import OutputFiles
 from isrcheck.explorer.errors import (
@@ -60,7 +63,9 @@ def _violation_json(model: Any, v: Any, meta: dict[str, Any]) -> dict[str, Any]:
 
 
 def cmd_bmc(argv: list[str]) -> int:
+    from isrcheck.explorer.cli.prove_bounded import list_lemmas
     from isrcheck.explorer.symbolic.bmc import bmc
+    from isrcheck.explorer.symbolic.bmc_lemmas import bmc_with_lemmas
     from isrcheck.explorer.symbolic.contract import symbolic_model
     from isrcheck.explorer.symbolic.result import EncodingError
     from isrcheck.explorer.traces.itf import trace_to_itf
@@ -71,9 +76,9 @@ def cmd_bmc(argv: list[str]) -> int:
                 description="Bounded model checking with z3: is there a violation in a trace of at most "
                             "--depth states? Shortest traces first; every trace is replayed through the model.")
     _common(p)
-    p.add_argument("--max-depth", "--depth", dest="depth", type=int, required=True, metavar="K",
+    p.add_argument("--max-depth", "--depth", dest="depth", type=int, metavar="K",
                    help="longest trace to consider, in states (the initial state is 1, as check's --max-depth); "
-                        "--depth is the same option")
+                        "--depth is the same option (required, except with --list-lemmas)")
     p.add_argument("--trace-json", metavar="PATH", help="write the counterexample as an ITF JSON trace")
     p.add_argument("--regression", metavar="PATH", help="write the counterexample as a pytest regression")
     p.add_argument("--incremental", action="store_true",
@@ -82,17 +87,29 @@ def cmd_bmc(argv: list[str]) -> int:
                    help="do not break the symmetry of interchangeable replicas (for comparisons)")
     p.add_argument("--no-por", action="store_true",
                    help="do not order adjacent independent steps (partial-order reduction; for comparisons)")
+    add_lemma_options(p, "assert the lemmas that are inductive together (Houdini) instead of refusing the run when "
+                         "one named is not; starts from every built-in lemma unless --lemma or --lemma-set names some")
     args, options, model = parse_model_command(p, argv)
     for path, what in ((args.trace_json, "--trace-json"), (args.regression, "--regression")):
         if path:
             check_output_path(path, what)  # before the solver runs: a found trace must not be lost
-    if args.depth < 1:
+    if args.depth is None and not args.list_lemmas:
+        raise UserError("--depth K is required: the longest trace to consider, in states (e.g. --depth 10)")
+    if args.depth is not None and args.depth < 1:
         raise UserError(f"--depth must be at least 1 (a trace of the initial state alone), not {args.depth}")
     sym = symbolic_model(args.model, model)
+    if args.list_lemmas:
+        print(list_lemmas(sym, dict(getattr(sym, "lemmas", dict)())))
+        return EXIT_OK
+    lemmas = chosen_lemmas(args, sym)
+    options_bmc = {"symmetry": not args.no_symmetry, "incremental": args.incremental, "por": not args.no_por}
     try:
-        result = bmc(sym, depth=args.depth, properties=args.properties, timeout=args.timeout,
-                     progress=_progress(args), symmetry=not args.no_symmetry, incremental=args.incremental,
-                     por=not args.no_por)
+        if lemmas or args.houdini:
+            result = bmc_with_lemmas(sym, lemmas, depth=args.depth, houdini=args.houdini, properties=args.properties,
+                                     timeout=args.timeout, progress=_progress(args), **options_bmc)
+        else:
+            result = bmc(sym, depth=args.depth, properties=args.properties, timeout=args.timeout,
+                         progress=_progress(args), **options_bmc)
     except EncodingError as exc:
         print(f"isrcheck bmc: the symbolic encoding disagrees with the explicit model: {exc}")
         return EXIT_ENCODING
@@ -109,9 +126,12 @@ def cmd_bmc(argv: list[str]) -> int:
                 args.model, options, v, init_index_of(model, v), relative_to=str(Path(args.regression).parent)),
                 "--regression")
     if args.json:
-        print(json.dumps({**meta, "engine": "bmc", "verdict": result.verdict, "depth": result.depth,
-                          "properties": result.properties, "elapsed": round(result.elapsed, 3),
+        print(json.dumps({"schema_version": 1, **meta, "engine": "bmc", "verdict": result.verdict,
+                          "depth": result.depth, "properties": result.properties, "elapsed": round(result.elapsed, 3),
                           "reason": result.reason, "solver_seconds": result.stats.get("solver_seconds", []),
+                          "cpu_seconds": result.stats.get("cpu_seconds", []),
+                          "sat_conflicts": result.stats.get("sat_conflicts", []),
+                          **_lemma_json(result.stats),
                           "violations": [_violation_json(model, v, meta) for v in result.violations]}, indent=1))
     else:
         for v in result.violations:
@@ -122,8 +142,24 @@ def cmd_bmc(argv: list[str]) -> int:
     return _status(result.verdict)
 
 
+def _lemma_json(stats: dict[str, Any]) -> dict[str, Any]:
+    """The lemma fields of ``bmc --json`` (empty lists and false without lemmas)."""
+    return {"lemmas": stats.get("lemmas", []), "lemmas_not_proved": stats.get("lemmas_not_proved", {}),
+            "inductive": stats.get("inductive", []), "any_length": stats.get("any_length", False),
+            "lemma_seconds": stats.get("lemma_seconds"), "target_seconds": stats.get("target_seconds"),
+            "lemma_cpu_seconds": stats.get("lemma_cpu_seconds")}
+
+
 def _bmc_summary(result: Any, depth: int) -> str:
-    props = ", ".join(result.properties)
+    inductive = result.stats.get("inductive", [])
+    n = len(result.stats.get("lemmas", []))
+    with_lemmas = f"with {n} proved lemma{'' if n == 1 else 's'} at these bounds"
+    if result.stats.get("any_length"):
+        head = (f"BMC: no violation at any length: {', '.join(inductive)} "
+                f"{'is' if len(inductive) == 1 else 'are'} inductive {with_lemmas} (every reachable state of "
+                "this configuration; other bounds are not covered), so no length needs unrolling.")
+        return f"{head}\n{result.elapsed:.2f} s (z3, bounded by the model's options)."
+    props = ", ".join(p for p in result.properties if p not in inductive)
     if result.verdict == "violation":
         head = (f"BMC: {result.violations[0].property} violated in a trace of {result.depth} states; no trace of "
                 f"fewer states violates {props} (each shorter length was refuted), and the trace replays "
@@ -131,9 +167,18 @@ def _bmc_summary(result: Any, depth: int) -> str:
     elif result.verdict == "no violation":
         head = f"BMC: no violation of {props} in any trace of up to {depth} states (bounded: not a proof)."
     elif result.verdict == "unknown":
-        head = f"BMC: unknown: {result.reason}. Traces of up to {result.depth} states have no violation."
+        head = f"BMC: unknown: {result.reason}." + (
+            f" Traces of up to {result.depth} states have no violation." if result.depth else "")
     else:
         head = f"BMC: interrupted; traces of up to {result.depth} states have no violation."
+    if "lemmas" in result.stats and not result.stats.get("lemma_unanswered"):  # else the reason names the lemma
+        head += (f" With {n} proved lemma{'' if n == 1 else 's'} asserted in every state; "
+                 + (f"proved at any length (inductive {with_lemmas}): "
+                    f"{', '.join(inductive)}." if inductive else f"no target is inductive {with_lemmas}."))
+        not_proved = result.stats.get("lemmas_not_proved") or {}
+        if not_proved:
+            dropped = "; ".join(f"{k}: {v}" for k, v in not_proved.items())
+            head += f" Not asserted (--houdini dropped them): {dropped}."
     return f"{head}\n{result.elapsed:.2f} s (z3, bounded by the model's options)."
 
 
@@ -148,28 +193,19 @@ def cmd_prove(argv: list[str]) -> int:
     from isrcheck.explorer.symbolic.bounded_induction import prove_bounded
     from isrcheck.explorer.symbolic.contract import symbolic_model
     from isrcheck.explorer.symbolic.induction import prove
-    from isrcheck.explorer.symbolic.lemma_sets import lemmas_of_sets
     from isrcheck.explorer.symbolic.result import EncodingError
 
     p = _Parser(prog="isrcheck prove", add_help=False,
                 description="Prove invariants by induction with z3, with unbounded logs, record ids and "
                             "leader epochs (the number of replicas stays fixed).")
     _common(p)
-    p.add_argument("--lemma", dest="lemma_names", action="append", metavar="NAME",
-                   help="use the model's built-in lemma NAME (repeatable; --list-lemmas shows them)")
-    p.add_argument("--lemmas", metavar="FILE.py",
-                   help="your own lemmas: a Python file defining LEMMAS = {name: fn(ops, v) -> formula}")
-    p.add_argument("--houdini", action="store_true",
-                   help="drop lemmas that are not inductive relative to the rest, to a fixed point; starts "
-                        "from every built-in lemma (and yours) unless --lemma or --lemma-set names some")
+    add_lemma_options(p, "drop lemmas that are not inductive relative to the rest, to a fixed point; starts "
+                         "from every built-in lemma (and yours) unless --lemma or --lemma-set names some")
     p.add_argument("--k", type=int, default=1, metavar="N", help="k-induction: assume the invariant on N steps")
-    p.add_argument("--lemma-set", dest="lemma_sets", action="append", metavar="NAME",
-                   help="use every lemma of the model's named set NAME (repeatable; --list-lemmas shows the sets)")
     p.add_argument("--bounded", action="store_true",
                    help="induction over the bounded encoding (the relation bmc unrolls, at the model options' "
                         "bounds): proves the invariants in every reachable state of this configuration at any "
                         "trace length, not for other bounds; much faster than the unbounded proof")
-    p.add_argument("--list-lemmas", action="store_true", help="list the model's built-in lemmas and sets, and exit")
     p.add_argument("--engine", choices=["local", "spark"], default="local",
                    help="local: every solver query in this process (default); spark: the independent queries "
                         "(each conjunct, part and step; Houdini's rounds) on Spark executors, with the same result")
@@ -180,20 +216,10 @@ def cmd_prove(argv: list[str]) -> int:
     if args.master is not None and args.engine != "spark":
         raise UserError("--master applies to --engine spark only")
     sym = symbolic_model(args.model, model, unbounded=not args.bounded)
-    builtin = dict(getattr(sym, "lemmas", dict)())
     if args.list_lemmas:
-        print(list_lemmas(sym, builtin))
+        print(list_lemmas(sym, dict(getattr(sym, "lemmas", dict)())))
         return EXIT_OK
-    lemmas = lemmas_of_sets(sym, args.lemma_sets or [], builtin)
-    for name in args.lemma_names or []:
-        if name not in builtin:
-            known = f"its lemmas are {', '.join(builtin)}" if builtin else "it has none (yours: --lemmas FILE.py)"
-            raise UserError(f"the model has no built-in lemma {name!r}; {known}")
-        lemmas[name] = builtin[name]
-    if args.lemmas:
-        lemmas.update(_user_lemmas(args.lemmas))
-    if args.houdini and not args.lemma_names and not args.lemma_sets:
-        lemmas = {**builtin, **lemmas}  # Houdini starts from every built-in template unless told which
+    lemmas = chosen_lemmas(args, sym)
     try:
         if args.engine == "spark":
             from isrcheck.explorer.symbolic.distributed import ProofSetup, prove_distributed
@@ -219,7 +245,8 @@ def cmd_prove(argv: list[str]) -> int:
 
         cti = result.cti
         explicit = result.stats.get("explicit")
-        print(json.dumps({**meta, "engine": "prove", "verdict": result.verdict, "properties": result.properties,
+        print(json.dumps({"schema_version": 1, **meta, "engine": "prove", "verdict": result.verdict,
+                          "properties": result.properties,
                           "lemmas": result.lemmas, "dropped": result.stats.get("dropped", []),
                           "false_initially": result.stats.get("false_initially", []), "k": args.k,
                           "encoding": "bounded" if args.bounded else "unbounded",
@@ -302,23 +329,3 @@ def _prove_report(result: Any, args: argparse.Namespace) -> str:
         lines.append(f"Houdini dropped (not inductive relative to the rest): {', '.join(dropped)}.")
     lines.append(f"{result.elapsed:.2f} s (z3, {'bounded' if args.bounded else 'unbounded'} encoding).")
     return "\n".join(lines)
-
-
-def _user_lemmas(path: str) -> dict[str, Any]:
-    import importlib.util
-
-    file = Path(path)
-    if not file.is_file():
-        raise UserError(f"lemma file {path!r} does not exist; give a .py file defining LEMMAS = {{name: fn}}")
-    spec = importlib.util.spec_from_file_location(f"isrcheck_lemmas_{file.stem}", file)
-    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-    try:
-        spec.loader.exec_module(module)  # type: ignore[union-attr]
-    except Exception as exc:
-        raise UserError(f"lemma file {path!r} failed to load: {type(exc).__name__}: {exc}") from None
-    lemmas = getattr(module, "LEMMAS", None)
-    if not isinstance(lemmas, dict) or not all(callable(f) for f in lemmas.values()):
-        raise UserError(f"lemma file {path!r} must define LEMMAS = {{name: fn(ops, v) -> formula}}")
-    return lemmas
-
-

@@ -7,7 +7,8 @@ tried in increasing order, so the first trace found is a shortest one (as BFS's)
 has none, "the properties hold in ``sk``" is asserted for good, which later rounds use as a lemma.
 Replica symmetry is broken (``isrcheck.explorer.symbolic.symmetry``) when the model declares it, and adjacent
 independent steps are taken in one order only (``isrcheck.explorer.symbolic.por``). Lengths
-count states, the initial one included, as everywhere in isrcheck.
+count states, the initial one included, as everywhere in isrcheck. Invariants proved at these
+bounds (``assumed``: lemmas, ``isrcheck.explorer.symbolic.bmc_lemmas``) are asserted in every state.
 
 A satisfying assignment is decoded into the explicit model's states and *replayed* through its
 ``successors``: each step must be an explicit step with the label the symbolic step carries, and
@@ -18,7 +19,7 @@ explicit model: ``EncodingError`` (exit status 4), never a trace shown as real.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import z3
@@ -50,6 +51,7 @@ def bmc(
     symmetry: bool = True,
     incremental: bool = False,
     por: bool = True,
+    assumed: Mapping[str, Callable] | None = None,
 ) -> SymbolicResult:
     """Is there a trace of at most ``depth`` states that violates one of ``properties``?
 
@@ -62,6 +64,9 @@ def bmc(
     incremental: one incremental solver for all lengths (each length under an assumption literal)
         instead of a fresh, preprocessed solver per length (``PREPROCESS``; the default).
     por: order adjacent independent steps (``isrcheck.explorer.symbolic.por``; the same shortest lengths).
+    assumed: invariants proved at these bounds (``isrcheck.explorer.symbolic.bmc_lemmas``), asserted
+        with the model's ``type_ok`` in every state of the unrolling: they hold in every reachable
+        state, so no real trace is dropped, and each length has fewer paths to refute.
     """
     progress = progress or Silent()
     names, props = select_symbolic(sym, properties)
@@ -85,12 +90,23 @@ def bmc(
         if not fresh:
             solver.add(formula)
 
+    type_ok = getattr(sym, "type_ok", None) if assumed else None
+
+    def assume(v: Any) -> None:
+        # Proved invariants hold in every reachable state: asserting them in each state keeps every
+        # real trace (and so the shortest violation), and cuts the unreachable paths a length refutes.
+        if type_ok is not None:
+            add(type_ok(ops, v))
+        for fn in (assumed or {}).values():
+            add(fn(ops, v))
+
     start = time.monotonic()
     states = [sym.variables(ops, "s1")]
     acts: list[Any] = []
     labels: list[list[str]] = []  # per transition: the step label of each value of its act variable
     pairs: list[list[int]] | None = None  # independent step numbers (partial-order reduction)
     add(sym.init(ops, states[0]))
+    assume(states[0])
     result = SymbolicResult("bmc", "no violation", names, depth=0)
     try:
         for k in range(1, depth + 1):
@@ -101,6 +117,7 @@ def bmc(
                 formula, step_labels = transition(sym, ops, states[-2], states[-1], acts[-1], params)
                 labels.append(step_labels)
                 add(formula)
+                assume(states[-1])
                 if symmetry:
                     add(breaking(sym, ops, states[-2], acts[-1], step_labels, params))
                 if por and len(acts) >= 2:
@@ -110,7 +127,7 @@ def bmc(
                             raise EncodingError("the step instances differ between transitions")
                     add(ordering(ops, acts[-2], acts[-1], pairs))
             bad = ops.or_(*(ops.not_(p(ops, states[-1])) for p in props))
-            t0 = time.monotonic()
+            t0, cpu0 = time.monotonic(), time.process_time()
             if fresh:
                 solver = new_solver()
                 solver.add(*unrolling, bad)
@@ -121,19 +138,24 @@ def bmc(
                 answer = solver.check(fails_here)
             took = time.monotonic() - t0
             result.stats.setdefault("solver_seconds", []).append(round(took, 3))
+            # CPU as well as wall: on a shared machine the wall time of a length is mostly waiting.
+            result.stats.setdefault("cpu_seconds", []).append(round(time.process_time() - cpu0, 3))
             # The SAT solver's conflicts: the work per length, the same on a loaded machine (where
             # BMC's time goes on deep unrollings: docs/kraft.md#bmc-and-prove-on-the-kraft-family).
             result.stats.setdefault("sat_conflicts", []).append(_conflicts(solver))
             if answer == z3.unsat:
                 result.depth = k
-                progress.message(f"bmc: no violation in traces of {k} states ({took:.2f} s; "
-                                 f"{time.monotonic() - start:.1f} s in all)")
+                progress.message(f"bmc: no violation in traces of {k} states ({took:.2f} s, "
+                                 f"{result.stats['cpu_seconds'][-1]:.2f} s CPU, {result.stats['sat_conflicts'][-1]:,} "
+                                 f"SAT conflicts; {time.monotonic() - start:.1f} s in all)")
                 # A first violation is searched for: the properties hold in every shorter trace.
                 add(z3.Not(bad))
                 continue
             if answer == z3.unknown:
-                result.verdict = "unknown"
-                result.reason = f"the solver gave up at length {k}: {solver.reason_unknown()}"
+                reason = solver.reason_unknown()
+                # Ctrl-C inside a solver call reaches z3 first, which stops and answers unknown.
+                result.verdict = "interrupted" if "interrupted" in reason else "unknown"
+                result.reason = f"the solver gave up at length {k}: {reason}"
                 break
             progress.message(f"bmc: a violation in a trace of {k} states ({took:.2f} s); decoding and replaying it")
             result.verdict = "violation"

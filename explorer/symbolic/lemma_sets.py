@@ -6,7 +6,8 @@ as module-level tuples of lemma names (``STRUCTURAL_LEMMAS``, ``ISR_PROOF_LEMMAS
 ``LEADER_COMPLETENESS_CANDIDATES``); ``named_sets`` reads them from the module, so a set added
 there is offered without being listed again anywhere. A set's name is the tuple's, lower case,
 without ``_LEMMAS``, with hyphens: ``structural``, ``isr-proof-3``, ``leader-completeness-candidates``.
-A symbolic model offers them with ``lemma_sets() -> {name: names}`` (optional).
+A symbolic model offers them with ``lemma_sets() -> {name: names}`` (optional), and may say why a
+set names lemmas it does not offer with ``lemma_hint(names) -> str | None`` (optional).
 """
 
 from __future__ import annotations
@@ -51,8 +52,11 @@ def lemmas_of_sets(sym: Any, names: Sequence[str], builtin: Mapping[str, Callabl
             raise UserError(f"the model has no lemma set {name!r}; {known} (--list-lemmas shows them)")
         missing = [x for x in sets[name] if x not in builtin]
         if missing:
+            hint = getattr(sym, "lemma_hint", None)  # optional: the model says why (e.g. an encoding's lemmas)
+            why = hint(missing) if callable(hint) else None
             raise UserError(f"lemma set {name!r} names {', '.join(missing)}, which this configuration does not "
-                            "offer (--list-lemmas shows its lemmas); name the others with --lemma")
+                            f"offer{f' ({why})' if why else ''} (--list-lemmas shows its lemmas); name the others "
+                            "with --lemma")
         for lemma in sets[name]:
             out.setdefault(lemma, builtin[lemma])
     return out

@@ -111,11 +111,14 @@ def solver_successors(sym: Any, ops: Ops, state: Any, limit: int = 1000) -> list
 
 def pin(sym: Any, ops: Ops, v: Any, concrete: Any) -> Any:
     """``v`` takes the concrete values (from ``sym.encode``): every int and bool, and each array
-    at the positions the concrete tuple has (the rest is don't-care)."""
+    at the positions the concrete tuple has (the rest is don't-care, as is a field whose concrete
+    value is None: a model's history that the caller projects away)."""
     return ops.and_(*_pin_parts(ops, v, concrete))
 
 
 def _pin_parts(ops: Ops, term: Any, value: Any) -> list:
+    if value is None:
+        return []
     if hasattr(value, "__dataclass_fields__"):
         return [p for k in value.__dataclass_fields__ for p in _pin_parts(ops, getattr(term, k), getattr(value, k))]
     if isinstance(value, list):

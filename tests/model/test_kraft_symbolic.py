@@ -26,10 +26,13 @@ from isrcheck.model.kraft.symbolic import KraftSymbolic
 from isrcheck.model.kraft.symbolic.derived import KraftReader
 from isrcheck.model.symbolic import make_symbolic
 
+from tests.fixtures.paths import ROOT
 from tests.fixtures.states import reachable
 
 ANCHOR = {"replicas": 3, "min_insync_replicas": 2, "max_records": 1, "init_isr_size": 2, "max_fencings": 1,
           "max_crashes": 1, "stops": "lossy"}
+# The lemmas of the history sets that read no history: checked on explicit states like the others.
+NO_HISTORY = ("OwnEpochAddsByRequest", "HwWithinLog")
 SMALL = {"replicas": 2, "min_insync_replicas": 1, "max_records": 1, "max_fencings": 0, "max_crashes": 1,
          "stops": "lossy"}
 
@@ -92,13 +95,29 @@ def test_random_walk_samples(generation, options, count):
     assert check_concrete(model, random_walk_sample(model, count, seed=26)) == count
 
 
+class WithoutHistory:
+    """The symbolic model with its history (``vars.History``) projected away: an explicit state
+    pins the real fields only, so each successor is one solution whatever history it records."""
+
+    def __init__(self, sym) -> None:
+        self.sym = sym
+
+    def __getattr__(self, name):
+        return getattr(self.sym, name)
+
+    def encode(self, state):
+        v = self.sym.encode(state)
+        v.h = None
+        return v
+
+
 def test_z3_all_solutions_sample():
     """The bit-vector reading of the same relation (what BMC solves) has the same successors."""
     model = kraft("kraft-kip966", **ANCHOR)
     sym = make_symbolic(model)
     ops = BoundedZ3Ops(width=sym.int_bits)
     states = random_walk_sample(model, 2, seed=5)
-    assert mismatches(model, sym, states, lambda s: solver_successors(sym, ops, s)) == []
+    assert mismatches(model, sym, states, lambda s: solver_successors(WithoutHistory(sym), ops, s)) == []
 
 
 def test_a_mutated_rule_is_caught(monkeypatch):
@@ -153,16 +172,31 @@ def test_prove_with_kraft_lemmas(capsys):
 
 
 def test_every_kraft_lemma_has_a_meaning(capsys):
-    """--list-lemmas prints each lemma with its meaning: none is left without one."""
+    """--list-lemmas prints each lemma with its meaning: none is left without one. The lemmas over
+    the history (vars.History, kept in the bounded encoding only) are offered with --bounded only."""
+    from isrcheck.model.kraft.symbolic.history_lemmas import HISTORY_MEANING, NO_HISTORY
     from isrcheck.model.kraft.symbolic.lemmas import MEANING, STRUCTURAL_LEMMAS
-    sym = make_symbolic(kraft("kraft-kip966", **SMALL), unbounded=True)
-    lemmas = sym.lemmas()
-    assert set(lemmas) == set(MEANING) and set(STRUCTURAL_LEMMAS) <= set(lemmas)
-    assert main(["prove", "classic", "--generation", "kraft-kip966", "--list-lemmas"]) == 0
+    over_history = set(HISTORY_MEANING) - set(NO_HISTORY)
+    sym = make_symbolic(kraft("kraft-kip966", **SMALL))
+    assert set(sym.lemmas()) == set(MEANING) and set(STRUCTURAL_LEMMAS) <= set(sym.lemmas())
+    unbounded = make_symbolic(kraft("kraft-kip966", **SMALL), unbounded=True)
+    assert set(unbounded.lemmas()) == set(MEANING) - over_history
+    assert main(["prove", "classic", "--generation", "kraft-kip966", "--list-lemmas", "--bounded"]) == 0
     lemma_lines = capsys.readouterr().out.split("\n\n")[0]  # the named sets follow a blank line
     listed = dict(line.split("  ", 1) for line in lemma_lines.splitlines())
     assert set(listed) == set(MEANING)
     assert all(listed[name] == MEANING[name].strip().splitlines()[0] for name in MEANING)
+
+
+def test_history_lemmas_refused_without_bounded(capsys):
+    """The epoch-history set reads the history the unbounded encoding does not keep: without
+    --bounded it is refused by name (exit 2), not proved about variables nothing sets."""
+    status = main(["prove", "classic", "--generation", "kraft-kip966", *"--replicas 2 --min-insync-replicas 1 "
+                   "--max-records 1 --max-fencings 0 --max-crashes 1 --stops lossy".split(),
+                   "--invariant", "MetadataLogMatching", "--lemma-set", "epoch-history", "--quiet"])
+    err = capsys.readouterr().err
+    assert status == 2 and "lemma set 'epoch-history' names EpochStartKept" in err and "Traceback" not in err
+    assert "add --bounded" in err
 
 
 @pytest.mark.parametrize("command,option,words", [
@@ -195,7 +229,7 @@ def test_metadata_lemmas_hold_in_every_reachable_state():
     sym, ops = make_symbolic(model, unbounded=True), ConcreteOps()
     lemmas = sym.lemmas()
     names = [*METADATA_LEMMAS, *HISTORY_LEMMAS, *BOUNDED_INDUCTIVE_LEMMAS, *EPOCH_WRITER_LEMMAS,
-             *LEADER_COMPLETENESS_CANDIDATES]
+             *LEADER_COMPLETENESS_CANDIDATES, *NO_HISTORY]
     states = reachable(model)
     encoded = [(s, sym.encode(s)) for s in states]  # once per state: the lemmas read the same encoding
     broken = {n: model.state_view(s) for s, v in encoded for n in names if not lemmas[n](ops, v)}
@@ -220,5 +254,95 @@ def test_lemmas_hold_on_random_walks_at_k11_fixed_bounds():
     assert any(x.role == LEADER and x.md_le < v.m_le[-1] for v in states for x in v.b)
     assert any(any(elr[-1] for elr in v.m_elr) for v in states)
     names = [*METADATA_LEMMAS, *HISTORY_LEMMAS, *BOUNDED_INDUCTIVE_LEMMAS, *EPOCH_WRITER_LEMMAS,
-             *LEADER_COMPLETENESS_CANDIDATES]
+             *LEADER_COMPLETENESS_CANDIDATES, *NO_HISTORY]
     assert [n for n in names if not all(lemmas[n](ops, v) for v in states)] == []
+
+
+def symbolic_walk(sym, count: int, seed: int) -> list:
+    """``count`` states of seeded random walks of the symbolic relation itself, evaluated
+    concretely from the initial state (restarting with probability 0.03): the real fields and the
+    history (``vars.History``) each step records, which the explicit model does not keep."""
+    rng, ops = random.Random(seed), ConcreteOps()
+    start = sym.encode(sym.explicit.init_states()[0])
+    out, v = [], start
+    while len(out) < count:
+        succ = [nxt for step in sym.steps() for guard, nxt in ops.all_runs(lambda step=step, v=v: step.fn(ops, v))
+                if guard and nxt is not None]
+        v = start if not succ or rng.random() < 0.03 else rng.choice(succ)
+        out.append(v)
+    return out
+
+
+def test_history_lemmas_hold_on_symbolic_walks():
+    """The history's lemmas (history_lemmas.py) cannot be checked on BFS's states (the explicit
+    model keeps no history): they rest on induction, and are checked here on walks of the relation
+    that records the history, at K11-fixed's bounds and with three fencings. The walks reach what
+    the lemmas are about (an epoch begun after the first, a broker that lost records, one that
+    registered again), and every state's real fields are a state of the explicit model."""
+    from isrcheck.model.kraft.symbolic.history_lemmas import EPOCH_HISTORY_LEMMAS
+    ops = ConcreteOps()
+    for options, seed in ((ANCHOR, 3), ({**ANCHOR, "max_fencings": 3}, 4)):
+        model = kraft("kraft-kip966", **options)
+        sym = make_symbolic(model)
+        lemmas = sym.lemmas()
+        states = symbolic_walk(sym, 600, seed)
+        assert any(v.h.es[2] != -1 for v in states) and any(max(v.h.lost) > 0 for v in states)
+        assert any(max(v.h.reg) > 0 for v in states)
+        assert all(sym.type_ok(ops, v) for v in states)
+        assert [n for n in EPOCH_HISTORY_LEMMAS if not all(lemmas[n](ops, v) for v in states)] == []
+        sample = states[::50]
+        assert all(model.state_view(sym.decode(ops, lambda x: x, v)) for v in sample)
+
+
+def test_history_is_typed_and_ignored_by_decoding():
+    """type_ok bounds the history (an epoch start past the values, a registration past the metadata
+    log, a leader epoch begun by no broker are refused), and a decoded state is the same whatever
+    history the symbolic state holds (a counterexample prints the explicit model's fields only)."""
+    model = kraft("kraft-kip966", **ANCHOR)
+    sym, ops = make_symbolic(model), ConcreteOps()
+    v = sym.encode(model.init_states()[0])
+    assert sym.type_ok(ops, v) and v.h.es[1] == 0 and v.h.esl[1] == 0 and v.h.es[2] == -1
+    for field, value in (("es", 5), ("esl", 3), ("esb", -1)):
+        bad = v.copy()
+        setattr(bad.h, field, tuple(value if e == 2 else x for e, x in enumerate(getattr(v.h, field))))
+        assert not sym.type_ok(ops, bad), field
+    for field, value in (("reg", v.mlen + 1), ("lost", -1)):
+        bad = v.copy()
+        getattr(bad.h, field)[0] = value
+        assert not sym.type_ok(ops, bad), field
+    other = v.copy()
+    other.h.lost[1], other.h.reg[2] = 3, 1
+    assert sym.decode(ops, lambda x: x, other) == sym.decode(ops, lambda x: x, v) == model.init_states()[0]
+
+
+def test_history_unchanged_by_steps_that_record_nothing():
+    """A step that changes no field the history reads leaves the history the very same terms, so
+    the relation (and BMC's partial-order reduction) gets no case for it (a fencing appends a
+    metadata record and records nothing); a registration records."""
+    from isrcheck.explorer.symbolic.relation import branches, leaves, same_term
+    model = kraft("kraft-kip966", **ANCHOR)
+    sym = make_symbolic(model)
+    ops = BoundedZ3Ops(width=sym.int_bits)
+    v = sym.variables(ops, "s")
+    found = branches(sym, ops, v)
+    kept = [label for label, _, nxt in found
+            if all(same_term(a, b) for a, b in zip(leaves(v.h), leaves(nxt.h), strict=True))]
+    changed = {label for label, _, nxt in found} - set(kept)
+    assert {"FenceBroker", "UnfenceBroker", "SendAlterPartitionRequest"} <= set(kept) - changed
+    assert {"ReceiveBrokerRegRequest", "Shutdown", "Fetch"} <= changed - set(kept)
+
+
+@pytest.mark.slow
+def test_epoch_history_inductive_with_the_72(capsys):
+    """The 72 lemmas of the five proved sets and the epoch-history set, 84 in all, are inductive at
+    K11-fixed's bounds (docs/kraft.md, "History kept in the symbolic state": the command there,
+    verbatim; minutes under load)."""
+    argv = ("prove classic --generation kraft-kip966 --replicas 3 --min-insync-replicas 2 --max-records 1 "
+            "--init-isr-size 2 --max-fencings 1 --max-crashes 1 --stops lossy --invariant MetadataLogMatching "
+            "--bounded --lemma-set structural --lemma-set metadata --lemma-set history --lemma-set bounded-inductive "
+            "--lemma-set epoch-writer --lemma-set epoch-history --quiet").split()
+    status = main(argv)
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert out.startswith("Proved for these bounds: MetadataLogMatching") and "84 lemmas" in out, out
+    assert "isrcheck " + " ".join(argv) in (ROOT / "docs" / "kraft.md").read_text()

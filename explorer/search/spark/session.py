@@ -1,8 +1,8 @@
 """The Spark session of a run and what executors need to rebuild the model.
 
 An active SparkSession is reused (tests and notebooks create one); under spark-submit the session
-is built with spark-submit's master and settings, which win over the engine's (``--master`` is not
-used); otherwise one is built for ``master`` (default ``local[*]``). Workers must run this
+is built with spark-submit's master and settings, which win over the engine's (a ``--master`` naming
+another master is refused); otherwise one is built for ``master`` (default ``local[*]``). Workers must run this
 interpreter (``PYSPARK_PYTHON``), and on one machine Spark should bind to loopback.
 
 The model travels as one cloudpickled payload that executors unpickle once per Python worker
@@ -48,8 +48,16 @@ def get_session(master: str | None, driver_memory: str | None = None) -> tuple[A
     submitted = _submitted_settings()
     if submitted is not None:
         # spark-submit started the JVM with its --master and --conf: those win over ours (the
-        # session it would create is the one a user asked for), and --master here is not used.
-        master = submitted.get("spark.master", master)
+        # session it would create is the one a user asked for). A --master of ours that names
+        # another master would be silently unused, so it is refused, saying where it goes.
+        submitted_master = submitted.get("spark.master")
+        if master and submitted_master and master != submitted_master:
+            from isrcheck.explorer.errors import UserError
+
+            raise UserError(f"--master {master} has no effect under spark-submit, which started the driver with "
+                            f"--master {submitted_master}; give the master to spark-submit instead: spark-submit "
+                            f"--master {master} ... (or leave --master out)")
+        master = submitted_master or master
         if driver_memory:
             # The driver's JVM is already running with spark-submit's heap: the setting would be
             # recorded and have no effect, so the user is told where it goes instead.

@@ -25,6 +25,7 @@ from isrcheck.explorer.symbolic.lemma_sets import named_sets
 from ..fields import STARTING
 from . import lemmas as lemma_module
 from . import vars as kv
+from .history import with_history
 from .lemmas import kraft_lemmas
 from .properties import kraft_properties
 from .steps import KraftSteps, metadata_bound
@@ -59,7 +60,8 @@ class KraftSymbolic:
         records = metadata_bound(c)
         self.z = kv.Sizes(c.brokers, c.values, None if unbounded else c.values,
                           None if unbounded else records)
-        self._steps = KraftSteps(c, self.z).all()
+        steps = KraftSteps(c, self.z).all()
+        self._steps = steps if unbounded else with_history(steps, self.z)  # vars.History: bounded only
         self._props = kraft_properties(c, self.z)
         self._start = kv.encode(explicit, explicit.init_states()[0], self.z)
         # Every int (offsets up to the metadata log's size, leader and partition epochs up to one
@@ -97,7 +99,8 @@ class KraftSymbolic:
         is a state of the explicit model: fields in their ranges (statuses, roles, phases, brokers
         named), a log of at most ``--max-records`` records (each value is written once) holding
         values of the configuration at epochs from 0, the same of the consumed records, and
-        metadata records naming brokers or none; epochs not negative. Bounded, the metadata log
+        metadata records naming brokers or none; epochs not negative; the history (``vars.History``) in
+        its ranges. Bounded, the metadata log
         within its array (``steps.metadata_bound``, which no reachable state exceeds): induction over
         the bounded encoding (``prove --bounded``) otherwise meets metadata logs longer than their
         array, whose records past it read as 0. A broker is STARTING only after a shutdown."""
@@ -136,6 +139,15 @@ class KraftSymbolic:
                       0 <= x.bepoch, 1 <= x.cbe, 0 <= x.reg_resp, 0 <= x.md_le, 0 <= x.md_pe, -1 <= x.eps]
             parts += [e >= 0 for e in x.fep + x.ap_ep]
             parts += [ops.and_(-1 <= leo, leo <= nv) for leo in x.fleo]
+        # The history (vars.History): epoch starts within a log or NIL, broker epochs, leader epochs
+        # and metadata log lengths not negative, and no longer than the metadata log.
+        h = v.h
+        if self.z.epochs is None:  # unbounded: no history
+            return ops.and_(*parts)
+        parts.append(ops.forall(0, self.z.epochs, lambda e: ops.and_(
+            -1 <= ops.sel(h.es, e), ops.sel(h.es, e) <= nv, ops.sel(h.esb, e) >= 0,
+            -1 <= ops.sel(h.esl, e), ops.sel(h.esl, e) < n, ops.sel(h.esx, e) >= 0), self.z.epochs))
+        parts += [ops.and_(0 <= x, x <= v.mlen) for x in h.reg] + [x >= 0 for x in h.lost]
         return ops.and_(*parts)
 
     def lemmas(self) -> dict[str, Callable[[Any, kv.KraftVars], Any]]:
@@ -146,6 +158,12 @@ class KraftSymbolic:
         """The proved sets at the end of ``lemmas.py`` (``structural``, ``metadata``, ``history``,
         ``bounded-inductive``, ...), by ``prove --lemma-set``."""
         return named_sets(lemma_module.__dict__)
+
+    def lemma_hint(self, missing: Sequence[str]) -> str | None:
+        """Why a named set's lemmas are missing: the unbounded encoding keeps no history."""
+        if self.unbounded and set(missing) & set(lemma_module.MEANING):
+            return "they read the history the bounded encoding keeps: add --bounded"
+        return None
 
     def explicit_for(self, ops: Any, value: Callable[[Any], Any], vs: Sequence[kv.KraftVars]) -> Any:
         """The explicit model shows any KRaft state of its configuration (it has no log-size bound)."""

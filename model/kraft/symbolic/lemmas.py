@@ -13,6 +13,8 @@ too (who writes a leader epoch's records, what a pending AlterPartition adds, ho
 the ISR and come back after registering again). ``LEADER_COMPLETENESS_CANDIDATES`` are what
 LeaderCompleteness needs next (the data side: which brokers hold the committed records), true
 in every reachable state at those bounds and not inductive yet, as docs/kraft.md describes.
+``EPOCH_HISTORY_LEMMAS`` (``history_lemmas.py``) read the history the symbolic state keeps
+(``vars.History``) and are inductive with all the proved sets in the bounded encoding.
 Some hold only in one generation (Kafka 3.5 keeps a fenced last ISR member, so ``IsrUnfenced``
 is KIP-966's): a lemma is a claim about a configuration, checked there, never a rule of the model.
 """
@@ -38,6 +40,7 @@ from isrcheck.model.kraft.fields import (
 )
 
 from .. import functions, rules
+from . import history_lemmas as history_module
 from .steps import Cur
 from .vars import KraftVars, Sizes
 
@@ -842,7 +845,7 @@ def kraft_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
     }
     for name, fn in lemmas.items():
         fn.__doc__ = MEANING[name]
-    return lemmas
+    return {**lemmas, **history_module.history_lemmas(c, z)}  # the history's lemmas (history_lemmas.py) name their docs
 
 
 MEANING = {
@@ -986,6 +989,7 @@ MEANING = {
                            "of some metadata record",
     "ElrOnlyUnderMinIsr": "a metadata record whose ISR has min.insync.replicas members has an empty ELR (KIP-966)",
     "OneEpochPerValue": "a value sits at one offset with one leader epoch in every log and in the consumed records",
+    **history_module.HISTORY_MEANING,
 }
 
 # Proved together (with MetadataLogMatching as the target) on kraft-kip966 at K11-fixed's bounds,
@@ -1034,3 +1038,7 @@ EPOCH_WRITER_LEMMAS = (
 # True in every reachable state at K11-fixed's bounds (BFS), not inductive yet: what LeaderCompleteness needs next
 # (docs/kraft.md names the counterexample to induction left).
 LEADER_COMPLETENESS_CANDIDATES = ("HwBoundCovered", "CommittedOnMembers", "EpochStartCoversCommitted")
+# Over the history kept in the symbolic state only (history_lemmas.py; docs/kraft.md, "History kept in the
+# symbolic state"): inductive with the 72 above in the bounded encoding at K11-fixed's bounds.
+EPOCH_HISTORY_LEMMAS = history_module.EPOCH_HISTORY_LEMMAS
+EPOCH_HISTORY_CANDIDATES = history_module.EPOCH_HISTORY_CANDIDATES

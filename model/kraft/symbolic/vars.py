@@ -15,6 +15,15 @@ package's ``unsupported`` refuses the others by option name): the split fetch's 
 can happen), and reassignment (``replicas``, ``adding``, ``removing``: every broker a replica, the
 ``md_replicas`` of a broker is then all of them or, right after it registers, none: ``has_md``).
 
+History (``History``, the field ``h``), in the bounded symbolic state only: what the explicit state
+forgets and a proof by induction needs (which broker began each leader epoch at which log end, where
+each broker last lost records, where it last registered). The unbounded encoding keeps none (its
+quantified arrays over leader epochs made the unbounded proofs several times slower, and the lemmas
+over the history are proved in the bounded encoding). The explicit model keeps none of it: ``decode``
+ignores it, ``encode`` gives the initial history (right for the initial state only), and the
+relation sets it from the step's two states (``history.py``), so the relation on the real fields is
+the explicit model's whatever the history holds.
+
 Arrays are z3 arrays without bounds (proofs), fixed-size lists under the configuration's bounds
 (bounded model checking) or tuples (concrete evaluation), per the ``Ops`` backend.
 """
@@ -39,6 +48,7 @@ from isrcheck.model.kraft.fields import (
     FOLLOWERS,
     HW,
     LAST_BROKER_EPOCH,
+    LEADER,
     LEADER_SHRINKS,
     LOG,
     MD_ISR,
@@ -50,6 +60,7 @@ from isrcheck.model.kraft.fields import (
     MD_REPLICAS,
     METADATA_LOG,
     NACKED,
+    NIL,
     NO_FLOOR,
     REG_RESPONSE,
     ROLE,
@@ -122,14 +133,31 @@ class KraftVars:
     true_hw: Any
     cep: Any  # consumed: invTrueHwm records, their epochs and values
     cval: Any
+    h: History
 
     def copy(self) -> KraftVars:
         new = KraftVars.__new__(KraftVars)
         d = new.__dict__ = dict(self.__dict__)
         d["b"] = [x.copy() for x in self.b]
+        d["h"] = self.h.copy()
         for k in _GLOBAL_LISTS:
             d[k] = list(d[k])
         return new
+
+
+@dataclass
+class History:
+    """Ghost state (see the module docstring), indexed by leader epoch (``es``, ``esb``) or broker."""
+
+    es: Any  # per leader epoch: the log end its leader began it at (its epoch start); NIL: not begun
+    esb: Any  # and that leader's broker epoch then (0: not begun)
+    esl: Any  # and the leader (NIL: not begun)
+    esx: Any  # and the leader epoch at which that leader had last lost records then (its ``lost``)
+    lost: list  # per broker: the leader epoch it was at when it last lost records; 0: none since registering
+    reg: list  # per broker: the metadata log's length when it last registered; 0: never registered again
+
+    def copy(self) -> History:
+        return History(self.es, self.esb, self.esl, self.esx, list(self.lost), list(self.reg))
 
 
 _GLOBAL_LISTS = ("m_isr", "m_elr", "m_lk", "sent", "acked", "nacked")
@@ -144,6 +172,12 @@ class Sizes:
     values: int
     log: int | None
     records: int | None
+
+    @property
+    def epochs(self) -> int | None:
+        """The size of the arrays over leader epochs: a record's leader epoch is at most its index
+        plus one (``NewEpochNewLeader``), so at most ``records``."""
+        return None if self.records is None else self.records + 1
 
     @property
     def nof(self) -> int:
@@ -182,7 +216,16 @@ def make_vars(ops: Any, name: str, z: Sizes) -> KraftVars:
         acked=[ops.bool_var(f"{name}.acked{x}") for x in range(z.values)],
         nacked=[ops.bool_var(f"{name}.nacked{x}") for x in range(z.values)],
         true_hw=ops.int_var(f"{name}.true_hw"), cep=ops.int_array(f"{name}.cep", z.log),
-        cval=ops.int_array(f"{name}.cval", z.log))
+        cval=ops.int_array(f"{name}.cval", z.log),
+        h=no_history() if z.epochs is None else History(
+            es=ops.int_array(f"{name}.h_es", z.epochs), esb=ops.int_array(f"{name}.h_esb", z.epochs),
+            esl=ops.int_array(f"{name}.h_esl", z.epochs), esx=ops.int_array(f"{name}.h_esx", z.epochs),
+            lost=[ops.int_var(f"{name}.h_lost{j}") for j in r], reg=[ops.int_var(f"{name}.h_reg{j}") for j in r]))
+
+
+def no_history() -> History:
+    """The history of the unbounded encoding: none (see the module docstring)."""
+    return History((), (), (), (), [], [])
 
 
 def _bits(mask: int, n: int) -> list[bool]:
@@ -225,7 +268,24 @@ def encode(model: Any, s: tuple, z: Sizes) -> KraftVars:
         last_be=s[g + LAST_BROKER_EPOCH], unclean=s[g + UNCLEAN_SHUTDOWNS], clean=s[g + CLEAN_SHUTDOWNS],
         fencings=s[g + FENCINGS], shrinks=s[g + LEADER_SHRINKS], sent=_bits(s[g + SENT], nv),
         acked=_bits(s[g + ACKED], nv), nacked=_bits(s[g + NACKED], nv), true_hw=s[g + TRUE_HW],
-        cep=tuple(r // nv for r in consumed), cval=tuple(r % nv for r in consumed))
+        cep=tuple(r // nv for r in consumed), cval=tuple(r % nv for r in consumed),
+        h=initial_history(s, lay, z))
+
+
+def initial_history(s: tuple, lay: Any, z: Sizes) -> History:
+    """The history of the initial state ``s``: its leaders have begun their leader epochs (at their
+    epoch start, in their broker epoch), no broker has lost records or registered again. Over the
+    leader epochs the symbolic form can reach (``Sizes.epochs``); none unbounded."""
+    if z.epochs is None:
+        return no_history()
+    size = z.epochs
+    es, esb, esl = [NIL] * size, [0] * size, [NIL] * size
+    for b in range(z.n):
+        o = lay.base[b]
+        e = s[o + MD_LEADER_EPOCH]
+        if s[o + ROLE] == LEADER and 0 <= e < size:
+            es[e], esb[e], esl[e] = s[o + EPOCH_START], s[o + BROKER_EPOCH], b
+    return History(es=tuple(es), esb=tuple(esb), esl=tuple(esl), esx=(0,) * size, lost=[0] * z.n, reg=[0] * z.n)
 
 
 class DecodeError(ValueError):
@@ -322,4 +382,11 @@ def equal(ops: Any, v: KraftVars, w: KraftVars, exact: bool = True, z: Sizes | N
             arr(x, y, v.mlen, size_md)
     arr(v.cep, w.cep, v.true_hw, size_log)
     arr(v.cval, w.cval, v.true_hw, size_log)
+    # The history too: Init pins it, and k-induction's distinct states differ in it or in a field.
+    # A leader epoch is at most the metadata log's length (``Sizes.epochs``).
+    arr(v.h.es, w.h.es, v.mlen + 1, z.epochs if z else None)
+    arr(v.h.esb, w.h.esb, v.mlen + 1, z.epochs if z else None)
+    arr(v.h.esl, w.h.esl, v.mlen + 1, z.epochs if z else None)
+    arr(v.h.esx, w.h.esx, v.mlen + 1, z.epochs if z else None)
+    parts += [p == q for p, q in zip(v.h.lost + v.h.reg, w.h.lost + w.h.reg, strict=True)]
     return ops.and_(*parts)

@@ -109,6 +109,7 @@ def test_cli_bmc_json(capsys):
     data = json.loads(capsys.readouterr().out)
     assert status == 0
     assert data["verdict"] == "no violation" and data["depth"] == 4 and data["engine"] == "bmc"
+    assert data["schema_version"] == 1  # docs/json.md
     assert len(data["solver_seconds"]) == 4
 
 

@@ -263,6 +263,7 @@ def test_cli_prove_json_names_the_broken_conjunct(capsys):
     assert status == 8
     assert data["verdict"] == "counterexample to induction" and data["cti"]["conjunct"] == "LeaderInIsr"
     assert len(data["cti"]["trace"]["states"]) == 2
+    assert data["schema_version"] == 1 and data["encoding"] == "unbounded"  # docs/json.md
 
 
 def test_a_model_without_symbolic_encoding_is_refused(capsys):
