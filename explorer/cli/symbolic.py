@@ -169,6 +169,8 @@ def _bmc_summary(result: Any, depth: int) -> str:
     elif result.verdict == "unknown":
         head = f"BMC: unknown: {result.reason}." + (
             f" Traces of up to {result.depth} states have no violation." if result.depth else "")
+    elif result.stats.get("lemma_unanswered"):  # before the first length: the reason says where
+        head = f"BMC: {result.reason}."
     else:
         head = f"BMC: interrupted; traces of up to {result.depth} states have no violation."
     if "lemmas" in result.stats and not result.stats.get("lemma_unanswered"):  # else the reason names the lemma

@@ -137,3 +137,35 @@ def test_ctrl_c_inside_a_solver_call_is_interrupted_not_unknown():
         proc.kill()
     data = json.loads(out)
     assert proc.returncode == 130 and data["verdict"] == "interrupted", data["reason"]
+
+
+HARD_LEMMA = "tests/explorer/symbolic/hard_lemma.py"  # a lemma z3 cannot answer for in seconds
+
+
+def test_ctrl_c_while_proving_a_lemma_is_interrupted_not_unknown(tmp_path):
+    """z3 answers unknown ("interrupted from keyboard") when Ctrl-C lands inside a lemma's query:
+    bmc stops, exit 130 with verdict interrupted, not a lemma without an answer (exit 5 after the
+    remaining lemmas were asked; with --houdini the lemma dropped and the unrolling run). 3 s."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    for extra in ([], ["--houdini", "--lemma", "LeaderNamedByItsEpoch"]):
+        proc = subprocess.Popen([sys.executable, "-m", "isrcheck", *KIP320[:-1], "--invariant", "LeaderInIsr",
+                                 "--lemmas", HARD_LEMMA, *extra, "--depth", "3", "--json"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        try:
+            for line in proc.stderr:  # the lemma's query starts right after this line, and lasts
+                if "lemmas inductive at these bounds" in line:
+                    break
+            time.sleep(1)
+            proc.send_signal(signal.SIGINT)
+            out, err = proc.communicate(timeout=60)
+        finally:
+            proc.kill()
+        data = json.loads(out)
+        assert proc.returncode == 130 and data["verdict"] == "interrupted", (extra, data["reason"], err)
+        assert data["lemmas"] == [] and data["depth"] == 0 and "proving the lemmas" in data["reason"]
