@@ -8,9 +8,9 @@ so a lemma proved this way holds in every reachable state of this configuration 
 target does; asserting it in every state of the unrolling drops no real trace, and a shortest
 violation stays a shortest one. A lemma that is not proved (false initially, a counterexample to
 induction, no answer in ``--timeout``) is never asserted: without ``houdini`` the caller refuses
-the run naming each one and why (a lemma the solver did not answer for makes the run "unknown",
-exit 5, as a length it did not answer for would); with it, Houdini drops those and asks again until the rest are
-proved together (what survives is inductive).
+the run naming each one and why (when the only lemmas not proved are ones the solver did not
+answer for, the run is "unknown", exit 5, as a length it did not answer for would); with it,
+Houdini drops those and asks again until the rest are proved together (what survives is inductive).
 
 Completion: each target is then asked the same two queries relative to the proved lemmas (the
 lemmas assumed before and after the step, the targets before it). Houdini over the targets alone
@@ -155,7 +155,9 @@ def bmc_with_lemmas(sym: Any, lemmas: Mapping[str, Callable], *, depth: int, hou
     except KeyboardInterrupt:
         return _interrupted_result(names, "while proving the lemmas", time.monotonic() - start)
     unanswered = {n: r for n, r in proof.not_proved.items() if r.startswith("no answer")}
-    if unanswered and not houdini:
+    # Only when every lemma not proved is one the solver did not answer for: a lemma refuted (false
+    # initially, a CTI) is bad input whatever the time limit, and the refusal names every lemma.
+    if unanswered and len(unanswered) == len(proof.not_proved) and not houdini:
         # The solver's time limit (or an unknown answer) is not bad input: bmc's "unknown", exit 5,
         # as for a length the solver did not answer.
         result = SymbolicResult("bmc", "unknown", names, depth=0)
@@ -168,7 +170,8 @@ def bmc_with_lemmas(sym: Any, lemmas: Mapping[str, Callable], *, depth: int, hou
         result.elapsed = proof.lemma_seconds
         return result
     if proof.not_proved and not houdini:
-        why = "; ".join(f"{name}: {reason}" for name, reason in proof.not_proved.items())
+        why = "; ".join(f"{name}: {reason}" for name, reason in proof.not_proved.items()) + (
+            " (for a lemma without an answer, raise --timeout)" if unanswered else "")
         raise UserError(f"{len(proof.not_proved)} of the {len(lemmas)} lemmas are not proved inductive at these "
                         f"bounds ({why}), and bmc asserts only proved ones; drop "
                         f"{'it' if len(proof.not_proved) == 1 else 'them'}, or add --houdini to keep the lemmas that "

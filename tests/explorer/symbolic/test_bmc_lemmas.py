@@ -21,6 +21,7 @@ from isrcheck.explorer.symbolic.bmc_lemmas import bmc_with_lemmas
 from isrcheck.model.symbolic import make_symbolic
 
 from tests.fixtures.classic import classic
+from tests.fixtures.paths import ROOT
 
 CONTROLLER_LEMMAS = ["LeaderNamedByItsEpoch", "QuorumIsLastRequest", "TrueLeaderIsrIsQuorumIsr",
                      "QuorumIsrIsLastRequestUntilAdopted"]
@@ -169,3 +170,17 @@ def test_ctrl_c_while_proving_a_lemma_is_interrupted_not_unknown(tmp_path):
         data = json.loads(out)
         assert proc.returncode == 130 and data["verdict"] == "interrupted", (extra, data["reason"], err)
         assert data["lemmas"] == [] and data["depth"] == 0 and "proving the lemmas" in data["reason"]
+
+
+def test_a_refuted_lemma_is_refused_even_beside_one_without_an_answer(tmp_path, capsys):
+    """One lemma false initially and one the solver does not answer for in --timeout: the refusal
+    (exit 2) names both, not "unknown" (exit 5) naming only the second, which sent the user to
+    raise the time limit and be refused for the first afterwards. 1 s of solver time."""
+    lemmas = tmp_path / "lemmas.py"
+    lemmas.write_text((ROOT / HARD_LEMMA).read_text().replace(
+        'LEMMAS = {"NoFactors": no_factors}', 'LEMMAS = {"Never": lambda ops, v: ops.false, "NoFactors": no_factors}'))
+    status = main([*KIP320, "--invariant", "LeaderInIsr", "--lemmas", str(lemmas), "--depth", "3", "--timeout", "1"])
+    err = capsys.readouterr().err
+    assert status == 2, err
+    assert "Never: false initially" in err and "NoFactors: no answer to its initiation" in err, err
+    assert "raise --timeout" in err and "--houdini" in err and "Traceback" not in err
