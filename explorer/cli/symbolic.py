@@ -320,7 +320,7 @@ def _prove_report(result: Any, args: argparse.Namespace) -> str:
         lines.append(f"Violation: {result.reason}: a real trace, not a counterexample to induction "
                      f"(look for it with isrcheck bmc --depth {args.k}).")
     else:
-        lines.append(f"Unknown: {result.reason}.")
+        lines.append(f"{result.verdict.capitalize()}: {result.reason}.")  # unknown or interrupted
     false_initially = result.stats.get("false_initially") or []
     if false_initially:
         # initiation covers k-induction's base case: with k > 1 the lemma may hold initially and fail later

@@ -184,3 +184,29 @@ def test_a_refuted_lemma_is_refused_even_beside_one_without_an_answer(tmp_path, 
     assert status == 2, err
     assert "Never: false initially" in err and "NoFactors: no answer to its initiation" in err, err
     assert "raise --timeout" in err and "--houdini" in err and "Traceback" not in err
+
+
+def test_ctrl_c_inside_a_prove_query_is_interrupted_not_unknown():
+    """The same for prove (--bounded, the lemma's initiation query): exit 130, verdict interrupted,
+    not the solver's limit (exit 5). 3 s."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    proc = subprocess.Popen([sys.executable, "-m", "isrcheck", "prove", *KIP320[1:-1], "--invariant", "LeaderInIsr",
+                             "--lemmas", HARD_LEMMA, "--bounded", "--json"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    try:
+        for line in proc.stderr:  # the initiation queries come first, NoFactors' lasts
+            if "NoFactors: formula built" in line:
+                break
+        time.sleep(1)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    data = json.loads(out)
+    assert proc.returncode == 130 and data["verdict"] == "interrupted", (data["reason"], err)
