@@ -127,3 +127,25 @@ def test_merge_in_c_is_the_numpy_merge(monkeypatch: pytest.MonkeyPatch) -> None:
                                 out[1], out[2], out[3]["new"]))
         assert all(r == results[0] for r in results[1:])
         assert results[0][3] > 0
+
+
+def test_pick_of_a_block_whose_count_its_bytes_cannot_hold_falls_back_without_allocating() -> None:
+    """A corrupted block's list count (up to 2**31 - 1) is more values than its bytes can hold:
+    ``pick`` gives None (the caller's whole decoding then reports the block) instead of sizing its
+    table by that count first (8 GiB, a MemoryError under a 3 GiB limit). In a child process, so
+    the limit is its own."""
+    import subprocess
+    import sys
+
+    code = (
+        "import resource, struct, numpy as np\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))\n"
+        "from isrcheck.explorer.search.spark import fast\n"
+        "from isrcheck.explorer.search.spark.blocks import encode_states\n"
+        "good = encode_states([1, 2, 3])\n"
+        "bad = good[:2] + struct.pack('<i', 2**31 - 1) + good[6:]\n"
+        "print(fast.pick([good, bad], np.array([0], dtype=np.int64)), fast.pick([good], np.array([2])))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["None", "[3]"]
