@@ -121,3 +121,14 @@ def test_missing_candidate_files_run_the_level_again(spark, monkeypatch, tmp_pat
     assert lost
     assert result.stats["levels_run_again"] == 1
     assert result.stats["levels_with_candidate_files"] > 5
+
+
+def test_a_file_whose_states_are_not_as_many_as_its_candidates_reads_as_missing(tmp_path):
+    # header, fingerprints, parents and actions whole, but a states block of another count (a
+    # corrupted or foreign file): merged, the new candidates' positions would run past the states
+    folder = str(tmp_path)
+    fps, parents, actions, _ = _block(4)
+    for states in (encode_states([1, 2, 3]), encode_states([1, 2, 3, 4, 5]), b"M", b"M(\x04\x00\x00\x00"):
+        n, size = candfiles.write(folder, 1, 0, 0, (fps, parents, actions, states))
+        assert candfiles.read(folder, 1, 0, 0, n, size) is None, states
+    assert candfiles.read(folder, 1, 0, 0, *candfiles.write(folder, 1, 0, 0, _block(4))) is not None
