@@ -149,3 +149,18 @@ def test_pick_of_a_block_whose_count_its_bytes_cannot_hold_falls_back_without_al
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["None", "[3]"]
+
+
+def test_pick_walks_bytes_and_leaves_other_codes_to_the_whole_decoding() -> None:
+    """Bytes values (marshal's 's') are walked like strings; a state holding a code ``skip`` does not
+    know (a frozenset, a list) makes ``pick`` give None, and the merge's ``_states_of`` then decodes
+    the blocks whole: the same states either way."""
+    plain = [b"", b"\x00\xff" * 40, (b"k", 2**70, "v"), 7]
+    other = [frozenset({1, 2}), [1, (2,)], {"a": 1}]
+    index = np.array([3, 0, 2, 1], dtype=np.int64)
+    assert fast.pick([encode_states(plain)], index) == [plain[i] for i in index.tolist()]
+    for value in other:
+        blocks = [encode_states(plain), encode_states([value, 5])]
+        assert fast.pick(blocks, np.array([4, 0])) is None
+        # the merge's blocks: (fingerprints, parents, actions, states); only the states are read here
+        assert steps._states_of([(b"", b"", b"", blk) for blk in blocks], np.array([4, 0, 5])) == [value, plain[0], 5]
