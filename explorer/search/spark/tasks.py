@@ -19,8 +19,8 @@ partition j its successors fall in (on one machine, a ``(j, (CANDS_FILE, level, 
 size))`` reference to a file holding that block instead: ``candfiles``); ``merge_partition``
 meets those with partition j's previous output (a co-partitioned union, no shuffle of the visited
 set) and writes the next output. So a level moves a few records per partition pair instead of one
-pickled object per state, and the visited set is merged with the new fingerprints in NumPy instead
-of being rebuilt.
+pickled object per state, and the visited set is merged with the new fingerprints as arrays (in C
+where ``fast`` is built, else NumPy: ``steps.merge``) instead of being rebuilt.
 
 Reports (counts, properties) go to an accumulator, so materializing a level takes one Python pass
 per stage and no Python action.

@@ -164,3 +164,37 @@ def test_pick_walks_bytes_and_leaves_other_codes_to_the_whole_decoding() -> None
         assert fast.pick(blocks, np.array([4, 0])) is None
         # the merge's blocks: (fingerprints, parents, actions, states); only the states are read here
         assert steps._states_of([(b"", b"", b"", blk) for blk in blocks], np.array([4, 0, 5])) == [value, plain[0], 5]
+
+
+def test_merge_in_c_does_not_depend_on_the_blocks_order() -> None:
+    """The merge's blocks arrive in no set order (the shuffle's, or the candidate files' sources):
+    with the blocks permuted, the C merge keeps the same best parent (smallest (parent, action)) for
+    each fingerprint and so the same states, visited array and report. A candidate's state is a
+    function of (fingerprint, parent, action) here, as a model's successor is of (parent, action)."""
+    from isrcheck.explorer.search.spark.level import Context
+
+    class Model:
+        def init_states(self) -> list:
+            return []
+
+        def successors(self, state: object) -> list:
+            return []
+
+    ctx = Context(Model(), type("P", (), {"always": [], "sometimes": []})(), False, False)
+    rng = np.random.default_rng(33)
+    seen = np.unique(fingerprints(rng, 2000, 8, 200))
+    blocks = []
+    for _ in range(5):
+        fps = np.unique(fingerprints(rng, 600, 8, 200))  # one task's candidates: distinct
+        n = len(fps)
+        parents = np.frombuffer(rng.integers(0, 4, n * 16, dtype=np.uint8).tobytes(), dtype="S16")
+        actions = rng.integers(0, 3, n).astype("<u4")
+        states = [(f + p, int(a)) for f, p, a in zip(fps.tolist(), parents.tolist(), actions.tolist(), strict=True)]
+        blocks.append((fps.tobytes(), parents.tobytes(), actions.tobytes(), encode_states(states)))
+    results = set()
+    for order in ([0, 1, 2, 3, 4], [4, 3, 2, 1, 0], [2, 0, 4, 1, 3]):
+        visited, records, states, rep = steps.merge(ctx, seen.tobytes(), [blocks[i] for i in order],
+                                                    frozenset(), frozenset(), b"", True)
+        results.add((visited, records, repr(states), rep["new"]))
+    assert len(results) == 1
+    assert next(iter(results))[3] > 0  # some candidates were new: the choice was made
