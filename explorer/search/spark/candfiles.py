@@ -18,7 +18,8 @@ half-written one. It holds data only: a header (magic and candidate count), the 
 parents and action indices, and the states' ``marshal`` block; a pickled block (a model whose
 packed states marshal cannot write) stays in Spark. A reference whose file is not there, or is not
 the one it names (another size, another header, a states block of another count), reads as
-missing: the merge reports ``missing`` and writes nothing, and the driver runs the level again
+missing, and so does one whose states do not decode (``steps.BadBlock``: damaged after it was
+written whole): the merge reports ``missing`` and writes nothing, and the driver runs the level again
 the ordinary way (``store._compute``). The driver removes a level's files once its level is
 computed (``drop_level``), and the run's folder when the run ends (``resident.drop``).
 """
