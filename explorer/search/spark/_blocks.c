@@ -902,9 +902,14 @@ pick(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         if (!PyBytes_Check(blk))
             goto fallback; /* a view or a bytearray: marshal reads those itself */
         const unsigned char *p = (const unsigned char *)PyBytes_AS_STRING(blk);
-        if (PyBytes_GET_SIZE(blk) < 6 || p[0] != 'M' || p[1] != '[' || get32(p + 2) < 0)
+        if (PyBytes_GET_SIZE(blk) < 6 || p[0] != 'M' || p[1] != '[')
             goto fallback; /* pickled, or not a list */
-        total += get32(p + 2);
+        /* every value takes at least a byte: a count past the block's bytes (a corrupted file's)
+           would size the table below by it, up to 8 GiB a block, before the walk finds the end */
+        int32_t count = get32(p + 2);
+        if (count < 0 || count > PyBytes_GET_SIZE(blk) - 6)
+            goto fallback;
+        total += count;
     }
     if (k > INT32_MAX) {
         PyErr_SetString(PyExc_ValueError, "pick: too many positions");

@@ -17,10 +17,11 @@ bytes under the same name (tasks are deterministic), and a reader sees either co
 half-written one. It holds data only: a header (magic and candidate count), the fingerprints,
 parents and action indices, and the states' ``marshal`` block; a pickled block (a model whose
 packed states marshal cannot write) stays in Spark. A reference whose file is not there, or is not
-the one it names (another size, another header), reads as missing: the merge reports ``missing``
-and writes nothing, and the driver runs the level again the ordinary way (``store._compute``). The
-driver removes a level's files once its level is computed (``drop_level``), and the run's folder
-when the run ends (``resident.drop``).
+the one it names (another size, another header, a states block of another count), reads as
+missing, and so does one whose states do not decode (``steps.BadBlock``: damaged after it was
+written whole): the merge reports ``missing`` and writes nothing, and the driver runs the level again
+the ordinary way (``store._compute``). The driver removes a level's files once its level is
+computed (``drop_level``), and the run's folder when the run ends (``resident.drop``).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ import struct
 
 MAGIC = b"ISRCND01"
 _HEADER = struct.Struct("<8sI")
+_COUNT = struct.Struct("<i")
 _FP, _ACTION = 16, 4
 
 
@@ -78,9 +80,12 @@ def read(folder: str, level: int, source: int, dest: int, n: int, size: int
     fps_end = at + n * _FP
     parents_end = fps_end + n * _FP
     actions_end = parents_end + n * _ACTION
-    states = data[actions_end:]
-    if states[:1] != b"M":
+    # the states' block is marshal of a list of as many states (``blocks.encode_states``): a file
+    # whose list says another count is not the one the reference names (the merge would index past it)
+    if data[actions_end:actions_end + 2] != b"M[" or size < actions_end + 6 \
+            or _COUNT.unpack_from(data, actions_end + 2)[0] != n:
         return None
+    states = data[actions_end:]
     return data[at:fps_end], data[fps_end:parents_end], data[parents_end:actions_end], states
 
 

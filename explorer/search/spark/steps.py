@@ -330,16 +330,24 @@ def _inserted(seen: Any, seen_hi: Any, add: Any) -> Any:
     return np.insert(seen, _positions(seen, high(seen) if seen_hi is None else seen_hi, add), add)
 
 
+class BadBlock(ValueError):
+    """A candidates' block of states that does not decode (a damaged candidates file: ``candfiles``)."""
+
+
 def _states_of(blocks: list[tuple[bytes, bytes, bytes, bytes]], index: Any) -> list[Any]:
     """The states of the candidates at ``index`` (positions over ``blocks``, in that order). In C
     only those are decoded from the marshal bytes (``fast.pick``: about one candidate in three is
-    new at the widest levels); else every block is decoded whole and the list gathered."""
-    if fast.COMPILED:
-        picked = fast.pick([b[3] for b in blocks], index)
-        if picked is not None:
-            return picked
-    states = [s for b in blocks for s in decode_states(b[3])]
-    return [states[i] for i in index.tolist()]
+    new at the widest levels); else every block is decoded whole and the list gathered. BadBlock
+    where the bytes are not a block of states (marshal's own errors, or fewer states than asked)."""
+    try:
+        if fast.COMPILED:
+            picked = fast.pick([b[3] for b in blocks], index)
+            if picked is not None:
+                return picked
+        states = [s for b in blocks for s in decode_states(b[3])]
+        return [states[i] for i in index.tolist()]
+    except (ValueError, EOFError, TypeError, IndexError) as exc:
+        raise BadBlock(f"a block of states does not decode: {exc}") from exc
 
 
 def _joined(array: Any, as_bytes: bool) -> Any:

@@ -19,8 +19,8 @@ partition j its successors fall in (on one machine, a ``(j, (CANDS_FILE, level, 
 size))`` reference to a file holding that block instead: ``candfiles``); ``merge_partition``
 meets those with partition j's previous output (a co-partitioned union, no shuffle of the visited
 set) and writes the next output. So a level moves a few records per partition pair instead of one
-pickled object per state, and the visited set is merged with the new fingerprints in NumPy instead
-of being rebuilt.
+pickled object per state, and the visited set is merged with the new fingerprints as arrays (in C
+where ``fast`` is built, else NumPy: ``steps.merge``) instead of being rebuilt.
 
 Reports (counts, properties) go to an accumulator, so materializing a level takes one Python pass
 per stage and no Python action.
@@ -59,7 +59,7 @@ from isrcheck.explorer.search.spark.level import (
     merge_reports,
     new_report,
 )
-from isrcheck.explorer.search.spark.steps import expand, merge, split
+from isrcheck.explorer.search.spark.steps import BadBlock, expand, merge, split
 
 CHUNK = 4 << 20
 
@@ -139,7 +139,8 @@ def merge_partition(payload: tuple, level: int, always: frozenset[str], sometime
     with the visited set in its input). ``keep_states``: a folder where a full level also writes
     its new states for the next level's expansion (``resident.keep_states``). ``cands_from``: the
     folder of the CANDS_FILE references' files (``candfiles``); a partition that finds one of them
-    missing reports ``missing`` and writes nothing, as for ``use``."""
+    missing, or whose states do not decode (``steps.BadBlock``), reports ``missing`` and writes
+    nothing, as for ``use``."""
 
     def run(index: int, items: Iterator[tuple[int, tuple]]) -> Iterator[tuple[int, tuple]]:
         ctx = load_context(payload)
@@ -180,7 +181,17 @@ def merge_partition(payload: tuple, level: int, always: frozenset[str], sometime
             blocks.append(blk)
         visited = b"".join(chunk for _, chunk in sorted(chunks)) if mapped is None else mapped
         del chunks
-        visited, parents, states, rep = merge(ctx, visited, blocks, always, sometimes, b"".join(runs), full)
+        try:
+            visited, parents, states, rep = merge(ctx, visited, blocks, always, sometimes, b"".join(runs), full)
+        except BadBlock:
+            if not refs:
+                raise  # the shuffle's blocks: the run's own bug, not a damaged file
+            # a candidates file whose states do not decode (damaged after it was written whole):
+            # as for a missing one, nothing written, and the level runs again through the shuffle
+            rep = new_report()
+            rep["missing"] = 1
+            reports.add({("merge", index): rep})
+            return
         rep["cand_files"] = len(refs)
         del blocks
         if keep is not None and full:

@@ -121,3 +121,60 @@ def test_missing_candidate_files_run_the_level_again(spark, monkeypatch, tmp_pat
     assert lost
     assert result.stats["levels_run_again"] == 1
     assert result.stats["levels_with_candidate_files"] > 5
+
+
+def test_a_file_whose_states_are_not_as_many_as_its_candidates_reads_as_missing(tmp_path):
+    # header, fingerprints, parents and actions whole, but a states block of another count (a
+    # corrupted or foreign file): merged, the new candidates' positions would run past the states
+    folder = str(tmp_path)
+    fps, parents, actions, _ = _block(4)
+    for states in (encode_states([1, 2, 3]), encode_states([1, 2, 3, 4, 5]), b"M", b"M(\x04\x00\x00\x00"):
+        n, size = candfiles.write(folder, 1, 0, 0, (fps, parents, actions, states))
+        assert candfiles.read(folder, 1, 0, 0, n, size) is None, states
+    assert candfiles.read(folder, 1, 0, 0, *candfiles.write(folder, 1, 0, 0, _block(4))) is not None
+
+
+def test_states_that_do_not_decode_are_a_bad_block():
+    # marshal's own error on a damaged block (an unknown type code), and a list shorter than asked
+    from isrcheck.explorer.search.spark import steps
+
+    np = pytest.importorskip("numpy")
+    good = encode_states([(1, 2), (3, 4)])
+    damaged = good[:6] + b"\xfe" + good[7:]
+    for blocks, index in (([good, damaged], [0, 2]), ([good], [5])):
+        with pytest.raises(steps.BadBlock):
+            steps._states_of([(b"", b"", b"", blk) for blk in blocks], np.array(index, dtype=np.int64))
+
+
+@pytest.mark.spark
+def test_a_damaged_candidates_file_runs_the_level_again(spark, monkeypatch):
+    # One level's merges find their candidate files whole (the right size and counts) but their
+    # states block damaged (its first value's type code one marshal does not know): they report
+    # ``missing`` instead of failing the run, and the level runs again through the shuffle with the
+    # local engine's results. Without that the run stops with marshal's ValueError.
+    merge_partition = store.merge_partition
+    damaged: list[int] = []
+
+    def damage_one_level(payload, level, *args, cands_from=None, **kwargs):
+        run = merge_partition(payload, level, *args, cands_from=cands_from, **kwargs)
+        if cands_from is None or (damaged and damaged[0] != level):
+            return run
+        damaged[:1] = [level]
+
+        def damage_then_merge(index, items):  # on the executor, before the merge reads its files
+            for name in os.listdir(cands_from):
+                if name.startswith(f"c{level:05d}-") and name.endswith(f"-{index:05d}.cands"):
+                    path = os.path.join(cands_from, name)
+                    with open(path, "r+b") as fh:
+                        n = int.from_bytes(fh.read(12)[8:], "little")
+                        if n:
+                            fh.seek(12 + 36 * n + 6)  # header, fingerprints, parents, actions, b"M[" + count
+                            fh.write(b"\xfe")
+            return run(index, items)
+
+        return damage_then_merge
+
+    monkeypatch.setattr(store, "merge_partition", damage_one_level)
+    _, result = compare(Counters(4, 5, bug_at=15), stop_at_first=False, driver_threshold=5, partitions=2)
+    assert damaged
+    assert result.stats["levels_run_again"] == 1

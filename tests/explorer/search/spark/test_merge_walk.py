@@ -127,3 +127,74 @@ def test_merge_in_c_is_the_numpy_merge(monkeypatch: pytest.MonkeyPatch) -> None:
                                 out[1], out[2], out[3]["new"]))
         assert all(r == results[0] for r in results[1:])
         assert results[0][3] > 0
+
+
+def test_pick_of_a_block_whose_count_its_bytes_cannot_hold_falls_back_without_allocating() -> None:
+    """A corrupted block's list count (up to 2**31 - 1) is more values than its bytes can hold:
+    ``pick`` gives None (the caller's whole decoding then reports the block) instead of sizing its
+    table by that count first (8 GiB, a MemoryError under a 3 GiB limit). In a child process, so
+    the limit is its own."""
+    import subprocess
+    import sys
+
+    code = (
+        "import resource, struct, numpy as np\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))\n"
+        "from isrcheck.explorer.search.spark import fast\n"
+        "from isrcheck.explorer.search.spark.blocks import encode_states\n"
+        "good = encode_states([1, 2, 3])\n"
+        "bad = good[:2] + struct.pack('<i', 2**31 - 1) + good[6:]\n"
+        "print(fast.pick([good, bad], np.array([0], dtype=np.int64)), fast.pick([good], np.array([2])))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["None", "[3]"]
+
+
+def test_pick_walks_bytes_and_leaves_other_codes_to_the_whole_decoding() -> None:
+    """Bytes values (marshal's 's') are walked like strings; a state holding a code ``skip`` does not
+    know (a frozenset, a list) makes ``pick`` give None, and the merge's ``_states_of`` then decodes
+    the blocks whole: the same states either way."""
+    plain = [b"", b"\x00\xff" * 40, (b"k", 2**70, "v"), 7]
+    other = [frozenset({1, 2}), [1, (2,)], {"a": 1}]
+    index = np.array([3, 0, 2, 1], dtype=np.int64)
+    assert fast.pick([encode_states(plain)], index) == [plain[i] for i in index.tolist()]
+    for value in other:
+        blocks = [encode_states(plain), encode_states([value, 5])]
+        assert fast.pick(blocks, np.array([4, 0])) is None
+        # the merge's blocks: (fingerprints, parents, actions, states); only the states are read here
+        assert steps._states_of([(b"", b"", b"", blk) for blk in blocks], np.array([4, 0, 5])) == [value, plain[0], 5]
+
+
+def test_merge_in_c_does_not_depend_on_the_blocks_order() -> None:
+    """The merge's blocks arrive in no set order (the shuffle's, or the candidate files' sources):
+    with the blocks permuted, the C merge keeps the same best parent (smallest (parent, action)) for
+    each fingerprint and so the same states, visited array and report. A candidate's state is a
+    function of (fingerprint, parent, action) here, as a model's successor is of (parent, action)."""
+    from isrcheck.explorer.search.spark.level import Context
+
+    class Model:
+        def init_states(self) -> list:
+            return []
+
+        def successors(self, state: object) -> list:
+            return []
+
+    ctx = Context(Model(), type("P", (), {"always": [], "sometimes": []})(), False, False)
+    rng = np.random.default_rng(33)
+    seen = np.unique(fingerprints(rng, 2000, 8, 200))
+    blocks = []
+    for _ in range(5):
+        fps = np.unique(fingerprints(rng, 600, 8, 200))  # one task's candidates: distinct
+        n = len(fps)
+        parents = np.frombuffer(rng.integers(0, 4, n * 16, dtype=np.uint8).tobytes(), dtype="S16")
+        actions = rng.integers(0, 3, n).astype("<u4")
+        states = [(f + p, int(a)) for f, p, a in zip(fps.tolist(), parents.tolist(), actions.tolist(), strict=True)]
+        blocks.append((fps.tobytes(), parents.tobytes(), actions.tobytes(), encode_states(states)))
+    results = set()
+    for order in ([0, 1, 2, 3, 4], [4, 3, 2, 1, 0], [2, 0, 4, 1, 3]):
+        visited, records, states, rep = steps.merge(ctx, seen.tobytes(), [blocks[i] for i in order],
+                                                    frozenset(), frozenset(), b"", True)
+        results.add((visited, records, repr(states), rep["new"]))
+    assert len(results) == 1
+    assert next(iter(results))[3] > 0  # some candidates were new: the choice was made
