@@ -145,6 +145,20 @@ def history_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
                     x.hw <= o.sel(v.h.es, e), o.implies(o.and_(x.role == LEADER, can), commit <= o.sel(v.h.es, e)))))))
         return o.and_(*parts)
 
+    def logged_epochs_begun(o: Any, v: KraftVars) -> Any:
+        logs = [(x.llen, x.lep) for x in v.b] + [(v.true_hw, v.cep)]
+        return o.and_(*(o.forall(0, n, lambda off, lep=lep: began(o, v, o.sel(lep, off)), z.log) for n, lep in logs))
+
+    def commit_epoch_begun(o: Any, v: KraftVars) -> Any:
+        cur = Cur(o, v)
+        return o.and_(0 <= v.h.hwe, v.h.hwe <= cur.le, (v.true_hw == 0) == (v.h.hwe == 0),
+                      o.implies(v.h.hwe >= 1, began(o, v, v.h.hwe)),
+                      o.forall(0, v.true_hw, lambda off: o.and_(
+                          o.sel(v.cep, off) <= v.h.hwe, began(o, v, o.sel(v.cep, off))), z.log))
+
+    def commit_within_later_starts(o: Any, v: KraftVars) -> Any:
+        return epochs(o, v, v.h.hwe + 1, lambda e: o.implies(began(o, v, e), v.true_hw <= o.sel(v.h.es, e)))
+
     def hw_within_log(o: Any, v: KraftVars) -> Any:
         return o.and_(*(o.implies(v.b[b].status == RUNNING, v.b[b].hw <= v.b[b].llen) for b in R))
 
@@ -175,6 +189,9 @@ def history_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
         "ZombieSeenWithinNewerStart": zombie_seen_within_newer_start,
         "ZombieCommitBounded": zombie_commit_bounded,
         "HwWithinLog": hw_within_log,
+        "LoggedEpochsBegun": logged_epochs_begun,
+        "CommitEpochBegun": commit_epoch_begun,
+        "CommitWithinLaterStarts": commit_within_later_starts,
         "OwnEpochAddsByRequest": own_epoch_adds_by_request,
     }
     for name, fn in lemmas.items():
@@ -217,6 +234,12 @@ HISTORY_MEANING = {
                                   "at a leader epoch newer than the recorder's when it began it",
     "ZombieCommitBounded": "(history) a running broker's HW, and the HW it would compute now if it leads, are "
                            "within the epoch start of every newer leader epoch begun",
+    "LoggedEpochsBegun": "(history) every record in a log or consumed is of a leader epoch that has begun",
+    "CommitEpochBegun": "(history) the committed offset (the true HW) last grew at a leader epoch begun, no newer "
+                        "than the controller's (none while nothing is committed), and each committed record's "
+                        "leader epoch was begun, no later than that one",
+    "CommitWithinLaterStarts": "(history) every leader epoch begun after the one at which the committed offset (the "
+                               "true HW) last grew was begun at a log end at least that offset",
     "HwWithinLog": "a running broker's HW is within its log (KIP-966 at these bounds: no committed record is lost)",
     "OwnEpochAddsByRequest": "no metadata record of a leader's epoch newer than its metadata adds an ISR member, "
                              "but its accepted AlterPartition's (the record after its metadata)",
