@@ -145,6 +145,21 @@ def history_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
                     x.hw <= o.sel(v.h.es, e), o.implies(o.and_(x.role == LEADER, can), commit <= o.sel(v.h.es, e)))))))
         return o.and_(*parts)
 
+    def lost_at_begun_epoch(o: Any, v: KraftVars) -> Any:
+        return o.and_(*(o.implies(o.and_(v.b[f].status == RUNNING, v.h.lost[f] >= 1), began(o, v, v.h.lost[f]))
+                        for f in R))
+
+    def begun_after_registration(o: Any, v: KraftVars) -> Any:
+        h = v.h
+        parts = []
+        for f in R:
+            again = epochs(o, v, 1, lambda e, f=f: o.implies(
+                o.and_(o.sel(h.esl, e) == f, o.sel(h.esb, e) == v.b[f].cbe),
+                o.exists(0, v.mlen, lambda k: o.and_(k >= h.reg[f], o.sel(v.m_le, k) == e,
+                                                     o.sel(v.m_leader, k) == f), z.records)))
+            parts.append(o.implies(h.reg[f] >= 1, again))
+        return o.and_(*parts)
+
     def logged_epochs_begun(o: Any, v: KraftVars) -> Any:
         logs = [(x.llen, x.lep) for x in v.b] + [(v.true_hw, v.cep)]
         return o.and_(*(o.forall(0, n, lambda off, lep=lep: began(o, v, o.sel(lep, off)), z.log) for n, lep in logs))
@@ -190,6 +205,8 @@ def history_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
         "ZombieCommitBounded": zombie_commit_bounded,
         "HwWithinLog": hw_within_log,
         "LoggedEpochsBegun": logged_epochs_begun,
+        "LostAtBegunEpoch": lost_at_begun_epoch,
+        "BegunAfterRegistration": begun_after_registration,
         "CommitEpochBegun": commit_epoch_begun,
         "CommitWithinLaterStarts": commit_within_later_starts,
         "OwnEpochAddsByRequest": own_epoch_adds_by_request,
@@ -234,6 +251,10 @@ HISTORY_MEANING = {
                                   "at a leader epoch newer than the recorder's when it began it",
     "ZombieCommitBounded": "(history) a running broker's HW, and the HW it would compute now if it leads, are "
                            "within the epoch start of every newer leader epoch begun",
+    "LostAtBegunEpoch": "(history) a running broker lost records last at a leader epoch that has begun (truncating "
+                        "under its leader)",
+    "BegunAfterRegistration": "(history) a leader epoch a broker registered again began in its current incarnation "
+                              "is named with it as leader by a metadata record since that registration",
     "LoggedEpochsBegun": "(history) every record in a log or consumed is of a leader epoch that has begun",
     "CommitEpochBegun": "(history) the committed offset (the true HW) last grew at a leader epoch begun, no newer "
                         "than the controller's (none while nothing is committed), and each committed record's "
