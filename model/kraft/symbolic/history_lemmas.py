@@ -160,6 +160,22 @@ def history_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
             parts.append(o.implies(h.reg[f] >= 1, again))
         return o.and_(*parts)
 
+    def seen_since_registration(o: Any, v: KraftVars) -> Any:
+        h = v.h
+        parts = []
+        for b in R:
+            x = v.b[b]
+            for f in R:
+                if f == b:
+                    continue
+                seen = o.and_(x.role == LEADER, x.fleo[f] != NIL, h.reg[f] >= 1)
+                # Recorded in the current incarnation: at the leader epoch current at the registration or
+                # later; in an earlier one: the leader's epoch was named before the registration.
+                parts.append(o.implies(seen, o.ite(
+                    x.fep[f] == v.b[f].cbe, x.md_le >= o.sel(v.m_le, h.reg[f] - 1),
+                    o.exists(0, h.reg[f], lambda k, x=x: o.sel(v.m_le, k) == x.md_le, z.records))))
+        return o.and_(*parts)
+
     def logged_epochs_begun(o: Any, v: KraftVars) -> Any:
         logs = [(x.llen, x.lep) for x in v.b] + [(v.true_hw, v.cep)]
         return o.and_(*(o.forall(0, n, lambda off, lep=lep: began(o, v, o.sel(lep, off)), z.log) for n, lep in logs))
@@ -205,6 +221,7 @@ def history_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
         "ZombieCommitBounded": zombie_commit_bounded,
         "HwWithinLog": hw_within_log,
         "LoggedEpochsBegun": logged_epochs_begun,
+        "SeenSinceRegistration": seen_since_registration,
         "LostAtBegunEpoch": lost_at_begun_epoch,
         "BegunAfterRegistration": begun_after_registration,
         "CommitEpochBegun": commit_epoch_begun,
@@ -255,6 +272,9 @@ HISTORY_MEANING = {
                         "under its leader)",
     "BegunAfterRegistration": "(history) a leader epoch a broker registered again began in its current incarnation "
                               "is named with it as leader by a metadata record since that registration",
+    "SeenSinceRegistration": "(history) a leader holds the fetch of a broker registered again in its current "
+                             "incarnation only at a leader epoch no older than the one current at the registration, "
+                             "and in an earlier one only at a leader epoch named before the registration",
     "LoggedEpochsBegun": "(history) every record in a log or consumed is of a leader epoch that has begun",
     "CommitEpochBegun": "(history) the committed offset (the true HW) last grew at a leader epoch begun, no newer "
                         "than the controller's (none while nothing is committed), and each committed record's "
