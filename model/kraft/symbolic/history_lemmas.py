@@ -176,6 +176,19 @@ def history_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
                     o.exists(0, h.reg[f], lambda k, x=x: o.sel(v.m_le, k) == x.md_le, z.records))))
         return o.and_(*parts)
 
+    def committer_holds_committed(o: Any, v: KraftVars) -> Any:
+        return o.and_(*(o.implies(o.and_(v.h.hwe >= 1, v.b[b].role == LEADER, v.b[b].md_le == v.h.hwe),
+                                  o.and_(v.b[b].hw == v.true_hw, v.b[b].llen >= v.true_hw)) for b in R))
+
+    def named_leader_holds_committed(o: Any, v: KraftVars) -> Any:
+        parts = []
+        for f in R:
+            named = o.exists(0, v.mlen, lambda k, f=f: o.and_(
+                o.sel(v.m_leader, k) == f, o.sel(v.m_le, k) > v.h.hwe, o.not_(began(o, v, o.sel(v.m_le, k)))),
+                z.records)
+            parts.append(o.implies(o.and_(v.b[f].status == RUNNING, named), v.b[f].llen >= v.true_hw))
+        return o.and_(*parts)
+
     def logged_epochs_begun(o: Any, v: KraftVars) -> Any:
         logs = [(x.llen, x.lep) for x in v.b] + [(v.true_hw, v.cep)]
         return o.and_(*(o.forall(0, n, lambda off, lep=lep: began(o, v, o.sel(lep, off)), z.log) for n, lep in logs))
@@ -221,6 +234,8 @@ def history_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
         "ZombieCommitBounded": zombie_commit_bounded,
         "HwWithinLog": hw_within_log,
         "LoggedEpochsBegun": logged_epochs_begun,
+        "CommitterHoldsCommitted": committer_holds_committed,
+        "NamedLeaderHoldsCommitted": named_leader_holds_committed,
         "SeenSinceRegistration": seen_since_registration,
         "LostAtBegunEpoch": lost_at_begun_epoch,
         "BegunAfterRegistration": begun_after_registration,
@@ -275,6 +290,10 @@ HISTORY_MEANING = {
     "SeenSinceRegistration": "(history) a leader holds the fetch of a broker registered again in its current "
                              "incarnation only at a leader epoch no older than the one current at the registration, "
                              "and in an earlier one only at a leader epoch named before the registration",
+    "CommitterHoldsCommitted": "(history) a leader still at the leader epoch at which the committed offset last grew "
+                               "has its HW at that offset and holds the committed records",
+    "NamedLeaderHoldsCommitted": "(history) a running broker that a metadata record names leader of a leader epoch "
+                                 "newer than the last commit's, not begun yet, holds the committed records",
     "LoggedEpochsBegun": "(history) every record in a log or consumed is of a leader epoch that has begun",
     "CommitEpochBegun": "(history) the committed offset (the true HW) last grew at a leader epoch begun, no newer "
                         "than the controller's (none while nothing is committed), and each committed record's "
