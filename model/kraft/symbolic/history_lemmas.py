@@ -189,6 +189,18 @@ def history_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
             parts.append(o.implies(o.and_(v.b[f].status == RUNNING, named), v.b[f].llen >= v.true_hw))
         return o.and_(*parts)
 
+    def added_holds_epoch_start(o: Any, v: KraftVars) -> Any:
+        h = v.h
+        parts = []
+        for f in R:
+            def held(k: Any, f: int = f) -> Any:
+                e = o.sel(v.m_le, k)
+                added = o.and_(o.sel(v.m_isr[f], k), o.not_(o.sel(v.m_isr[f], k - 1)), k >= h.reg[f],
+                               o.sel(v.m_leader, k) != f, began(o, v, e))
+                return o.implies(added, o.or_(v.b[f].llen >= o.sel(h.es, e), h.lost[f] >= e))
+            parts.append(o.forall(1, v.mlen, held, z.records))
+        return o.and_(*parts)
+
     def logged_epochs_begun(o: Any, v: KraftVars) -> Any:
         logs = [(x.llen, x.lep) for x in v.b] + [(v.true_hw, v.cep)]
         return o.and_(*(o.forall(0, n, lambda off, lep=lep: began(o, v, o.sel(lep, off)), z.log) for n, lep in logs))
@@ -234,6 +246,7 @@ def history_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
         "ZombieCommitBounded": zombie_commit_bounded,
         "HwWithinLog": hw_within_log,
         "LoggedEpochsBegun": logged_epochs_begun,
+        "AddedHoldsEpochStart": added_holds_epoch_start,
         "CommitterHoldsCommitted": committer_holds_committed,
         "NamedLeaderHoldsCommitted": named_leader_holds_committed,
         "SeenSinceRegistration": seen_since_registration,
@@ -294,6 +307,8 @@ HISTORY_MEANING = {
                                "has its HW at that offset and holds the committed records",
     "NamedLeaderHoldsCommitted": "(history) a running broker that a metadata record names leader of a leader epoch "
                                  "newer than the last commit's, not begun yet, holds the committed records",
+    "AddedHoldsEpochStart": "(history) a broker an AlterPartition record added to the ISR, since its registration, "
+                            "holds its leader epoch's start unless it lost records at that epoch or a newer one",
     "LoggedEpochsBegun": "(history) every record in a log or consumed is of a leader epoch that has begun",
     "CommitEpochBegun": "(history) the committed offset (the true HW) last grew at a leader epoch begun, no newer "
                         "than the controller's (none while nothing is committed), and each committed record's "
