@@ -201,6 +201,20 @@ def history_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
             parts.append(o.forall(1, v.mlen, held, z.records))
         return o.and_(*parts)
 
+    def stale_seen_within_newer_start(o: Any, v: KraftVars) -> Any:
+        h = v.h
+        parts = []
+        for b in R:
+            x = v.b[b]
+            for f in R:
+                if f == b:
+                    continue
+                seen = o.and_(x.role == LEADER, x.fleo[f] != NIL, x.fep[f] != v.b[f].cbe, x.fep[f] >= 1)
+                parts.append(o.implies(seen, epochs(o, v, x.md_le + 1, lambda e, x=x, f=f: o.implies(
+                    o.and_(began(o, v, e), o.sel(h.esl, e) == f, o.sel(h.esb, e) == x.fep[f]),
+                    o.or_(o.sel(h.es, e) >= x.fleo[f], o.sel(h.esx, e) > x.md_le)))))
+        return o.and_(*parts)
+
     def logged_epochs_begun(o: Any, v: KraftVars) -> Any:
         logs = [(x.llen, x.lep) for x in v.b] + [(v.true_hw, v.cep)]
         return o.and_(*(o.forall(0, n, lambda off, lep=lep: began(o, v, o.sel(lep, off)), z.log) for n, lep in logs))
@@ -246,6 +260,7 @@ def history_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
         "ZombieCommitBounded": zombie_commit_bounded,
         "HwWithinLog": hw_within_log,
         "LoggedEpochsBegun": logged_epochs_begun,
+        "StaleSeenWithinNewerStart": stale_seen_within_newer_start,
         "AddedHoldsEpochStart": added_holds_epoch_start,
         "CommitterHoldsCommitted": committer_holds_committed,
         "NamedLeaderHoldsCommitted": named_leader_holds_committed,
@@ -309,6 +324,9 @@ HISTORY_MEANING = {
                                  "newer than the last commit's, not begun yet, holds the committed records",
     "AddedHoldsEpochStart": "(history) a broker an AlterPartition record added to the ISR, since its registration, "
                             "holds its leader epoch's start unless it lost records at that epoch or a newer one",
+    "StaleSeenWithinNewerStart": "(history) ZombieSeenWithinNewerStart for a follower a leader recorded in an earlier "
+                                 "incarnation: it began every newer leader epoch it led in that incarnation at that "
+                                 "log end or later, unless it had lost records then at a newer leader epoch",
     "LoggedEpochsBegun": "(history) every record in a log or consumed is of a leader epoch that has begun",
     "CommitEpochBegun": "(history) the committed offset (the true HW) last grew at a leader epoch begun, no newer "
                         "than the controller's (none while nothing is committed), and each committed record's "
@@ -333,11 +351,11 @@ EPOCH_HISTORY_LEMMAS = (
 # K11-fixed's bounds (BFS); ZombieCommitBounded holds on the symbolic walks.
 EPOCH_HISTORY_CANDIDATES = ("ZombieCommitBounded", "HwWithinLog")
 # Over the commit's history (h.hwe: the leader epoch at which the true HW last grew) and the rest: inductive with
-# the 84, 91 in all, in the bounded encoding at K11-fixed's bounds (docs/kraft.md, "History kept in the symbolic
+# the 84, 92 in all, in the bounded encoding at K11-fixed's bounds (docs/kraft.md, "History kept in the symbolic
 # state"); each was found from a counterexample to induction of LeaderCompleteness or ZombieCommitBounded.
 EPOCH_HISTORY_2_LEMMAS = (
     "LoggedEpochsBegun", "CommitEpochBegun", "LostAtBegunEpoch", "BegunAfterRegistration", "SeenSinceRegistration",
-    "CommitterHoldsCommitted", "AddedHoldsEpochStart",
+    "CommitterHoldsCommitted", "AddedHoldsEpochStart", "StaleSeenWithinNewerStart",
 )
 # Not inductive yet: what LeaderCompleteness needs of the epochs begun after a commit (docs/kraft.md names the
 # counterexamples to induction left).
