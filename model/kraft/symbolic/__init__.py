@@ -149,6 +149,7 @@ class KraftSymbolic:
             -1 <= ops.sel(h.esl, e), ops.sel(h.esl, e) < n, ops.sel(h.esx, e) >= 0), self.z.epochs))
         parts += [ops.and_(0 <= x, x <= v.mlen) for x in h.reg] + [x >= 0 for x in h.lost]
         parts.append(ops.and_(0 <= h.hwe, h.hwe < self.z.epochs))
+        parts += [ops.and_(0 <= x, x <= v.mlen) for x in h.lostk]
         return ops.and_(*parts)
 
     def lemmas(self) -> dict[str, Callable[[Any, kv.KraftVars], Any]]:

@@ -8,7 +8,8 @@ exactly the explicit model's and the history only records it:
   before, or leading an older epoch) writes its epoch start, its broker epoch, itself and its
   ``lost`` (below) at that epoch;
 - a broker whose log gets shorter, or changes below its old end (a truncation, a lossy shutdown),
-  records the leader epoch its metadata is at after the step (0 where it has none);
+  records the leader epoch its metadata is at after the step (0 where it has none) and the metadata
+  log's length after the step (``lostk``: which records were appended before the loss);
 - a broker the controller registers again (its controller-side broker epoch changes) has lost
   nothing since, and records the metadata log's length before the registration (its current record
   then is the one at that length minus one; a registration may append one after it);
@@ -48,10 +49,13 @@ def history_next(o: Any, v: KraftVars, w: KraftVars, z: Sizes) -> None:
             upto = o.ite(y.llen < x.llen, y.llen, x.llen)
             changed = o.exists(0, upto, lambda off, x=x, y=y: o.or_(
                 o.sel(x.lep, off) != o.sel(y.lep, off), o.sel(x.lval, off) != o.sel(y.lval, off)), z.log)
-            h.lost[j] = o.ite(o.or_(y.llen < x.llen, changed), y.md_le, h.lost[j])
+            loss = o.or_(y.llen < x.llen, changed)
+            h.lost[j] = o.ite(loss, y.md_le, h.lost[j])
+            h.lostk[j] = o.ite(loss, w.mlen, h.lostk[j])
         if not same_term(x.cbe, y.cbe):
             again = x.cbe != y.cbe
             h.lost[j] = o.ite(again, 0, h.lost[j])
+            h.lostk[j] = o.ite(again, 0, h.lostk[j])
             h.reg[j] = o.ite(again, v.mlen, h.reg[j])
     if not same_term(v.true_hw, w.true_hw):
         # Only a leader's HW advance moves the true HW (``raise_hw``), to its new HW: the broker

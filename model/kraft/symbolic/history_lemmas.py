@@ -215,6 +215,26 @@ def history_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
                     o.or_(o.sel(h.es, e) >= x.fleo[f], o.sel(h.esx, e) > x.md_le)))))
         return o.and_(*parts)
 
+    def added_in_begun_epoch(o: Any, v: KraftVars) -> Any:
+        def record(k: Any) -> Any:
+            added = o.or_(*(o.and_(o.sel(v.m_isr[f], k), o.not_(o.sel(v.m_isr[f], k - 1)), o.sel(v.m_leader, k) != f)
+                            for f in R))
+            return o.implies(added, began(o, v, o.sel(v.m_le, k)))
+        return o.forall(1, v.mlen, record, z.records)
+
+    def added_keeps_epoch_start(o: Any, v: KraftVars) -> Any:
+        h = v.h
+        parts = []
+        for f in R:
+            def held(k: Any, f: int = f) -> Any:
+                e = o.sel(v.m_le, k)
+                added = o.and_(o.sel(v.m_isr[f], k), o.not_(o.sel(v.m_isr[f], k - 1)), k >= h.reg[f],
+                               o.sel(v.m_leader, k) != f, began(o, v, e))
+                return o.implies(added, o.or_(v.b[f].llen >= o.sel(h.es, e), o.and_(h.lostk[f] > k, h.lost[f] > e),
+                                              o.and_(h.lostk[f] > k, v.b[f].status != RUNNING)))
+            parts.append(o.forall(1, v.mlen, held, z.records))
+        return o.and_(*parts)
+
     def logged_epochs_begun(o: Any, v: KraftVars) -> Any:
         logs = [(x.llen, x.lep) for x in v.b] + [(v.true_hw, v.cep)]
         return o.and_(*(o.forall(0, n, lambda off, lep=lep: began(o, v, o.sel(lep, off)), z.log) for n, lep in logs))
@@ -260,6 +280,8 @@ def history_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
         "ZombieCommitBounded": zombie_commit_bounded,
         "HwWithinLog": hw_within_log,
         "LoggedEpochsBegun": logged_epochs_begun,
+        "AddedKeepsEpochStart": added_keeps_epoch_start,
+        "AddedInBegunEpoch": added_in_begun_epoch,
         "StaleSeenWithinNewerStart": stale_seen_within_newer_start,
         "AddedHoldsEpochStart": added_holds_epoch_start,
         "CommitterHoldsCommitted": committer_holds_committed,
@@ -327,6 +349,11 @@ HISTORY_MEANING = {
     "StaleSeenWithinNewerStart": "(history) ZombieSeenWithinNewerStart for a follower a leader recorded in an earlier "
                                  "incarnation: it began every newer leader epoch it led in that incarnation at that "
                                  "log end or later, unless it had lost records then at a newer leader epoch",
+    "AddedInBegunEpoch": "(history) a metadata record that adds to the ISR a broker other than its leader (an "
+                         "AlterPartition's) is of a leader epoch that has begun",
+    "AddedKeepsEpochStart": "(history) a broker an AlterPartition record added to the ISR, since its registration, "
+                            "holds that leader epoch's start unless it lost records after that record, at a newer "
+                            "leader epoch or in a lossy shutdown",
     "LoggedEpochsBegun": "(history) every record in a log or consumed is of a leader epoch that has begun",
     "CommitEpochBegun": "(history) the committed offset (the true HW) last grew at a leader epoch begun, no newer "
                         "than the controller's (none while nothing is committed), and each committed record's "
@@ -350,12 +377,14 @@ EPOCH_HISTORY_LEMMAS = (
 # counterexamples to induction left). HwWithinLog reads no history and holds in every reachable state at
 # K11-fixed's bounds (BFS); ZombieCommitBounded holds on the symbolic walks.
 EPOCH_HISTORY_CANDIDATES = ("ZombieCommitBounded", "HwWithinLog")
-# Over the commit's history (h.hwe: the leader epoch at which the true HW last grew) and the rest: inductive with
-# the 84, 92 in all, in the bounded encoding at K11-fixed's bounds (docs/kraft.md, "History kept in the symbolic
+# Over the commit's history (h.hwe: the leader epoch at which the true HW last grew), where each loss happened
+# (h.lostk) and the rest: inductive with
+# the 84, 94 in all, in the bounded encoding at K11-fixed's bounds (docs/kraft.md, "History kept in the symbolic
 # state"); each was found from a counterexample to induction of LeaderCompleteness or ZombieCommitBounded.
 EPOCH_HISTORY_2_LEMMAS = (
     "LoggedEpochsBegun", "CommitEpochBegun", "LostAtBegunEpoch", "BegunAfterRegistration", "SeenSinceRegistration",
-    "CommitterHoldsCommitted", "AddedHoldsEpochStart", "StaleSeenWithinNewerStart",
+    "CommitterHoldsCommitted", "AddedHoldsEpochStart", "StaleSeenWithinNewerStart", "AddedInBegunEpoch",
+    "AddedKeepsEpochStart",
 )
 # Not inductive yet: what LeaderCompleteness needs of the epochs begun after a commit (docs/kraft.md names the
 # counterexamples to induction left).
