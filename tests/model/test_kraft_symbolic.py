@@ -321,8 +321,11 @@ def test_history_is_typed_and_ignored_by_decoding():
         bad = v.copy()
         bad.h.hwe = value
         assert not sym.type_ok(ops, bad), value
+    bad = v.copy()
+    bad.h.lostk[0] = v.mlen + 1  # where a loss happened: within the metadata log
+    assert not sym.type_ok(ops, bad)
     other = v.copy()
-    other.h.lost[1], other.h.reg[2], other.h.hwe = 3, 1, 2
+    other.h.lost[1], other.h.reg[2], other.h.hwe, other.h.lostk[0] = 3, 1, 2, 1
     assert sym.decode(ops, lambda x: x, other) == sym.decode(ops, lambda x: x, v) == model.init_states()[0]
 
 
