@@ -175,6 +175,7 @@ def run(label, make, args, sc, cores):
     print(f"    levels under 10,000 new states: median {fixed:.3f} s, max {max(tail, default=float('nan')):.3f} s "
           f"({len(tail)} levels); levels on kept visited arrays {spark.stats.get('levels_on_kept_arrays', 0)}"
           f", expanded from kept states {spark.stats.get('levels_expanded_from_files', 0)}"
+          f", candidates through files {spark.stats.get('levels_with_candidate_files', 0)}"
           f" (run again: {spark.stats.get('levels_run_again', 0)})", flush=True)
     print(f"    on executors: visited set {16:.0f} B/state (sorted fingerprints); all cached blocks at the end "
           f"{stored / max(spark.distinct_states, 1):.1f} B/state ({stored / 2**20:.0f} MiB: visited set, parent "

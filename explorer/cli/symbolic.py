@@ -169,6 +169,8 @@ def _bmc_summary(result: Any, depth: int) -> str:
     elif result.verdict == "unknown":
         head = f"BMC: unknown: {result.reason}." + (
             f" Traces of up to {result.depth} states have no violation." if result.depth else "")
+    elif result.stats.get("lemma_unanswered"):  # before the first length: the reason says where
+        head = f"BMC: {result.reason}."
     else:
         head = f"BMC: interrupted; traces of up to {result.depth} states have no violation."
     if "lemmas" in result.stats and not result.stats.get("lemma_unanswered"):  # else the reason names the lemma
@@ -318,7 +320,7 @@ def _prove_report(result: Any, args: argparse.Namespace) -> str:
         lines.append(f"Violation: {result.reason}: a real trace, not a counterexample to induction "
                      f"(look for it with isrcheck bmc --depth {args.k}).")
     else:
-        lines.append(f"Unknown: {result.reason}.")
+        lines.append(f"{result.verdict.capitalize()}: {result.reason}.")  # unknown or interrupted
     false_initially = result.stats.get("false_initially") or []
     if false_initially:
         # initiation covers k-induction's base case: with k > 1 the lemma may hold initially and fail later

@@ -8,9 +8,9 @@ so a lemma proved this way holds in every reachable state of this configuration 
 target does; asserting it in every state of the unrolling drops no real trace, and a shortest
 violation stays a shortest one. A lemma that is not proved (false initially, a counterexample to
 induction, no answer in ``--timeout``) is never asserted: without ``houdini`` the caller refuses
-the run naming each one and why (a lemma the solver did not answer for makes the run "unknown",
-exit 5, as a length it did not answer for would); with it, Houdini drops those and asks again until the rest are
-proved together (what survives is inductive).
+the run naming each one and why (when the only lemmas not proved are ones the solver did not
+answer for, the run is "unknown", exit 5, as a length it did not answer for would); with it,
+Houdini drops those and asks again until the rest are proved together (what survives is inductive).
 
 Completion: each target is then asked the same two queries relative to the proved lemmas (the
 lemmas assumed before and after the step, the targets before it). Houdini over the targets alone
@@ -113,6 +113,7 @@ def _not_inductive(prover: BoundedProver, assumed: Mapping[str, Callable], name:
     if init == "fails":
         return "false initially"
     if init != "holds":
+        _interrupted(init)
         return f"no answer to its initiation ({init})"
     answer, model = prover.consecution(dict(assumed), name, fn, after=dict(after) if after else None)
     if answer == z3.unsat:
@@ -120,7 +121,18 @@ def _not_inductive(prover: BoundedProver, assumed: Mapping[str, Callable], name:
     if answer == z3.sat:
         step = prover.labels[0][z3_value(model)(prover.acts[0])]
         return f"a counterexample to induction (broken by {step})"
-    return f"no answer to its consecution ({prover.solver.reason_unknown()})"
+    reason = prover.solver.reason_unknown()
+    _interrupted(reason)
+    return f"no answer to its consecution ({reason})"
+
+
+def _interrupted(reason: str) -> None:
+    """Ctrl-C inside a solver call reaches z3 first, which stops and answers unknown ("interrupted
+    from keyboard"): the user's interrupt, not a lemma without an answer. Taken for one, the run
+    went on with the next lemma (or, with --houdini, dropped this one and unrolled) and ended with
+    exit 5 minutes later."""
+    if "interrupted" in reason:
+        raise KeyboardInterrupt
 
 
 def bmc_with_lemmas(sym: Any, lemmas: Mapping[str, Callable], *, depth: int, houdini: bool = False,
@@ -137,9 +149,15 @@ def bmc_with_lemmas(sym: Any, lemmas: Mapping[str, Callable], *, depth: int, hou
     names, props = select_symbolic(sym, properties)
     prover = BoundedProver(sym, timeout=timeout)
     progress.message(f"bmc: proving the {len(lemmas)} lemmas inductive at these bounds (one query each)")
-    proof = prove_lemmas(sym, lemmas, houdini=houdini, timeout=timeout, progress=progress, prover=prover)
+    start = time.monotonic()
+    try:
+        proof = prove_lemmas(sym, lemmas, houdini=houdini, timeout=timeout, progress=progress, prover=prover)
+    except KeyboardInterrupt:
+        return _interrupted_result(names, "while proving the lemmas", time.monotonic() - start)
     unanswered = {n: r for n, r in proof.not_proved.items() if r.startswith("no answer")}
-    if unanswered and not houdini:
+    # Only when every lemma not proved is one the solver did not answer for: a lemma refuted (false
+    # initially, a CTI) is bad input whatever the time limit, and the refusal names every lemma.
+    if unanswered and len(unanswered) == len(proof.not_proved) and not houdini:
         # The solver's time limit (or an unknown answer) is not bad input: bmc's "unknown", exit 5,
         # as for a length the solver did not answer.
         result = SymbolicResult("bmc", "unknown", names, depth=0)
@@ -152,14 +170,19 @@ def bmc_with_lemmas(sym: Any, lemmas: Mapping[str, Callable], *, depth: int, hou
         result.elapsed = proof.lemma_seconds
         return result
     if proof.not_proved and not houdini:
-        why = "; ".join(f"{name}: {reason}" for name, reason in proof.not_proved.items())
+        why = "; ".join(f"{name}: {reason}" for name, reason in proof.not_proved.items()) + (
+            " (for a lemma without an answer, raise --timeout)" if unanswered else "")
         raise UserError(f"{len(proof.not_proved)} of the {len(lemmas)} lemmas are not proved inductive at these "
                         f"bounds ({why}), and bmc asserts only proved ones; drop "
                         f"{'it' if len(proof.not_proved) == 1 else 'them'}, or add --houdini to keep the lemmas that "
                         "are inductive together")
     progress.message(f"bmc: {len(proof.proved)} lemmas proved inductive at these bounds "
                      f"({proof.lemma_seconds:.1f} s, {proof.lemma_cpu_seconds:.1f} s CPU); asserted in every state")
-    inductive_targets(sym, proof, dict(zip(names, props, strict=True)), progress=progress, prover=prover)
+    try:
+        inductive_targets(sym, proof, dict(zip(names, props, strict=True)), progress=progress, prover=prover)
+    except KeyboardInterrupt:
+        return _interrupted_result(names, "while asking whether the targets are inductive with the lemmas",
+                                   time.monotonic() - start)
     left = [n for n in names if n not in proof.inductive]
     if left:
         # The inductive targets hold in every reachable state too: asserted, not checked again.
@@ -175,4 +198,13 @@ def bmc_with_lemmas(sym: Any, lemmas: Mapping[str, Callable], *, depth: int, hou
                         lemma_seconds=round(proof.lemma_seconds, 3), target_seconds=round(proof.target_seconds, 3),
                         lemma_cpu_seconds=round(proof.lemma_cpu_seconds, 3))
     result.elapsed += proof.lemma_seconds + proof.target_seconds
+    return result
+
+
+def _interrupted_result(names: list[str], where: str, elapsed: float) -> SymbolicResult:
+    """Ctrl-C before any length was unrolled: bmc's "interrupted" (exit 130), with no lemma asserted."""
+    result = SymbolicResult("bmc", "interrupted", names, depth=0)
+    result.reason = f"interrupted {where}; no length was unrolled"
+    result.stats.update(lemmas=[], lemmas_not_proved={}, inductive=[], any_length=False, lemma_unanswered=True)
+    result.elapsed = elapsed
     return result

@@ -312,7 +312,9 @@ def base_case_failure(name: str, k: int) -> str:
 
 
 def _unknown(result: SymbolicResult, reason: str, start: float) -> SymbolicResult:
-    result.verdict = "unknown"
+    # Ctrl-C inside a solver call reaches z3 first, which stops and answers unknown ("interrupted
+    # from keyboard"): the user's interrupt (exit 130), not the solver's limit (exit 5).
+    result.verdict = "interrupted" if "interrupted" in reason else "unknown"
     result.reason = reason
     result.elapsed = time.monotonic() - start
     return result

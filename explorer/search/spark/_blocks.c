@@ -31,6 +31,24 @@
  *   fingerprint that came from several expansion tasks: a few candidates) in the full order by
  *   insertion; NumPy's version sorts every repeated fingerprint on three string keys.
  *
+ * fresh(fps, parents, actions, seen) -> bytes
+ *   A full level's merge with the visited set (spark/steps.py `merge`): the candidates in best's
+ *   order, the first of each fingerprint kept, and those the sorted visited array `seen` holds
+ *   dropped by walking both in order (one sequential read of `seen` instead of a binary search
+ *   per candidate); the int64 positions of the rest, in fingerprint order.
+ *
+ * insert(seen, add, out) -> None
+ *   The sorted disjoint fingerprint arrays `seen` and `add` merged into the writable buffer `out`
+ *   (as long as both): runs of `seen` copied whole between the new ones (np.insert's result).
+ *
+ * pick(blocks, positions) -> list or None
+ *   The states at `positions` (int64, over the concatenated candidates) of the candidates' marshal
+ *   blocks (spark/blocks.py `encode_states`: b"M" + marshal version 2 of a list): one pass over
+ *   the bytes finds each picked value's bytes, which are copied, in the order asked, into one
+ *   marshal list that marshal decodes; the other candidates' states (two in three at the widest
+ *   levels) never become objects. None for a pickled block, a value written with a code `skip` does not
+ *   know, or a position given twice: the caller decodes the blocks whole.
+ *
  * digest(data) -> bytes: that BLAKE2b-128 of any bytes (for the tests against hashlib).
  */
 #define PY_SSIZE_T_CLEAN
@@ -598,36 +616,26 @@ by_candidate(const void *a, const void *b)
     return before(q_fps, q_parents, q_actions, x, y) ? -1 : (x == y ? 0 : 1);
 }
 
-static PyObject *
-best(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+/* The high 8 bytes of a 16-byte fingerprint as an integer (big endian): in the fingerprints' order. */
+static inline uint64_t
+high(const unsigned char *fp)
 {
-    if (nargs != 3) {
-        PyErr_SetString(PyExc_TypeError, "best takes 3 arguments");
-        return NULL;
-    }
-    Py_buffer v[3];
-    int got = 0;
-    PyObject *result = NULL;
-    Scratch s = {0};
-    for (; got < 3; got++)
-        if (PyObject_GetBuffer(args[got], &v[got], PyBUF_C_CONTIGUOUS) < 0)
-            goto done;
-    Py_ssize_t n = v[0].len / FP;
-    if (v[0].len != n * FP || v[1].len != n * FP || v[2].len != n * 4) {
-        PyErr_SetString(PyExc_ValueError, "best: 16-byte fingerprints and parents, 4-byte actions, as many");
-        goto done;
-    }
-    const unsigned char *fps = v[0].buf, *parents = v[1].buf, *actions = v[2].buf;
-    if (scratch_new(&s, n) < 0)
-        goto done;
-    for (Py_ssize_t j = 0; j < n; j++) {
-        uint64_t hi = 0;
-        for (int b = 0; b < 8; b++)
-            hi = (hi << 8) | fps[j * FP + b];
-        s.k0[j] = hi;
-    }
-    int64_t *sorted = radix(s.k0, s.i0, s.k1, s.i1, n, s.counts);
-    uint64_t *keys = sorted == s.i0 ? s.k0 : s.k1; /* the keys sorted alongside */
+    uint64_t hi = 0;
+    for (int b = 0; b < 8; b++)
+        hi = (hi << 8) | fp[b];
+    return hi;
+}
+
+/* The n candidates' positions in (fingerprint, parent, action, position) order, in one of s's
+ * buffers; *keys: their high halves, sorted alongside. */
+static int64_t *
+order_candidates(const unsigned char *fps, const unsigned char *parents, const unsigned char *actions,
+                 Py_ssize_t n, Scratch *s, uint64_t **keys_out)
+{
+    for (Py_ssize_t j = 0; j < n; j++)
+        s->k0[j] = high(fps + j * FP);
+    int64_t *sorted = radix(s->k0, s->i0, s->k1, s->i1, n, s->counts);
+    uint64_t *keys = sorted == s->i0 ? s->k0 : s->k1; /* the keys sorted alongside */
     /* Runs of equal high halves (a fingerprint from several tasks, each task's own distinct):
        a few candidates each, put in the full order by insertion. */
     for (Py_ssize_t start = 0; start < n;) {
@@ -653,11 +661,317 @@ best(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         }
         start = end;
     }
-    result = PyBytes_FromStringAndSize((const char *)sorted, n * 8);
-done:
-    scratch_free(&s);
+    *keys_out = keys;
+    return sorted;
+}
+
+/* The three candidate buffers of best and fresh (fingerprints, parents, actions), checked; the
+ * count, or -1 with an exception (the views are then released). */
+static Py_ssize_t
+candidate_views(PyObject *const *args, Py_buffer v[3], const char *name)
+{
+    int got = 0;
+    for (; got < 3; got++)
+        if (PyObject_GetBuffer(args[got], &v[got], PyBUF_C_CONTIGUOUS) < 0)
+            goto fail;
+    Py_ssize_t n = v[0].len / FP;
+    if (v[0].len != n * FP || v[1].len != n * FP || v[2].len != n * 4) {
+        PyErr_Format(PyExc_ValueError, "%s: 16-byte fingerprints and parents, 4-byte actions, as many", name);
+        goto fail;
+    }
+    return n;
+fail:
     for (int j = 0; j < got; j++)
         PyBuffer_Release(&v[j]);
+    return -1;
+}
+
+static PyObject *
+best(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "best takes 3 arguments");
+        return NULL;
+    }
+    Py_buffer v[3];
+    Py_ssize_t n = candidate_views(args, v, "best");
+    if (n < 0)
+        return NULL;
+    PyObject *result = NULL;
+    Scratch s = {0};
+    if (scratch_new(&s, n) == 0) {
+        uint64_t *keys;
+        int64_t *sorted = order_candidates(v[0].buf, v[1].buf, v[2].buf, n, &s, &keys);
+        result = PyBytes_FromStringAndSize((const char *)sorted, n * 8);
+    }
+    scratch_free(&s);
+    for (int j = 0; j < 3; j++)
+        PyBuffer_Release(&v[j]);
+    return result;
+}
+
+/* -- fresh and insert: the merge with the visited set, one sequential walk each ---------------- */
+
+/* a before b, two 16-byte fingerprints (ha, hb: their high halves) */
+static inline int
+fp_less(uint64_t ha, const unsigned char *a, uint64_t hb, const unsigned char *b)
+{
+    return ha < hb || (ha == hb && memcmp(a + 8, b + 8, 8) < 0);
+}
+
+static PyObject *
+fresh(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "fresh takes 4 arguments");
+        return NULL;
+    }
+    Py_buffer v[3], seen_view;
+    Py_ssize_t n = candidate_views(args, v, "fresh");
+    if (n < 0)
+        return NULL;
+    PyObject *result = NULL;
+    Scratch s = {0};
+    if (PyObject_GetBuffer(args[3], &seen_view, PyBUF_C_CONTIGUOUS) < 0)
+        goto release;
+    Py_ssize_t m = seen_view.len / FP;
+    if (seen_view.len != m * FP) {
+        PyErr_SetString(PyExc_ValueError, "fresh: the visited set must be 16-byte fingerprints");
+        goto done;
+    }
+    if (scratch_new(&s, n) < 0)
+        goto done;
+    const unsigned char *fps = v[0].buf, *seen = seen_view.buf;
+    uint64_t *keys;
+    int64_t *sorted = order_candidates(fps, v[1].buf, v[2].buf, n, &s, &keys);
+    int64_t *out = sorted == s.i0 ? s.i1 : s.i0; /* the other buffer: free now */
+    Py_ssize_t count = 0, at = 0;
+    uint64_t at_hi = m ? high(seen) : 0;
+    const unsigned char *last = NULL;
+    for (Py_ssize_t j = 0; j < n; j++) {
+        const unsigned char *f = fps + sorted[j] * FP;
+        uint64_t hi = keys[j];
+        /* a fingerprint's first candidate is its best; the others follow it */
+        if (last != NULL && keys[j - 1] == hi && memcmp(last + 8, f + 8, 8) == 0)
+            continue;
+        last = f;
+        while (at < m && fp_less(at_hi, seen + at * FP, hi, f)) {
+            at++;
+            if (at < m)
+                at_hi = high(seen + at * FP);
+        }
+        if (at < m && at_hi == hi && memcmp(seen + at * FP + 8, f + 8, 8) == 0)
+            continue; /* visited */
+        out[count++] = sorted[j];
+    }
+    result = PyBytes_FromStringAndSize((const char *)out, count * 8);
+done:
+    scratch_free(&s);
+    PyBuffer_Release(&seen_view);
+release:
+    for (int j = 0; j < 3; j++)
+        PyBuffer_Release(&v[j]);
+    return result;
+}
+
+static PyObject *
+insert(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "insert takes 3 arguments");
+        return NULL;
+    }
+    Py_buffer seen_view, add_view, out_view;
+    if (PyObject_GetBuffer(args[0], &seen_view, PyBUF_C_CONTIGUOUS) < 0)
+        return NULL;
+    if (PyObject_GetBuffer(args[1], &add_view, PyBUF_C_CONTIGUOUS) < 0) {
+        PyBuffer_Release(&seen_view);
+        return NULL;
+    }
+    if (PyObject_GetBuffer(args[2], &out_view, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&seen_view);
+        PyBuffer_Release(&add_view);
+        return NULL;
+    }
+    PyObject *result = NULL;
+    Py_ssize_t m = seen_view.len / FP, k = add_view.len / FP;
+    if (seen_view.len != m * FP || add_view.len != k * FP || out_view.len != (m + k) * FP) {
+        PyErr_SetString(PyExc_ValueError,
+                        "insert: 16-byte fingerprints, and an output as long as both arrays together");
+        goto done;
+    }
+    const unsigned char *seen = seen_view.buf, *add = add_view.buf;
+    unsigned char *out = out_view.buf;
+    Py_ssize_t at = 0;
+    uint64_t at_hi = m ? high(seen) : 0;
+    for (Py_ssize_t j = 0; j < k; j++) {
+        const unsigned char *a = add + j * FP;
+        uint64_t hi = high(a);
+        Py_ssize_t from = at;
+        while (at < m && fp_less(at_hi, seen + at * FP, hi, a)) {
+            at++;
+            if (at < m)
+                at_hi = high(seen + at * FP);
+        }
+        memcpy(out, seen + from * FP, (size_t)(at - from) * FP);
+        out += (at - from) * FP;
+        memcpy(out, a, FP);
+        out += FP;
+    }
+    memcpy(out, seen + at * FP, (size_t)(m - at) * FP);
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&seen_view);
+    PyBuffer_Release(&add_view);
+    PyBuffer_Release(&out_view);
+    return result;
+}
+
+/* -- pick: the states of a few candidates, decoded from the candidates' marshal blocks --------- */
+
+static int32_t
+get32(const unsigned char *p)
+{
+    return (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24);
+}
+
+/* The end of the marshal (version 2) value at p, or NULL where it is not one of the codes a
+ * packed state's value is written with (ints, tuples, None, booleans, floats, strings) or runs
+ * past end: the caller then decodes the whole block with marshal instead. */
+static const unsigned char *
+skip(const unsigned char *p, const unsigned char *end, int depth)
+{
+    if (p >= end || depth > 64)
+        return NULL;
+    int32_t n;
+    switch (*p) {
+    case 'N': case 'T': case 'F':
+        return p + 1;
+    case 'i':
+        return p + 5 <= end ? p + 5 : NULL;
+    case 'g':
+        return p + 9 <= end ? p + 9 : NULL;
+    case 'l':
+        if (p + 5 > end)
+            return NULL;
+        n = get32(p + 1);
+        if (n < -(1 << 28) || n > (1 << 28))
+            return NULL;
+        p += 5 + 2 * (Py_ssize_t)(n < 0 ? -n : n);
+        return p <= end ? p : NULL;
+    case 'u': case 's': case 't':
+        if (p + 5 > end)
+            return NULL;
+        n = get32(p + 1);
+        if (n < 0 || n > end - p - 5)
+            return NULL;
+        return p + 5 + n;
+    case '(':
+        if (p + 5 > end)
+            return NULL;
+        n = get32(p + 1);
+        if (n < 0)
+            return NULL;
+        p += 5;
+        for (int32_t j = 0; j < n && p != NULL; j++)
+            p = skip(p, end, depth + 1);
+        return p;
+    default:
+        return NULL;
+    }
+}
+
+static PyObject *
+pick(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || !PyList_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "pick takes a list of blocks and the positions");
+        return NULL;
+    }
+    PyObject *blocks = args[0], *result = NULL;
+    Py_buffer want;
+    if (PyObject_GetBuffer(args[1], &want, PyBUF_C_CONTIGUOUS) < 0)
+        return NULL;
+    Py_ssize_t k = want.len / 8, nb = PyList_GET_SIZE(blocks), total = 0, size = 5;
+    const int64_t *index = want.buf;
+    int32_t *slot = NULL; /* per candidate, its place among the picked, or -1 */
+    const unsigned char **from = NULL; /* per picked state, where its bytes start */
+    Py_ssize_t *length = NULL;         /* and how many */
+    for (Py_ssize_t b = 0; b < nb; b++) {
+        PyObject *blk = PyList_GET_ITEM(blocks, b);
+        if (!PyBytes_Check(blk))
+            goto fallback; /* a view or a bytearray: marshal reads those itself */
+        const unsigned char *p = (const unsigned char *)PyBytes_AS_STRING(blk);
+        if (PyBytes_GET_SIZE(blk) < 6 || p[0] != 'M' || p[1] != '[' || get32(p + 2) < 0)
+            goto fallback; /* pickled, or not a list */
+        total += get32(p + 2);
+    }
+    if (k > INT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "pick: too many positions");
+        goto done;
+    }
+    slot = PyMem_Malloc((size_t)(total ? total : 1) * sizeof *slot);
+    from = PyMem_Malloc((size_t)(k ? k : 1) * sizeof *from);
+    length = PyMem_Malloc((size_t)(k ? k : 1) * sizeof *length);
+    if (slot == NULL || from == NULL || length == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    memset(slot, 0xff, (size_t)total * sizeof *slot);
+    for (Py_ssize_t j = 0; j < k; j++) {
+        if (index[j] < 0 || index[j] >= total) {
+            PyErr_SetString(PyExc_IndexError, "pick: a position past the candidates");
+            goto done;
+        }
+        if (slot[index[j]] >= 0)
+            goto fallback; /* a position given twice (never by the merge): marshal's whole decoding */
+        slot[index[j]] = (int32_t)j;
+    }
+    /* one pass over the blocks in order: where each picked value's bytes are */
+    Py_ssize_t at = 0;
+    for (Py_ssize_t b = 0; b < nb; b++) {
+        PyObject *blk = PyList_GET_ITEM(blocks, b);
+        const unsigned char *p = (const unsigned char *)PyBytes_AS_STRING(blk);
+        const unsigned char *end = p + PyBytes_GET_SIZE(blk);
+        int32_t n = get32(p + 2);
+        p += 6;
+        for (int32_t j = 0; j < n; j++, at++) {
+            const unsigned char *next = skip(p, end, 0);
+            if (next == NULL)
+                goto fallback;
+            if (slot[at] >= 0) {
+                from[slot[at]] = p;
+                length[slot[at]] = next - p;
+                size += next - p;
+            }
+            p = next;
+        }
+        if (p != end)
+            goto fallback;
+    }
+    /* the picked values' bytes, in the order asked, as one marshal list: decoded by marshal itself */
+    unsigned char *list = PyMem_Malloc((size_t)size);
+    if (list == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    list[0] = '[';
+    put32(list + 1, (uint32_t)k);
+    unsigned char *to = list + 5;
+    for (Py_ssize_t j = 0; j < k; j++) {
+        memcpy(to, from[j], (size_t)length[j]);
+        to += length[j];
+    }
+    result = PyMarshal_ReadObjectFromString((const char *)list, size);
+    PyMem_Free(list);
+    goto done;
+fallback:
+    result = Py_NewRef(Py_None);
+done:
+    PyMem_Free(slot);
+    PyMem_Free(from);
+    PyMem_Free(length);
+    PyBuffer_Release(&want);
     return result;
 }
 
@@ -682,6 +996,12 @@ static PyMethodDef methods[] = {
      "Where each property first differs from what it should be (explorer/search/spark/fast.py)."},
     {"best", (PyCFunction)(void (*)(void))best, METH_FASTCALL,
      "Candidates in (fingerprint, parent, action, position) order (explorer/search/spark/fast.py)."},
+    {"fresh", (PyCFunction)(void (*)(void))fresh, METH_FASTCALL,
+     "The best candidate of each fingerprint the visited set lacks (explorer/search/spark/fast.py)."},
+    {"insert", (PyCFunction)(void (*)(void))insert, METH_FASTCALL,
+     "Two sorted arrays of fingerprints merged into a third (explorer/search/spark/fast.py)."},
+    {"pick", (PyCFunction)(void (*)(void))pick, METH_FASTCALL,
+     "The states of some candidates, decoded from their marshal blocks (explorer/search/spark/fast.py)."},
     {"digest", digest, METH_O, "BLAKE2b-128 with the packed states' personalization."},
     {NULL, NULL, 0, NULL},
 };

@@ -453,10 +453,12 @@ class _Run:
                 "level_stats": self.levels,
                 "stored_bytes": self.store.stored_bytes(),
                 # levels that mapped the visited set from kept files (spark/resident.py), levels
-                # whose expansion read the kept new states, and the levels of either kind that found
-                # no file somewhere and ran again through Spark
+                # whose expansion read the kept new states, levels whose candidates went to the merge
+                # through files (spark/candfiles.py), and the levels of any kind that found no file
+                # somewhere and ran again through Spark
                 "levels_on_kept_arrays": self.store.mapped,
                 "levels_expanded_from_files": self.store.expanded_from_files,
+                "levels_with_candidate_files": self.store.cands_in_files,
                 "levels_run_again": self.store.again,
                 # times a missing kept array's visited set was rebuilt from Spark's copy (``store``)
                 "visited_rebuilt": self.store.rebuilt,

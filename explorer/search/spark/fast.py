@@ -12,7 +12,11 @@ checkpoints and traces are the same with or without it.
 ``best`` is the merge's order of the candidates (``steps.best_first``: a radix sort of their
 fingerprints' high halves, then the few candidates of each repeated fingerprint in place), and
 ``first`` evaluates a level's ``always`` and ``sometimes`` properties on its new states in one C
-loop (``steps.check_new``); both wherever the extension is built, for any model.
+loop (``steps.check_new``); both wherever the extension is built, for any model. A full level's
+merge meets the visited set in one sequential walk (``fresh``, ``insert``: no binary search per
+candidate, no ``np.insert``) and decodes only its new states from the candidates' marshal blocks
+(``pick``); the NumPy path (``steps``) stays the reference, and tests/explorer/search/spark/
+test_merge_walk.py holds them equal (docs/spark.md, "Issue 24, eighth round").
 
 The map side applies where ``steps.expand`` has nothing to do per successor but pack and
 compare: the model packs (``Context.packs``), no symmetry (the identity is the packed state), no
@@ -97,3 +101,35 @@ def best(fps: Any, parents: Any, actions: Any) -> Any:
 
     return np.frombuffer(_MODULE.best(np.ascontiguousarray(fps), np.ascontiguousarray(parents),
                                       np.ascontiguousarray(actions, dtype="<u4")), dtype=np.int64).copy()
+
+
+def fresh(fps: Any, parents: Any, actions: Any, seen: Any) -> Any:
+    """The merge of a full level in one walk (``steps.merge``): the positions (``int64``) of each
+    fingerprint's best candidate (``best``'s first) where the sorted visited array ``seen`` lacks
+    the fingerprint, in fingerprint order. ``seen`` is read once, in order, not searched per
+    candidate."""
+    import numpy as np
+
+    return np.frombuffer(_MODULE.fresh(np.ascontiguousarray(fps), np.ascontiguousarray(parents),
+                                       np.ascontiguousarray(actions, dtype="<u4"), np.ascontiguousarray(seen)),
+                         dtype=np.int64)
+
+
+def insert(seen: Any, add: Any) -> Any:
+    """The sorted ``S16`` arrays ``seen`` and ``add`` (disjoint) merged into a new one: what
+    ``np.insert`` at ``searchsorted`` positions gives, in one sequential pass."""
+    import numpy as np
+
+    out = np.empty(len(seen) + len(add), dtype="S16")
+    _MODULE.insert(np.ascontiguousarray(seen), np.ascontiguousarray(add), out)
+    return out
+
+
+def pick(states: list[bytes], index: Any) -> list[Any] | None:
+    """The states of the candidates at positions ``index`` (``int64``, over the concatenated
+    ``encode_states`` blocks ``states``), decoded alone from the marshal bytes: the others never
+    become Python objects. None where a block is pickled or holds a value marshal writes with a
+    code this does not walk: the caller decodes the blocks whole."""
+    import numpy as np
+
+    return _MODULE.pick(states, np.ascontiguousarray(index, dtype=np.int64))

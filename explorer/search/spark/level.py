@@ -31,8 +31,9 @@ from isrcheck.explorer.search.fingerprint import fingerprint_bytes
 
 # Tags of the records a distributed level produces (the second element of each (key, value)).
 # Each is one block of a partition: its visited set, one level's parent records, one level's new
-# states, one expansion task's candidates for it.
-VISITED, PARENTS, STATE, CANDS, RUN = "V", "P", "S", "C", "R"
+# states, one expansion task's candidates for it, or a reference to the file holding them
+# (``candfiles``).
+VISITED, PARENTS, STATE, CANDS, RUN, CANDS_FILE = "V", "P", "S", "C", "R", "F"
 # States of each partition's batch expanded twice more against the model contract
 # (``isrcheck.explorer.search.audit``); the driver audits the first levels' states itself (``DRIVER_AUDIT``).
 PARTITION_AUDIT = 2
@@ -246,15 +247,16 @@ def new_report() -> dict[str, Any]:
     # driver gets a small level's frontier without a second job; unsent: partitions that did not send
     # them; missing: partitions that found no kept visited array or states file (``resident``) and
     # wrote nothing; kept_states, kept_fps: partitions whose new states, whose visited array, are
-    # kept as a file (``resident``)
+    # kept as a file (``resident``); cand_files: CANDS blocks a merge read from files (``candfiles``)
     return {"generated": 0, "expanded": 0, "new": 0, "always": {}, "sometimes": {}, "transition": {},
-            "deadlock": None, "blocks": [], "unsent": 0, "missing": 0, "kept_states": 0, "kept_fps": 0}
+            "deadlock": None, "blocks": [], "unsent": 0, "missing": 0, "kept_states": 0, "kept_fps": 0,
+            "cand_files": 0}
 
 
 def merge_reports(reports: Iterable[dict[str, Any]]) -> dict[str, Any]:
     total = new_report()
     for rep in reports:
-        for field in ("generated", "expanded", "new", "unsent", "missing", "kept_states", "kept_fps"):
+        for field in ("generated", "expanded", "new", "unsent", "missing", "kept_states", "kept_fps", "cand_files"):
             total[field] += rep[field]
         total["blocks"].extend(rep["blocks"])
         for field in ("always", "sometimes", "transition"):

@@ -4,9 +4,10 @@
 deduplicated within the batch, checking transition properties and deadlocks on the way.
 ``merge`` takes every candidate block of one partition with that partition's visited set (a
 sorted ``S16`` array) and keeps the candidates not seen before, checking ``always`` and
-``sometimes`` properties on them; it works on whole arrays in NumPy, so its Python cost is per
-new state (the property checks, the states' list), never per stored state. ``dedup`` is the
-driver's version of ``merge`` on a Python set, for the first, small levels.
+``sometimes`` properties on them; it works on whole arrays (in C where ``fast`` is built, else in
+NumPy), so its Python cost is per new state (the property checks, the states' list), never per
+stored state. ``dedup`` is the driver's version of ``merge`` on a Python set, for the first, small
+levels.
 
 Every choice is made by a total order on fingerprints (``level`` explains why): the parent kept
 for a new state is the smallest ``(parent fingerprint, action index)``, the state reported for a
@@ -278,35 +279,67 @@ def merge(ctx: Context, visited: bytes, blocks: list[tuple[bytes, bytes, bytes, 
     rep = new_report()
     seen = visited if isinstance(visited, np.ndarray) else np.frombuffer(visited, dtype="S16")
     ran = np.sort(np.frombuffer(runs, dtype="S16"))
-    seen_hi = high(seen) if full else None  # a small level's few candidates are searched without it
+    walk = full and fast.COMPILED  # a full level meets the visited set in one C walk (``fast.fresh``)
+    # a small level's few candidates are searched without the high halves, the C walk needs none
+    seen_hi = high(seen) if full and not walk else None
     as_bytes = not isinstance(visited, np.ndarray)
     if not blocks:
         if full and len(ran):
-            visited = _joined(np.insert(seen, _positions(seen, seen_hi, ran), ran), as_bytes)
+            visited = _joined(_inserted(seen, seen_hi, ran), as_bytes)
         return visited, (b"", b"", b""), [], rep
     fps = np.frombuffer(b"".join(b[0] for b in blocks), dtype="S16")
     parents = np.frombuffer(b"".join(b[1] for b in blocks), dtype="S16")
     actions = np.frombuffer(b"".join(b[2] for b in blocks), dtype="<u4")
-    states = [s for b in blocks for s in decode_states(b[3])]
-    # sorted by fingerprint, then parent, then action: the first of each fingerprint is its best parent
-    order, ordered = best_first(fps, parents, actions)
-    first = np.ones(len(ordered), dtype=bool)
-    first[1:] = ordered[1:] != ordered[:-1]
-    unique, index = ordered[first], order[first]
-    known = _member(seen, unique, seen_hi)
-    if len(ran):
-        known |= _member(ran, unique)
-    fresh = ~known
-    new_fps, new_index = unique[fresh], index[fresh]
+    if walk:
+        # the same candidates as below: sorted by (fingerprint, parent, action), the first of each
+        # fingerprint kept, those the visited set holds dropped, walking both in order
+        new_index = fast.fresh(fps, parents, actions, seen)
+        if len(ran):
+            new_index = new_index[~_member(ran, fps[new_index])]
+        new_fps = fps[new_index]
+    else:
+        # sorted by fingerprint, then parent, then action: the first of each fingerprint is its best parent
+        order, ordered = best_first(fps, parents, actions)
+        first = np.ones(len(ordered), dtype=bool)
+        first[1:] = ordered[1:] != ordered[:-1]
+        unique, index = ordered[first], order[first]
+        known = _member(seen, unique, seen_hi)
+        if len(ran):
+            known |= _member(ran, unique)
+        fresh = ~known
+        new_fps, new_index = unique[fresh], index[fresh]
     if full:
         add = np.sort(np.concatenate([ran, new_fps])) if len(ran) else new_fps  # disjoint, both new to seen
         if len(add):
-            visited = _joined(np.insert(seen, _positions(seen, seen_hi, add), add), as_bytes)
+            visited = _joined(_inserted(seen, seen_hi, add), as_bytes)
     fps_bytes = new_fps.tobytes()
-    new_states = [states[i] for i in new_index.tolist()]
+    new_states = _states_of(blocks, new_index)
     rep["new"] = len(new_states)
     check_new(ctx, fps_bytes, new_states, always, sometimes, rep)
     return visited, (fps_bytes, parents[new_index].tobytes(), actions[new_index].tobytes()), new_states, rep
+
+
+def _inserted(seen: Any, seen_hi: Any, add: Any) -> Any:
+    """The sorted ``S16`` array ``seen`` with ``add`` (sorted, none of them in ``seen``) merged in:
+    one sequential C pass where the extension is built, else ``np.insert`` at the positions the
+    high halves give (``seen_hi``: ``high(seen)``, or None)."""
+    import numpy as np
+
+    if fast.COMPILED:
+        return fast.insert(seen, add)
+    return np.insert(seen, _positions(seen, high(seen) if seen_hi is None else seen_hi, add), add)
+
+
+def _states_of(blocks: list[tuple[bytes, bytes, bytes, bytes]], index: Any) -> list[Any]:
+    """The states of the candidates at ``index`` (positions over ``blocks``, in that order). In C
+    only those are decoded from the marshal bytes (``fast.pick``: about one candidate in three is
+    new at the widest levels); else every block is decoded whole and the list gathered."""
+    if fast.COMPILED:
+        picked = fast.pick([b[3] for b in blocks], index)
+        if picked is not None:
+            return picked
+    states = [s for b in blocks for s in decode_states(b[3])]
+    return [states[i] for i in index.tolist()]
 
 
 def _joined(array: Any, as_bytes: bool) -> Any:

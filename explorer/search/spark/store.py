@@ -34,7 +34,7 @@ import os
 import uuid
 from typing import Any
 
-from isrcheck.explorer.search.spark import resident
+from isrcheck.explorer.search.spark import candfiles, resident
 from isrcheck.explorer.search.spark.blocks import decode_states, encode_states, lookup, read_parents
 from isrcheck.explorer.search.spark.level import STATE, ReportParam, merge_reports, partition_of, total
 from isrcheck.explorer.search.spark.lost import storage_level
@@ -84,6 +84,9 @@ class Store:
         # (``resident.keep_states``), else None; and the levels whose expansion read such files
         self.states_level: int | None = None
         self.expanded_from_files = 0
+        # the levels whose candidates went from the expansion to the merge through files in the kept
+        # folder (``candfiles``; a pickled block stays in Spark)
+        self.cands_in_files = 0
         # An RDD holding the visited set of level ``base_level`` as VISITED records (``visited`` itself
         # unless full levels read and write it as kept files), and the level of ``visited`` (the last
         # full level): a full level that merged a kept array writes its new array only to its kept
@@ -146,19 +149,26 @@ class Store:
         reports = self.sc.accumulator({}, ReportParam())
         pending = self._pending()
 
-        def job(use: tuple[str, int] | None, files: bool) -> Any:
+        def job(use: tuple[str, int] | None, files: bool, through: bool) -> Any:
             kept = states if files else None
+            # on one machine the candidates go through files and the shuffle moves references (``candfiles``)
+            to = (self.kept_folder, level) if through else None
             source = self.sc.parallelize(range(self.partitions), self.partitions) if kept else frontier
             cands = source.mapPartitionsWithIndex(
-                expand_partition(self.payload, transition, self.partitions, reports, kept)
+                expand_partition(self.payload, transition, self.partitions, reports, kept, to)
             ).partitionBy(self.partitions, partition_of)
             sides = [*self.deltas, cands, *pending] if use else [self._visited_source(), *self.deltas, cands, *pending]
             return co_union(self.sc, *sides).mapPartitionsWithIndex(
                 merge_partition(self.payload, level, always, sometimes, reports, save_dir=save_dir, send=send,
-                                full=full, keep=keep, use=use, keep_states=self.kept_folder),
+                                full=full, keep=keep, use=use, keep_states=self.kept_folder,
+                                cands_from=to[0] if to else None),
                 preservesPartitioning=True)
 
-        rep, out, mapped = self._compute(job, reports, files=states is not None)
+        try:
+            rep, out, mapped = self._compute(job, reports, files=states is not None,
+                                             through=self.kept_folder is not None)
+        finally:  # computed and local-checkpointed (or failed): no task reads this level's files again
+            candfiles.drop_level(self.kept_folder, level)
         return self._commit(level, out, rep, full=full, mapped=mapped)
 
     def level_from_driver(self, level: int, cands: dict[bytes, tuple], report: dict[str, Any],
@@ -170,7 +180,7 @@ class Store:
         reports = self.sc.accumulator({}, ReportParam())
         pending = self._pending()
 
-        def job(use: tuple[str, int] | None, files: bool) -> Any:
+        def job(use: tuple[str, int] | None, files: bool, through: bool) -> Any:
             # with a kept array, any co-partitioned side will do (the last output's records are skipped)
             sides = ([*self.deltas, *pending] or [self.visited]) if use else [self._visited_source(), *self.deltas,
                                                                               *pending]
@@ -190,25 +200,29 @@ class Store:
         pending, self.pending = self.pending, None
         return [pending] if pending is not None else []
 
-    def _compute(self, job: Any, reports: Any, files: bool = False) -> tuple[dict[str, Any], Any, bool]:
-        """Run a level's job (``job(use, files)`` builds its output RDD) and return (its report, the RDD,
-        whether its merge mapped the kept visited arrays). ``files``: the expansion may read the
+    def _compute(self, job: Any, reports: Any, files: bool = False, through: bool = False
+                 ) -> tuple[dict[str, Any], Any, bool]:
+        """Run a level's job (``job(use, files, through)`` builds its output RDD) and return (its report,
+        the RDD, whether its merge mapped the kept visited arrays). ``files``: the expansion may read the
         previous level's kept states files (``resident``); a partition that finds none reports
-        ``missing`` too, and the level runs again from Spark's copy. When the last full level kept
+        ``missing`` too, and the level runs again from Spark's copy. ``through``: the candidates go
+        through files (``candfiles``); a merge that finds one missing reports ``missing`` too, and the
+        level runs again with them through the shuffle. When the last full level kept
         its visited array, the level first leaves the visited set out of its input and maps the
         kept files (``resident``); should any partition find none, that output is dropped and the
         level runs again with the visited set in its input, rebuilt from Spark's copy where a full
         level wrote it only to its kept files (``_visited_source``; the accumulator is keyed by
         task, so the second run's reports replace the first's, and a finished shuffle is not run again)."""
         use = (self.kept_folder, self.kept_level) if self.kept_level is not None else None
-        out = self._materialize(job(use, files))
+        out = self._materialize(job(use, files, through))
         rep = total(reports.value)
         self.mapped += use is not None
         self.expanded_from_files += files
-        if (use is not None or files) and rep["missing"]:
+        self.cands_in_files += through and rep["cand_files"] > 0
+        if (use is not None or files or through) and rep["missing"]:
             self.again += 1
             out.unpersist()
-            out = self._materialize(job(None, False))
+            out = self._materialize(job(None, False, False))
             rep = total(reports.value)
             use = None
         return rep, out, use is not None

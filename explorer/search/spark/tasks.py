@@ -15,10 +15,12 @@ A partition of a level's output holds a handful of records, each one block (``bl
   writes only what it adds; the next large level merges them all into one array again.
 
 ``expand_partition`` reads the STATE block and sends one ``(j, (CANDS, ...))`` block to every
-partition j its successors fall in; ``merge_partition`` meets those with partition j's previous
-output (a co-partitioned union, no shuffle of the visited set) and writes the next output. So a
-level moves a few records per partition pair instead of one pickled object per state, and the
-visited set is merged with the new fingerprints in NumPy instead of being rebuilt.
+partition j its successors fall in (on one machine, a ``(j, (CANDS_FILE, level, source, count,
+size))`` reference to a file holding that block instead: ``candfiles``); ``merge_partition``
+meets those with partition j's previous output (a co-partitioned union, no shuffle of the visited
+set) and writes the next output. So a level moves a few records per partition pair instead of one
+pickled object per state, and the visited set is merged with the new fingerprints in NumPy instead
+of being rebuilt.
 
 Reports (counts, properties) go to an accumulator, so materializing a level takes one Python pass
 per stage and no Python action.
@@ -31,7 +33,7 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
-from isrcheck.explorer.search.spark import fast, resident
+from isrcheck.explorer.search.spark import candfiles, fast, resident
 from isrcheck.explorer.search.spark.blocks import (
     FP,
     NotPlain,
@@ -47,6 +49,7 @@ from isrcheck.explorer.search.spark.blocks import (
 )
 from isrcheck.explorer.search.spark.level import (
     CANDS,
+    CANDS_FILE,
     PARENTS,
     PARTITION_AUDIT,
     RUN,
@@ -71,13 +74,15 @@ def split_fps(data: bytes) -> list[bytes]:
 
 
 def expand_partition(payload: tuple, transition: frozenset[str], partitions: int, reports: Any,
-                     kept: tuple[str, int] | None = None):
+                     kept: tuple[str, int] | None = None, cands_to: tuple[str, int] | None = None):
     """mapPartitionsWithIndex function: a partition's STATE block(s) -> one CANDS block per
     destination; its report goes to ``reports`` under the partition's index (``level.ReportParam``).
     ``kept``: (folder, level): the items are placeholders and the STATE block is read from the
     file the previous (full) level's merge kept there (``resident``); where this machine has no
     such file, the task reports ``missing`` and sends no candidates (the driver runs the level
-    again from Spark's copy)."""
+    again from Spark's copy). ``cands_to``: (folder, level): each destination's block is written to a
+    file there and only a reference to it goes through the shuffle (``candfiles``; a block that is
+    not written, a pickled one, goes through Spark)."""
 
     def run(index: int, items: Iterator[tuple[int, tuple]]) -> Iterator[tuple[int, tuple]]:
         ctx = load_context(payload)
@@ -107,7 +112,11 @@ def expand_partition(payload: tuple, transition: frozenset[str], partitions: int
         reports.add({("expand", index): merge_reports(found)})
         blocks = fast.split(ctx, cands, partitions) if compiled else split(ctx, cands, partitions)
         for j, blk in sorted(blocks.items()):
-            yield j, (CANDS, *blk)
+            written = candfiles.write(cands_to[0], cands_to[1], index, j, blk) if cands_to is not None else None
+            if written is None:
+                yield j, (CANDS, *blk)
+            else:
+                yield j, (CANDS_FILE, cands_to[1], index, *written)
 
     return run
 
@@ -115,7 +124,7 @@ def expand_partition(payload: tuple, transition: frozenset[str], partitions: int
 def merge_partition(payload: tuple, level: int, always: frozenset[str], sometimes: frozenset[str],
                     reports: Any, extra: Any = None, save_dir: str | None = None, send: int = 0,
                     full: bool = True, keep: tuple[str, int] | None = None, use: tuple[str, int] | None = None,
-                    keep_states: str | None = None):
+                    keep_states: str | None = None, cands_from: str | None = None):
     """mapPartitionsWithIndex function over one partition of (the previous level's output, this
     level's CANDS blocks). ``extra``: a broadcast of {partition: [CANDS block]} when the candidates
     come from the driver (a small level expanded in process). ``save_dir``: the checkpoint's
@@ -128,7 +137,9 @@ def merge_partition(payload: tuple, level: int, always: frozenset[str], sometime
     its new array only to ``keep``, not into its output), or, where this
     machine has no such file, reports ``missing`` and writes nothing (the driver runs the level again
     with the visited set in its input). ``keep_states``: a folder where a full level also writes
-    its new states for the next level's expansion (``resident.keep_states``)."""
+    its new states for the next level's expansion (``resident.keep_states``). ``cands_from``: the
+    folder of the CANDS_FILE references' files (``candfiles``); a partition that finds one of them
+    missing reports ``missing`` and writes nothing, as for ``use``."""
 
     def run(index: int, items: Iterator[tuple[int, tuple]]) -> Iterator[tuple[int, tuple]]:
         ctx = load_context(payload)
@@ -143,6 +154,7 @@ def merge_partition(payload: tuple, level: int, always: frozenset[str], sometime
         chunks: list[tuple[int, bytes]] = []
         runs: list[bytes] = []
         blocks: list[tuple] = []
+        refs: list[tuple] = []
         if extra is not None:
             items = itertools.chain(items, ((index, (CANDS, *b)) for b in extra.value.get(index, ())))
         for _, value in items:
@@ -153,11 +165,23 @@ def merge_partition(payload: tuple, level: int, always: frozenset[str], sometime
                 runs.append(value[1])
             elif tag == CANDS:
                 blocks.append(value[1:])
+            elif tag == CANDS_FILE:
+                refs.append(value[1:])
             # STATE: the previous level's states, read by the expansion; PARENTS: the previous
             # level's, copied out by ``only_parents`` in this same job
+        # in source order, as the shuffle delivers no order at all (the merge's result does not depend on it)
+        for level_of, source, n, size in sorted(refs, key=lambda ref: ref[1]):
+            blk = candfiles.read(cands_from, level_of, source, index, n, size) if cands_from is not None else None
+            if blk is None:
+                rep = new_report()
+                rep["missing"] = 1
+                reports.add({("merge", index): rep})
+                return
+            blocks.append(blk)
         visited = b"".join(chunk for _, chunk in sorted(chunks)) if mapped is None else mapped
         del chunks
         visited, parents, states, rep = merge(ctx, visited, blocks, always, sometimes, b"".join(runs), full)
+        rep["cand_files"] = len(refs)
         del blocks
         if keep is not None and full:
             rep["kept_fps"] = int(resident.keep(keep[0], index, keep[1], visited))

@@ -21,6 +21,7 @@ from isrcheck.explorer.symbolic.bmc_lemmas import bmc_with_lemmas
 from isrcheck.model.symbolic import make_symbolic
 
 from tests.fixtures.classic import classic
+from tests.fixtures.paths import ROOT
 
 CONTROLLER_LEMMAS = ["LeaderNamedByItsEpoch", "QuorumIsLastRequest", "TrueLeaderIsrIsQuorumIsr",
                      "QuorumIsrIsLastRequestUntilAdopted"]
@@ -137,3 +138,75 @@ def test_ctrl_c_inside_a_solver_call_is_interrupted_not_unknown():
         proc.kill()
     data = json.loads(out)
     assert proc.returncode == 130 and data["verdict"] == "interrupted", data["reason"]
+
+
+HARD_LEMMA = "tests/explorer/symbolic/hard_lemma.py"  # a lemma z3 cannot answer for in seconds
+
+
+def test_ctrl_c_while_proving_a_lemma_is_interrupted_not_unknown(tmp_path):
+    """z3 answers unknown ("interrupted from keyboard") when Ctrl-C lands inside a lemma's query:
+    bmc stops, exit 130 with verdict interrupted, not a lemma without an answer (exit 5 after the
+    remaining lemmas were asked; with --houdini the lemma dropped and the unrolling run). 3 s."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    for extra in ([], ["--houdini", "--lemma", "LeaderNamedByItsEpoch"]):
+        proc = subprocess.Popen([sys.executable, "-m", "isrcheck", *KIP320[:-1], "--invariant", "LeaderInIsr",
+                                 "--lemmas", HARD_LEMMA, *extra, "--depth", "3", "--json"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        try:
+            for line in proc.stderr:  # the lemma's query starts right after this line, and lasts
+                if "lemmas inductive at these bounds" in line:
+                    break
+            time.sleep(1)
+            proc.send_signal(signal.SIGINT)
+            out, err = proc.communicate(timeout=60)
+        finally:
+            proc.kill()
+        data = json.loads(out)
+        assert proc.returncode == 130 and data["verdict"] == "interrupted", (extra, data["reason"], err)
+        assert data["lemmas"] == [] and data["depth"] == 0 and "proving the lemmas" in data["reason"]
+
+
+def test_a_refuted_lemma_is_refused_even_beside_one_without_an_answer(tmp_path, capsys):
+    """One lemma false initially and one the solver does not answer for in --timeout: the refusal
+    (exit 2) names both, not "unknown" (exit 5) naming only the second, which sent the user to
+    raise the time limit and be refused for the first afterwards. 1 s of solver time."""
+    lemmas = tmp_path / "lemmas.py"
+    lemmas.write_text((ROOT / HARD_LEMMA).read_text().replace(
+        'LEMMAS = {"NoFactors": no_factors}', 'LEMMAS = {"Never": lambda ops, v: ops.false, "NoFactors": no_factors}'))
+    status = main([*KIP320, "--invariant", "LeaderInIsr", "--lemmas", str(lemmas), "--depth", "3", "--timeout", "1"])
+    err = capsys.readouterr().err
+    assert status == 2, err
+    assert "Never: false initially" in err and "NoFactors: no answer to its initiation" in err, err
+    assert "raise --timeout" in err and "--houdini" in err and "Traceback" not in err
+
+
+def test_ctrl_c_inside_a_prove_query_is_interrupted_not_unknown():
+    """The same for prove (--bounded, the lemma's initiation query): exit 130, verdict interrupted,
+    not the solver's limit (exit 5). 3 s."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    proc = subprocess.Popen([sys.executable, "-m", "isrcheck", "prove", *KIP320[1:-1], "--invariant", "LeaderInIsr",
+                             "--lemmas", HARD_LEMMA, "--bounded", "--json"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    try:
+        for line in proc.stderr:  # the initiation queries come first, NoFactors' lasts
+            if "NoFactors: formula built" in line:
+                break
+        time.sleep(1)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    data = json.loads(out)
+    assert proc.returncode == 130 and data["verdict"] == "interrupted", (data["reason"], err)
