@@ -279,8 +279,13 @@ def test_history_lemmas_hold_on_symbolic_walks():
     that records the history, at K11-fixed's bounds and with three fencings. The walks reach what
     the lemmas are about (an epoch begun after the first, a broker that lost records, one that
     registered again), and every state's real fields are a state of the explicit model."""
-    from isrcheck.model.kraft.symbolic.history_lemmas import EPOCH_HISTORY_LEMMAS
+    from isrcheck.model.kraft.symbolic.history_lemmas import (
+        EPOCH_HISTORY_2_CANDIDATES,
+        EPOCH_HISTORY_2_LEMMAS,
+        EPOCH_HISTORY_LEMMAS,
+    )
     ops = ConcreteOps()
+    names = [*EPOCH_HISTORY_LEMMAS, *EPOCH_HISTORY_2_LEMMAS, *EPOCH_HISTORY_2_CANDIDATES]
     for options, seed in ((ANCHOR, 3), ({**ANCHOR, "max_fencings": 3}, 4)):
         model = kraft("kraft-kip966", **options)
         sym = make_symbolic(model)
@@ -288,8 +293,9 @@ def test_history_lemmas_hold_on_symbolic_walks():
         states = symbolic_walk(sym, 600, seed)
         assert any(v.h.es[2] != -1 for v in states) and any(max(v.h.lost) > 0 for v in states)
         assert any(max(v.h.reg) > 0 for v in states)
+        assert any(v.h.hwe >= 2 for v in states)  # a commit at a leader epoch past the first
         assert all(sym.type_ok(ops, v) for v in states)
-        assert [n for n in EPOCH_HISTORY_LEMMAS if not all(lemmas[n](ops, v) for v in states)] == []
+        assert [n for n in names if not all(lemmas[n](ops, v) for v in states)] == []
         sample = states[::50]
         assert all(model.state_view(sym.decode(ops, lambda x: x, v)) for v in sample)
 
@@ -310,8 +316,15 @@ def test_history_is_typed_and_ignored_by_decoding():
         bad = v.copy()
         getattr(bad.h, field)[0] = value
         assert not sym.type_ok(ops, bad), field
+    assert v.h.hwe == 0
+    bad = v.copy()
+    bad.h.hwe = -1  # the commit's leader epoch: not negative
+    assert not sym.type_ok(ops, bad)
+    bad = v.copy()
+    bad.h.lostk[0] = v.mlen + 1  # where a loss happened: within the metadata log
+    assert not sym.type_ok(ops, bad)
     other = v.copy()
-    other.h.lost[1], other.h.reg[2] = 3, 1
+    other.h.lost[1], other.h.reg[2], other.h.hwe, other.h.lostk[0] = 3, 1, 2, 1
     assert sym.decode(ops, lambda x: x, other) == sym.decode(ops, lambda x: x, v) == model.init_states()[0]
 
 
@@ -334,15 +347,16 @@ def test_history_unchanged_by_steps_that_record_nothing():
 
 @pytest.mark.slow
 def test_epoch_history_inductive_with_the_72(capsys):
-    """The 72 lemmas of the five proved sets and the epoch-history set, 84 in all, are inductive at
-    K11-fixed's bounds (docs/kraft.md, "History kept in the symbolic state": the command there,
-    verbatim; minutes under load)."""
+    """The 72 lemmas of the five proved sets and the epoch-history sets (epoch-history, then
+    epoch-history-2 over the commit's leader epoch), 94 in all, are inductive at K11-fixed's bounds
+    (docs/kraft.md, "History kept in the symbolic state": the command there, verbatim; minutes
+    under load)."""
     argv = ("prove classic --generation kraft-kip966 --replicas 3 --min-insync-replicas 2 --max-records 1 "
             "--init-isr-size 2 --max-fencings 1 --max-crashes 1 --stops lossy --invariant MetadataLogMatching "
             "--bounded --lemma-set structural --lemma-set metadata --lemma-set history --lemma-set bounded-inductive "
-            "--lemma-set epoch-writer --lemma-set epoch-history --quiet").split()
+            "--lemma-set epoch-writer --lemma-set epoch-history --lemma-set epoch-history-2 --quiet").split()
     status = main(argv)
     out = capsys.readouterr().out
     assert status == 0, out
-    assert out.startswith("Proved for these bounds: MetadataLogMatching") and "84 lemmas" in out, out
+    assert out.startswith("Proved for these bounds: MetadataLogMatching") and "94 lemmas" in out, out
     assert "isrcheck " + " ".join(argv) in (ROOT / "docs" / "kraft.md").read_text()

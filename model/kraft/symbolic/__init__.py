@@ -148,6 +148,10 @@ class KraftSymbolic:
             -1 <= ops.sel(h.es, e), ops.sel(h.es, e) <= nv, ops.sel(h.esb, e) >= 0,
             -1 <= ops.sel(h.esl, e), ops.sel(h.esl, e) < n, ops.sel(h.esx, e) >= 0), self.z.epochs))
         parts += [ops.and_(0 <= x, x <= v.mlen) for x in h.reg] + [x >= 0 for x in h.lost]
+        # The commit's leader epoch is a leader's metadata epoch, which type_ok bounds below only
+        # (tests/model/test_kraft_history_type_ok.py: every step keeps the history in range).
+        parts.append(h.hwe >= 0)
+        parts += [ops.and_(0 <= x, x <= v.mlen) for x in h.lostk]
         return ops.and_(*parts)
 
     def lemmas(self) -> dict[str, Callable[[Any, kv.KraftVars], Any]]:

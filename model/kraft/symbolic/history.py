@@ -8,10 +8,13 @@ exactly the explicit model's and the history only records it:
   before, or leading an older epoch) writes its epoch start, its broker epoch, itself and its
   ``lost`` (below) at that epoch;
 - a broker whose log gets shorter, or changes below its old end (a truncation, a lossy shutdown),
-  records the leader epoch its metadata is at after the step (0 where it has none);
+  records the leader epoch its metadata is at after the step (0 where it has none) and the metadata
+  log's length after the step (``lostk``: which records were appended before the loss);
 - a broker the controller registers again (its controller-side broker epoch changes) has lost
   nothing since, and records the metadata log's length before the registration (its current record
-  then is the one at that length minus one; a registration may append one after it).
+  then is the one at that length minus one; a registration may append one after it);
+- a leader's HW advance that moves the true HW (the ghost of what is committed) records that
+  leader's leader epoch (``hwe``: the epoch at which the committed offset last grew).
 
 A history a step cannot change (the fields it reads are the very terms they were) stays the same
 term, so ``relation.transition`` adds no case for that step: BMC's partial-order reduction sees the
@@ -46,11 +49,22 @@ def history_next(o: Any, v: KraftVars, w: KraftVars, z: Sizes) -> None:
             upto = o.ite(y.llen < x.llen, y.llen, x.llen)
             changed = o.exists(0, upto, lambda off, x=x, y=y: o.or_(
                 o.sel(x.lep, off) != o.sel(y.lep, off), o.sel(x.lval, off) != o.sel(y.lval, off)), z.log)
-            h.lost[j] = o.ite(o.or_(y.llen < x.llen, changed), y.md_le, h.lost[j])
+            loss = o.or_(y.llen < x.llen, changed)
+            h.lost[j] = o.ite(loss, y.md_le, h.lost[j])
+            h.lostk[j] = o.ite(loss, w.mlen, h.lostk[j])
         if not same_term(x.cbe, y.cbe):
             again = x.cbe != y.cbe
             h.lost[j] = o.ite(again, 0, h.lost[j])
+            h.lostk[j] = o.ite(again, 0, h.lostk[j])
             h.reg[j] = o.ite(again, v.mlen, h.reg[j])
+    if not same_term(v.true_hw, w.true_hw):
+        # Only a leader's HW advance moves the true HW (``raise_hw``), to its new HW: the broker
+        # whose HW changed to the new true HW is that leader.
+        by = h.hwe
+        for x, y in zip(v.b, w.b, strict=True):
+            if not same_term(x.hw, y.hw):
+                by = o.ite(o.and_(y.hw != x.hw, y.hw == w.true_hw), y.md_le, by)
+        h.hwe = o.ite(w.true_hw != v.true_hw, by, h.hwe)
 
 
 def _store_if(o: Any, cond: Any, arr: Any, i: Any, value: Any) -> Any:

@@ -1042,3 +1042,6 @@ LEADER_COMPLETENESS_CANDIDATES = ("HwBoundCovered", "CommittedOnMembers", "Epoch
 # symbolic state"): inductive with the 72 above in the bounded encoding at K11-fixed's bounds.
 EPOCH_HISTORY_LEMMAS = history_module.EPOCH_HISTORY_LEMMAS
 EPOCH_HISTORY_CANDIDATES = history_module.EPOCH_HISTORY_CANDIDATES
+# With the commit's leader epoch (h.hwe): inductive with the 84, 94 in all (history_lemmas.py).
+EPOCH_HISTORY_2_LEMMAS = history_module.EPOCH_HISTORY_2_LEMMAS
+EPOCH_HISTORY_2_CANDIDATES = history_module.EPOCH_HISTORY_2_CANDIDATES

@@ -30,7 +30,7 @@ Arrays are z3 arrays without bounds (proofs), fixed-size lists under the configu
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from isrcheck.model.kraft.fields import (
@@ -155,9 +155,12 @@ class History:
     esx: Any  # and the leader epoch at which that leader had last lost records then (its ``lost``)
     lost: list  # per broker: the leader epoch it was at when it last lost records; 0: none since registering
     reg: list  # per broker: the metadata log's length when it last registered; 0: never registered again
+    hwe: Any = 0  # the leader epoch of the leader whose HW advance last moved the true HW (0: none yet)
+    lostk: list = field(default_factory=list)  # per broker: the metadata log's length after its last loss (0: none)
 
     def copy(self) -> History:
-        return History(self.es, self.esb, self.esl, self.esx, list(self.lost), list(self.reg))
+        return History(self.es, self.esb, self.esl, self.esx, list(self.lost), list(self.reg), self.hwe,
+                       list(self.lostk))
 
 
 _GLOBAL_LISTS = ("m_isr", "m_elr", "m_lk", "sent", "acked", "nacked")
@@ -220,7 +223,8 @@ def make_vars(ops: Any, name: str, z: Sizes) -> KraftVars:
         h=no_history() if z.epochs is None else History(
             es=ops.int_array(f"{name}.h_es", z.epochs), esb=ops.int_array(f"{name}.h_esb", z.epochs),
             esl=ops.int_array(f"{name}.h_esl", z.epochs), esx=ops.int_array(f"{name}.h_esx", z.epochs),
-            lost=[ops.int_var(f"{name}.h_lost{j}") for j in r], reg=[ops.int_var(f"{name}.h_reg{j}") for j in r]))
+            lost=[ops.int_var(f"{name}.h_lost{j}") for j in r], reg=[ops.int_var(f"{name}.h_reg{j}") for j in r],
+            hwe=ops.int_var(f"{name}.h_hwe"), lostk=[ops.int_var(f"{name}.h_lostk{j}") for j in r]))
 
 
 def no_history() -> History:
@@ -285,7 +289,9 @@ def initial_history(s: tuple, lay: Any, z: Sizes) -> History:
         e = s[o + MD_LEADER_EPOCH]
         if s[o + ROLE] == LEADER and 0 <= e < size:
             es[e], esb[e], esl[e] = s[o + EPOCH_START], s[o + BROKER_EPOCH], b
-    return History(es=tuple(es), esb=tuple(esb), esl=tuple(esl), esx=(0,) * size, lost=[0] * z.n, reg=[0] * z.n)
+    # The initial true HW is 0 in every configuration the symbolic form accepts: no advance yet.
+    return History(es=tuple(es), esb=tuple(esb), esl=tuple(esl), esx=(0,) * size, lost=[0] * z.n, reg=[0] * z.n,
+                   hwe=0, lostk=[0] * z.n)
 
 
 class DecodeError(ValueError):
@@ -389,4 +395,7 @@ def equal(ops: Any, v: KraftVars, w: KraftVars, exact: bool = True, z: Sizes | N
     arr(v.h.esl, w.h.esl, v.mlen + 1, z.epochs if z else None)
     arr(v.h.esx, w.h.esx, v.mlen + 1, z.epochs if z else None)
     parts += [p == q for p, q in zip(v.h.lost + v.h.reg, w.h.lost + w.h.reg, strict=True)]
+    if z is not None and z.epochs is not None:
+        parts.append(v.h.hwe == w.h.hwe)
+        parts += [p == q for p, q in zip(v.h.lostk, w.h.lostk, strict=True)]
     return ops.and_(*parts)
