@@ -346,7 +346,7 @@ def test_history_unchanged_by_steps_that_record_nothing():
 
 
 @pytest.mark.slow
-def test_epoch_history_inductive_with_the_72(capsys):
+def test_the_94_lemmas_are_inductive_together(capsys):
     """The 72 lemmas of the five proved sets and the epoch-history sets (epoch-history, then
     epoch-history-2 over the commit's leader epoch), 94 in all, are inductive at K11-fixed's bounds
     (docs/kraft.md, "History kept in the symbolic state": the command there, verbatim; minutes
