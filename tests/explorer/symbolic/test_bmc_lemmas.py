@@ -12,6 +12,11 @@ structural lemmas asserted as without them.
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 
 import pytest
 from isrcheck.explorer.cli.main import main
@@ -28,6 +33,23 @@ CONTROLLER_LEMMAS = ["LeaderNamedByItsEpoch", "QuorumIsLastRequest", "TrueLeader
 KIP320 = ["bmc", "classic", "--generation", "kip320", "--replicas", "2", "--quiet"]
 LEMMA_ARGS = [x for n in CONTROLLER_LEMMAS for x in ("--lemma", n)]
 K9 = ["bmc", "classic", "--acks", "1", "--invariant", "AckedRecordNotLost", "--depth", "8", "--quiet"]
+
+
+def interrupted_run(args: list[str], cue: str, timeout: float) -> tuple[int, str, str]:
+    """(exit status, stdout, stderr) of ``isrcheck *args`` sent SIGINT one second after a stderr line
+    containing ``cue``: the point after which the run is inside a solver call that lasts seconds."""
+    proc = subprocess.Popen([sys.executable, "-m", "isrcheck", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    try:
+        for line in proc.stderr:
+            if cue in line:
+                break
+        time.sleep(1)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=timeout)
+    finally:
+        proc.kill()
+    return proc.returncode, out, err
 
 
 def test_bmc_ends_when_the_target_is_inductive_with_the_lemmas(capsys):
@@ -117,27 +139,12 @@ def test_list_lemmas_needs_no_depth_and_anything_else_does(capsys):
 def test_ctrl_c_inside_a_solver_call_is_interrupted_not_unknown():
     """z3 catches SIGINT during a check and answers unknown ("interrupted from keyboard"): bmc
     reports that as interrupted (exit 130), not as a solver limit (exit 5)."""
-    import os
-    import signal
-    import subprocess
-    import sys
-    import time
-
-    proc = subprocess.Popen([sys.executable, "-m", "isrcheck", "bmc", "classic", "--generation", "kraft-kip966",
-                             "--replicas", "3", "--max-records", "1", "--max-fencings", "1", "--depth", "40",
-                             "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    try:
-        for line in proc.stderr:  # length 9 takes seconds: one second in, the signal lands in z3's check
-            if "traces of 8 states" in line:
-                break
-        time.sleep(1)
-        proc.send_signal(signal.SIGINT)
-        out, _ = proc.communicate(timeout=120)
-    finally:
-        proc.kill()
+    # length 9 takes seconds: one second after length 8, the signal lands in z3's check
+    status, out, _ = interrupted_run(["bmc", "classic", "--generation", "kraft-kip966", "--replicas", "3",
+                                      "--max-records", "1", "--max-fencings", "1", "--depth", "40", "--json"],
+                                     "traces of 8 states", 120)
     data = json.loads(out)
-    assert proc.returncode == 130 and data["verdict"] == "interrupted", data["reason"]
+    assert status == 130 and data["verdict"] == "interrupted", data["reason"]
 
 
 HARD_LEMMA = "tests/explorer/symbolic/hard_lemma.py"  # a lemma z3 cannot answer for in seconds
@@ -147,28 +154,12 @@ def test_ctrl_c_while_proving_a_lemma_is_interrupted_not_unknown(tmp_path):
     """z3 answers unknown ("interrupted from keyboard") when Ctrl-C lands inside a lemma's query:
     bmc stops, exit 130 with verdict interrupted, not a lemma without an answer (exit 5 after the
     remaining lemmas were asked; with --houdini the lemma dropped and the unrolling run). 3 s."""
-    import os
-    import signal
-    import subprocess
-    import sys
-    import time
-
     for extra in ([], ["--houdini", "--lemma", "LeaderNamedByItsEpoch"]):
-        proc = subprocess.Popen([sys.executable, "-m", "isrcheck", *KIP320[:-1], "--invariant", "LeaderInIsr",
-                                 "--lemmas", HARD_LEMMA, *extra, "--depth", "3", "--json"],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                env={**os.environ, "PYTHONUNBUFFERED": "1"})
-        try:
-            for line in proc.stderr:  # the lemma's query starts right after this line, and lasts
-                if "lemmas inductive at these bounds" in line:
-                    break
-            time.sleep(1)
-            proc.send_signal(signal.SIGINT)
-            out, err = proc.communicate(timeout=60)
-        finally:
-            proc.kill()
+        # the lemma's query starts right after the cue, and lasts
+        status, out, err = interrupted_run([*KIP320[:-1], "--invariant", "LeaderInIsr", "--lemmas", HARD_LEMMA,
+                                            *extra, "--depth", "3", "--json"], "lemmas inductive at these bounds", 60)
         data = json.loads(out)
-        assert proc.returncode == 130 and data["verdict"] == "interrupted", (extra, data["reason"], err)
+        assert status == 130 and data["verdict"] == "interrupted", (extra, data["reason"], err)
         assert data["lemmas"] == [] and data["depth"] == 0 and "proving the lemmas" in data["reason"]
 
 
@@ -189,24 +180,8 @@ def test_a_refuted_lemma_is_refused_even_beside_one_without_an_answer(tmp_path, 
 def test_ctrl_c_inside_a_prove_query_is_interrupted_not_unknown():
     """The same for prove (--bounded, the lemma's initiation query): exit 130, verdict interrupted,
     not the solver's limit (exit 5). 3 s."""
-    import os
-    import signal
-    import subprocess
-    import sys
-    import time
-
-    proc = subprocess.Popen([sys.executable, "-m", "isrcheck", "prove", *KIP320[1:-1], "--invariant", "LeaderInIsr",
-                             "--lemmas", HARD_LEMMA, "--bounded", "--json"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    try:
-        for line in proc.stderr:  # the initiation queries come first, NoFactors' lasts
-            if "NoFactors: formula built" in line:
-                break
-        time.sleep(1)
-        proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=60)
-    finally:
-        proc.kill()
+    # the initiation queries come first, NoFactors' lasts
+    status, out, err = interrupted_run(["prove", *KIP320[1:-1], "--invariant", "LeaderInIsr", "--lemmas", HARD_LEMMA,
+                                        "--bounded", "--json"], "NoFactors: formula built", 60)
     data = json.loads(out)
-    assert proc.returncode == 130 and data["verdict"] == "interrupted", (data["reason"], err)
+    assert status == 130 and data["verdict"] == "interrupted", (data["reason"], err)
