@@ -1,0 +1,81 @@
+"""Lemmas toward the KRaft invariants other than LeaderCompleteness and the two log-matching ones
+(LeaderCandidateCompleteness, ReplicationQuorumSuperset, ConsistentRead,
+NoCommittedRecordLostGlobally, MinIsrRecoveryQuorum: ``properties.py``), for ``prove --bounded`` at
+K11-fixed's bounds (docs/kraft.md, "The other invariants").
+
+Each lemma was found from a counterexample to induction of one of those targets, with the proved
+sets of ``lemmas.py`` and ``history_lemmas.py`` (94 lemmas) and their candidates assumed. What is
+modelled: the same symbolic state (``vars.KraftVars``); what is abstracted away: nothing more.
+Lemmas that read no history are checked on every reachable state of K11-fixed by BFS
+(tests/model/test_kraft_symbolic.py); those over ``vars.History`` on the symbolic walks.
+
+The sets at the end are found by ``named_sets`` (``KraftSymbolic.lemma_sets``): ``targets`` are
+inductive with the 94, ``targets-candidates`` hold on every reachable state (or walk) but are
+preserved only with the leader-completeness candidates assumed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from isrcheck.model.kraft.config import KraftConfig
+
+from .steps import Cur, at_least, exactly
+from .vars import KraftVars, Sizes
+
+Lemma = Callable[[Any, KraftVars], Any]
+
+
+def target_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
+    R, L = range(c.brokers), z.log
+    elr = c.gen.elr
+
+    def recovery_quorum_union(o: Any, v: KraftVars) -> Any:
+        """Why MinIsrRecoveryQuorum holds: a broker leaves the ISR for the ELR, and the ELR for the
+        last known ELR, while the ISR is under min.insync.replicas; only an ISR of
+        min.insync.replicas members or more clears the last known ELR. So an ISR under it has, with
+        the ELR and the last known ELR, exactly min.insync.replicas brokers (no more: a broker
+        elected from the ELR is counted in the ISR and the last known ELR, once in the union); an ISR
+        of min.insync.replicas members or more has an empty last known ELR."""
+        cur = Cur(o, v)
+        union = [o.or_(cur.isr[j], cur.elr[j], cur.lk[j]) for j in R]
+        return o.ite(at_least(o, cur.isr, c.min_isr), o.not_(o.or_(*cur.lk)), exactly(o, union, c.min_isr))
+
+    def last_known_left_registered(o: Any, v: KraftVars) -> Any:
+        """A broker leaves the ELR for good (in the last known ELR, not back in the ISR) only when the
+        controller registers it again after a lossy shutdown (KIP-966's unclean registration): so a
+        broker in the current record's last known ELR but in neither its ISR nor its ELR is held at
+        a new broker epoch (its initial one is its id)."""
+        cur = Cur(o, v)
+        return o.and_(*(o.implies(o.and_(cur.lk[j], o.not_(cur.isr[j]), o.not_(cur.elr[j])), v.b[j].cbe != j + 1)
+                        for j in R))
+
+    def acked_committed(o: Any, v: KraftVars) -> Any:
+        """A positive acknowledgement goes only up to the leader's new HW, which the true HW (the
+        committed offset) then covers: every acknowledged value is among the committed records."""
+        def committed(val: int) -> Any:
+            return o.exists(0, v.true_hw, lambda off: o.sel(v.cval, off) == val, L)
+
+        return o.and_(*(o.implies(v.acked[val], committed(val)) for val in range(c.values)))
+
+    lemmas: dict[str, Lemma] = {"AckedCommitted": acked_committed}
+    if elr:
+        lemmas["RecoveryQuorumUnion"] = recovery_quorum_union
+        lemmas["LastKnownLeftRegistered"] = last_known_left_registered
+    for name, fn in lemmas.items():
+        fn.__doc__ = TARGET_MEANING[name]
+    return lemmas
+
+
+TARGET_MEANING = {
+    "RecoveryQuorumUnion": "a metadata record whose ISR is under min.insync.replicas has exactly min.insync.replicas "
+                           "brokers in its ISR, ELR and last known ELR together; one at min.insync.replicas or more "
+                           "has an empty last known ELR (KIP-966)",
+    "LastKnownLeftRegistered": "a broker in the current record's last known ELR but in neither its ISR nor its ELR "
+                               "has registered again (the controller holds a new broker epoch for it; KIP-966)",
+    "AckedCommitted": "every positively acknowledged value is a committed record (below the true HW)",
+}
+
+# Inductive with the 94 lemmas of the proved sets at K11-fixed's bounds (docs/kraft.md, "The other invariants").
+TARGETS_LEMMAS = ("RecoveryQuorumUnion", "AckedCommitted")
