@@ -20,7 +20,9 @@ from collections.abc import Callable
 from typing import Any
 
 from isrcheck.model.kraft.config import KraftConfig
+from isrcheck.model.kraft.fields import AP_ACCEPTED, AP_REQUEST, LEADER, OFFLINE_DIRTY, RUNNING, STARTING
 
+from .. import functions
 from .steps import Cur, at_least, exactly
 from .vars import KraftVars, Sizes
 
@@ -59,7 +61,33 @@ def target_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
 
         return o.and_(*(o.implies(v.acked[val], committed(val)) for val in range(c.values)))
 
-    lemmas: dict[str, Lemma] = {"AckedCommitted": acked_committed}
+    def lost_log(o: Any, v: KraftVars, j: int) -> Any:
+        """Broker j lost its log in a lossy shutdown and has not registered since (as lemmas.py)."""
+        x = v.b[j]
+        return o.and_(o.or_(x.status == OFFLINE_DIRTY, x.status == STARTING), x.bepoch == 0, o.not_(x.unf))
+
+    def pending_hw_bound_covered(o: Any, v: KraftVars) -> Any:
+        """HwBoundCovered (lemmas.py) for the ISR a leader's AlterPartition in flight or accepted
+        would give it: a leader whose ISR is under min.insync.replicas cannot advance its HW now,
+        but can once the response (or the record it reads, of its own leader epoch) grows its ISR,
+        over the follower log ends it recorded before. So the HW it would compute over its maximal
+        ISR (the proposal) is within the log of every member of the controller's ISR and ELR that
+        has not lost its log."""
+        cur = Cur(o, v)
+        parts = []
+        for b in R:
+            x = v.b[b]
+            members = functions.hw_members(c, x.ap_isr, x.misr)
+            commit = functions.commit_offset(o, b, members, x.llen, x.fleo)
+            pending = o.and_(x.status == RUNNING, x.role == LEADER,
+                             o.or_(x.ap_phase == AP_REQUEST, x.ap_phase == AP_ACCEPTED),
+                             at_least(o, x.ap_isr, c.min_isr))
+            covered = [o.implies(o.and_(o.or_(cur.isr[f], cur.elr[f]) if elr else cur.isr[f],
+                                        o.not_(lost_log(o, v, f))), commit <= v.b[f].llen) for f in R]
+            parts.append(o.implies(pending, o.and_(*covered)))
+        return o.and_(*parts)
+
+    lemmas: dict[str, Lemma] = {"AckedCommitted": acked_committed, "PendingHwBoundCovered": pending_hw_bound_covered}
     if elr:
         lemmas["RecoveryQuorumUnion"] = recovery_quorum_union
         lemmas["LastKnownLeftRegistered"] = last_known_left_registered
@@ -74,8 +102,10 @@ TARGET_MEANING = {
                            "has an empty last known ELR (KIP-966)",
     "LastKnownLeftRegistered": "a broker in the current record's last known ELR but in neither its ISR nor its ELR "
                                "has registered again (the controller holds a new broker epoch for it; KIP-966)",
+    "PendingHwBoundCovered": "HwBoundCovered for the ISR a leader's AlterPartition in flight or accepted would give "
+                             "it: the HW it would compute over the proposal is within every ISR and ELR member's log",
     "AckedCommitted": "every positively acknowledged value is a committed record (below the true HW)",
 }
 
 # Inductive with the 94 lemmas of the proved sets at K11-fixed's bounds (docs/kraft.md, "The other invariants").
-TARGETS_LEMMAS = ("RecoveryQuorumUnion", "AckedCommitted")
+TARGETS_LEMMAS = ("RecoveryQuorumUnion", "LastKnownLeftRegistered", "AckedCommitted")
