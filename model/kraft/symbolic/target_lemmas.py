@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 from isrcheck.model.kraft.config import KraftConfig
-from isrcheck.model.kraft.fields import AP_ACCEPTED, AP_REQUEST, LEADER, OFFLINE_DIRTY, RUNNING, STARTING
+from isrcheck.model.kraft.fields import AP_ACCEPTED, AP_REQUEST, LEADER, NIL, OFFLINE_DIRTY, RUNNING, STARTING
 
 from .. import functions
 from .steps import Cur, at_least, exactly
@@ -87,7 +87,68 @@ def target_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
             parts.append(o.implies(pending, o.and_(*covered)))
         return o.and_(*parts)
 
+    def members_read_commit_epoch(o: Any, v: KraftVars) -> Any:
+        """(history) A commit at leader epoch ``h.hwe`` counted every member of its leader's ISR at a
+        log end recorded in that epoch, so each had fetched at it (and read its record); a broker
+        joins the ISR later only by an AlterPartition, after fetching at that record's epoch, or by
+        an election from the members. So a running member of the controller's ISR or ELR has read
+        the leader epoch of the last commit."""
+        cur = Cur(o, v)
+        member = [o.or_(cur.isr[f], cur.elr[f]) if elr else cur.isr[f] for f in R]
+        return o.and_(*(o.implies(o.and_(v.b[f].status == RUNNING, member[f]), v.b[f].md_le >= v.h.hwe) for f in R))
+
+    def loss_placed(o: Any, v: KraftVars) -> Any:
+        """(history) A loss records where it happened (``h.lostk``, the metadata log's length then, at
+        least 1) together with its leader epoch (``h.lost``), and a registration clears both: so a
+        broker that lost records at a leader epoch lost them at or after its registration, and that
+        epoch is no newer than the record current then."""
+        parts = []
+        for f in R:
+            k = v.h.lostk[f]
+            parts.append(o.implies(v.h.lost[f] > 0, o.and_(k >= 1, k >= v.h.reg[f],
+                                                           v.h.lost[f] <= o.sel(v.m_le, k - 1))))
+        return o.and_(*parts)
+
+    def seen_lost_below_newer_start(o: Any, v: KraftVars) -> Any:
+        """(history) SeenWithinUnlessLost (history_lemmas.py) with the loss placed: a leader's
+        recorded log end of a running follower, in its current incarnation, is within the
+        follower's log unless the follower lost records at a newer leader epoch whose leader began
+        it below that log end. A follower truncates under the leader of its epoch only where their
+        logs differ, and at these bounds (one record, at one leader epoch everywhere:
+        OneEpochPerValue) a leader that began its epoch holding the recorded records has the
+        follower's."""
+        parts = []
+        for b in R:
+            x = v.b[b]
+            for f in R:
+                if f == b:
+                    continue
+                y, e = v.b[f], v.h.lost[f]
+                seen = o.and_(x.role == LEADER, x.fleo[f] != NIL, x.fep[f] == y.cbe, y.status == RUNNING)
+                excused = o.and_(e > x.md_le, o.sel(v.h.es, e) < x.fleo[f])
+                parts.append(o.implies(seen, o.or_(x.fleo[f] <= y.llen, excused)))
+        return o.and_(*parts)
+
+    def registered_member_readded(o: Any, v: KraftVars) -> Any:
+        """(history) A registration after a lossy shutdown takes the broker out of the ISR and the
+        ELR (KIP-966's unclean registration, UncleanRegisteredOut), and only an AlterPartition
+        brings it back, into the ISR: so a broker registered again (``h.reg``) that is in the
+        controller's ISR or ELR was added to the ISR by a record since its registration."""
+        cur = Cur(o, v)
+        parts = []
+        for f in R:
+            member = o.or_(cur.isr[f], cur.elr[f]) if elr else cur.isr[f]
+            added = o.exists(v.h.reg[f], v.mlen, lambda k, f=f: o.and_(
+                k >= 1, o.sel(v.m_isr[f], k), o.not_(o.sel(v.m_isr[f], k - 1))), z.records)
+            parts.append(o.implies(o.and_(v.h.reg[f] > 0, member), added))
+        return o.and_(*parts)
+
     lemmas: dict[str, Lemma] = {"AckedCommitted": acked_committed, "PendingHwBoundCovered": pending_hw_bound_covered}
+    if z.epochs is not None:  # the history exists in the bounded encoding only (vars.History)
+        lemmas["MembersReadCommitEpoch"] = members_read_commit_epoch
+        lemmas["RegisteredMemberReadded"] = registered_member_readded
+        lemmas["LossPlaced"] = loss_placed
+        lemmas["SeenLostBelowNewerStart"] = seen_lost_below_newer_start
     if elr:
         lemmas["RecoveryQuorumUnion"] = recovery_quorum_union
         lemmas["LastKnownLeftRegistered"] = last_known_left_registered
@@ -104,6 +165,15 @@ TARGET_MEANING = {
                                "has registered again (the controller holds a new broker epoch for it; KIP-966)",
     "PendingHwBoundCovered": "HwBoundCovered for the ISR a leader's AlterPartition in flight or accepted would give "
                              "it: the HW it would compute over the proposal is within every ISR and ELR member's log",
+    "MembersReadCommitEpoch": "(history) a running member of the controller's ISR or ELR has read the leader epoch at "
+                              "which the committed offset last grew",
+    "RegisteredMemberReadded": "(history) a broker registered again that is in the controller's ISR or ELR was added "
+                               "to the ISR by a metadata record since its registration",
+    "LossPlaced": "(history) a broker that lost records at a leader epoch (h.lost) has the place of the loss "
+                  "recorded (h.lostk: at least 1, not before its registration, a record of that leader epoch or "
+                  "newer before it)",
+    "SeenLostBelowNewerStart": "(history) a leader's recorded log end of a running follower (current incarnation) is "
+                               "within its log unless it lost records at a newer leader epoch begun below that log end",
     "AckedCommitted": "every positively acknowledged value is a committed record (below the true HW)",
 }
 
