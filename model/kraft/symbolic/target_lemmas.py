@@ -20,9 +20,8 @@ from collections.abc import Callable
 from typing import Any
 
 from isrcheck.model.kraft.config import KraftConfig
-from isrcheck.model.kraft.fields import AP_ACCEPTED, AP_REQUEST, LEADER, NIL, OFFLINE_DIRTY, RUNNING, STARTING
+from isrcheck.model.kraft.fields import LEADER, NIL, RUNNING
 
-from .. import functions
 from .steps import Cur, at_least, exactly
 from .vars import KraftVars, Sizes
 
@@ -60,32 +59,6 @@ def target_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
             return o.exists(0, v.true_hw, lambda off: o.sel(v.cval, off) == val, L)
 
         return o.and_(*(o.implies(v.acked[val], committed(val)) for val in range(c.values)))
-
-    def lost_log(o: Any, v: KraftVars, j: int) -> Any:
-        """Broker j lost its log in a lossy shutdown and has not registered since (as lemmas.py)."""
-        x = v.b[j]
-        return o.and_(o.or_(x.status == OFFLINE_DIRTY, x.status == STARTING), x.bepoch == 0, o.not_(x.unf))
-
-    def pending_hw_bound_covered(o: Any, v: KraftVars) -> Any:
-        """HwBoundCovered (lemmas.py) for the ISR a leader's AlterPartition in flight or accepted
-        would give it: a leader whose ISR is under min.insync.replicas cannot advance its HW now,
-        but can once the response (or the record it reads, of its own leader epoch) grows its ISR,
-        over the follower log ends it recorded before. So the HW it would compute over its maximal
-        ISR (the proposal) is within the log of every member of the controller's ISR and ELR that
-        has not lost its log."""
-        cur = Cur(o, v)
-        parts = []
-        for b in R:
-            x = v.b[b]
-            members = functions.hw_members(c, x.ap_isr, x.misr)
-            commit = functions.commit_offset(o, b, members, x.llen, x.fleo)
-            pending = o.and_(x.status == RUNNING, x.role == LEADER,
-                             o.or_(x.ap_phase == AP_REQUEST, x.ap_phase == AP_ACCEPTED),
-                             at_least(o, x.ap_isr, c.min_isr))
-            covered = [o.implies(o.and_(o.or_(cur.isr[f], cur.elr[f]) if elr else cur.isr[f],
-                                        o.not_(lost_log(o, v, f))), commit <= v.b[f].llen) for f in R]
-            parts.append(o.implies(pending, o.and_(*covered)))
-        return o.and_(*parts)
 
     def members_read_commit_epoch(o: Any, v: KraftVars) -> Any:
         """(history) A commit at leader epoch ``h.hwe`` counted every member of its leader's ISR at a
@@ -143,7 +116,7 @@ def target_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
             parts.append(o.implies(o.and_(v.h.reg[f] > 0, member), added))
         return o.and_(*parts)
 
-    lemmas: dict[str, Lemma] = {"AckedCommitted": acked_committed, "PendingHwBoundCovered": pending_hw_bound_covered}
+    lemmas: dict[str, Lemma] = {"AckedCommitted": acked_committed}
     if z.epochs is not None:  # the history exists in the bounded encoding only (vars.History)
         lemmas["MembersReadCommitEpoch"] = members_read_commit_epoch
         lemmas["RegisteredMemberReadded"] = registered_member_readded
@@ -163,8 +136,6 @@ TARGET_MEANING = {
                            "has an empty last known ELR (KIP-966)",
     "LastKnownLeftRegistered": "a broker in the current record's last known ELR but in neither its ISR nor its ELR "
                                "has registered again (the controller holds a new broker epoch for it; KIP-966)",
-    "PendingHwBoundCovered": "HwBoundCovered for the ISR a leader's AlterPartition in flight or accepted would give "
-                             "it: the HW it would compute over the proposal is within every ISR and ELR member's log",
     "MembersReadCommitEpoch": "(history) a running member of the controller's ISR or ELR has read the leader epoch at "
                               "which the committed offset last grew",
     "RegisteredMemberReadded": "(history) a broker registered again that is in the controller's ISR or ELR was added "
@@ -177,5 +148,10 @@ TARGET_MEANING = {
     "AckedCommitted": "every positively acknowledged value is a committed record (below the true HW)",
 }
 
-# Inductive with the 94 lemmas of the proved sets at K11-fixed's bounds (docs/kraft.md, "The other invariants").
-TARGETS_LEMMAS = ("RecoveryQuorumUnion", "LastKnownLeftRegistered", "AckedCommitted")
+# Inductive with the 94 lemmas of the proved sets at K11-fixed's bounds, 101 in all (docs/kraft.md, "The other
+# invariants"): the first three read no history and hold in every reachable state there (BFS); the others read the
+# history (vars.History) and hold on the symbolic walks.
+TARGETS_LEMMAS = (
+    "RecoveryQuorumUnion", "LastKnownLeftRegistered", "AckedCommitted", "MembersReadCommitEpoch",
+    "RegisteredMemberReadded", "LossPlaced", "SeenLostBelowNewerStart",
+)
