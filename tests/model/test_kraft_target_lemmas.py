@@ -34,6 +34,12 @@ def test_targets_set_is_offered_and_listed(capsys):
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert "targets" in out and "RecoveryQuorumUnion" in out and "SeenLostBelowNewerStart" in out
+    # Without --bounded the history's lemmas are not there: refused by name, with the fix.
+    argv = ["prove", "classic", "--generation", "kraft-kip966", *"--replicas 2 --min-insync-replicas 1 --max-records 1 "
+            "--max-fencings 0 --max-crashes 1 --stops lossy".split(), "--lemma-set", "targets", "--quiet"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "names MembersReadCommitEpoch" in err and "add --bounded" in err and "Traceback" not in err
 
 
 def test_target_lemmas_without_history_hold_in_reachable_states():

@@ -167,7 +167,7 @@ class KraftSymbolic:
 
     def lemma_hint(self, missing: Sequence[str]) -> str | None:
         """Why a named set's lemmas are missing: the unbounded encoding keeps no history."""
-        if self.unbounded and set(missing) & set(lemma_module.MEANING):
+        if self.unbounded and set(missing) & {*lemma_module.MEANING, *target_module.TARGET_MEANING}:
             return "they read the history the bounded encoding keeps: add --bounded"
         return None
 
