@@ -4,14 +4,16 @@ NoCommittedRecordLostGlobally, MinIsrRecoveryQuorum: ``properties.py``), for ``p
 K11-fixed's bounds (docs/kraft.md, "The other invariants").
 
 Each lemma was found from a counterexample to induction of one of those targets, with the proved
-sets of ``lemmas.py`` and ``history_lemmas.py`` (94 lemmas) and their candidates assumed. What is
-modelled: the same symbolic state (``vars.KraftVars``); what is abstracted away: nothing more.
-Lemmas that read no history are checked on every reachable state of K11-fixed by BFS
-(tests/model/test_kraft_symbolic.py); those over ``vars.History`` on the symbolic walks.
+sets of ``lemmas.py`` and ``history_lemmas.py`` (94 lemmas) and their candidates assumed; all seven
+are inductive with the 94 alone. What is modelled: the same symbolic state (``vars.KraftVars``, with
+its history ``vars.History`` for four of them); what is abstracted away: nothing more. They are
+claims about K11-fixed's bounds (``SeenLostBelowNewerStart`` leans on one record per log,
+``RecoveryQuorumUnion`` on an initial ISR of min.insync.replicas members). Lemmas that read no
+history were checked on every reachable state of K11-fixed by BFS and are tested on a small
+configuration's reachable states and random walks; those over the history on the symbolic walks
+(tests/model/test_kraft_target_lemmas.py).
 
-The sets at the end are found by ``named_sets`` (``KraftSymbolic.lemma_sets``): ``targets`` are
-inductive with the 94, ``targets-candidates`` hold on every reachable state (or walk) but are
-preserved only with the leader-completeness candidates assumed.
+The set at the end, ``targets``, is found by ``named_sets`` (``KraftSymbolic.lemma_sets``).
 """
 
 from __future__ import annotations
@@ -131,9 +133,9 @@ def target_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
 
 
 TARGET_MEANING = {
-    "RecoveryQuorumUnion": "a metadata record whose ISR is under min.insync.replicas has exactly min.insync.replicas "
-                           "brokers in its ISR, ELR and last known ELR together; one at min.insync.replicas or more "
-                           "has an empty last known ELR (KIP-966)",
+    "RecoveryQuorumUnion": "the current metadata record, if its ISR is under min.insync.replicas, has exactly that many "
+                           "brokers in its ISR, ELR and last known ELR together; if not, an empty last known ELR "
+                           "(KIP-966)",
     "LastKnownLeftRegistered": "a broker in the current record's last known ELR but in neither its ISR nor its ELR "
                                "has registered again (the controller holds a new broker epoch for it; KIP-966)",
     "MembersReadCommitEpoch": "(history) a running member of the controller's ISR or ELR has read the leader epoch at "
