@@ -133,8 +133,8 @@ def target_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
 
 
 TARGET_MEANING = {
-    "RecoveryQuorumUnion": "the current metadata record, if its ISR is under min.insync.replicas, has exactly that many "
-                           "brokers in its ISR, ELR and last known ELR together; if not, an empty last known ELR "
+    "RecoveryQuorumUnion": "the current metadata record, if its ISR is under min.insync.replicas, has exactly that "
+                           "many brokers in its ISR, ELR and last known ELR together; if not, an empty last known ELR "
                            "(KIP-966)",
     "LastKnownLeftRegistered": "a broker in the current record's last known ELR but in neither its ISR nor its ELR "
                                "has registered again (the controller holds a new broker epoch for it; KIP-966)",
