@@ -35,14 +35,16 @@ whatever ran before; with the fresh names of the prover's ``ops`` counted from 0
 other hashes, in each later proof), its answer and its z3 resource count are the same in every
 process, and the same on a Spark executor as on the driver.
 
-A Ctrl-C inside a solver call reaches z3 first, which stops and answers unknown ("interrupted from
-keyboard"): that answer ends the query at once (``interrupted``), never a retry step by step or
-without small values, which would swallow the interrupt; ``prove`` returns "interrupted" then.
+A Ctrl-C is Python's, never z3's (``checked``): z3's own handler made a check answer unknown,
+and with assumptions (the small-values query) its reason was "canceled", as for a time or resource
+limit, so the query was asked again (without small values, or step by step) and the interrupt was
+lost. ``prove`` returns "interrupted" then.
 """
 
 from __future__ import annotations
 
 import itertools
+import threading
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -70,9 +72,28 @@ def own_names(ops: Any) -> Any:
     return ops
 
 
-def interrupted(solver: Any) -> bool:
-    """Whether ``solver``'s last unknown answer was the user's Ctrl-C, not a limit or incompleteness."""
-    return "interrupted" in solver.reason_unknown()
+def quiet_solver(solver: Any) -> Any:
+    """``solver`` with z3's own Ctrl-C handler off, for ``checked``."""
+    solver.set("ctrl_c", False)
+    return solver
+
+
+def checked(solver: Any, *assumptions: Any) -> Any:
+    """``solver.check(*assumptions)`` (``solver`` from ``quiet_solver``), a Ctrl-C raising
+    KeyboardInterrupt. The check runs in a thread (z3 releases the GIL) while this one waits, so the
+    signal reaches Python, which stops the solver (``interrupt``) and raises. z3's handler answered
+    unknown instead, "canceled" when the check had assumptions: the reason a time or resource limit
+    gives, so the interrupt could not be told apart from them (measured: z3 4.x, ``check(b)``)."""
+    answer: list[Any] = []
+    worker = threading.Thread(target=lambda: answer.append(solver.check(*assumptions)), daemon=True)
+    worker.start()
+    try:
+        worker.join()
+    except KeyboardInterrupt:
+        solver.ctx.interrupt()
+        worker.join()
+        raise
+    return answer[0]
 
 
 class Prover:
@@ -104,7 +125,7 @@ class Prover:
         self.ctx = z3.Context()  # this prover's own: its queries' term ids do not depend on the process's history
         self.base_here = self.here(self.base)
         self.solver = self._fresh()  # the last consecution query's solver (for reason_unknown)
-        self.init_solver = z3.Solver(ctx=self.ctx)
+        self.init_solver = quiet_solver(z3.Solver(ctx=self.ctx))
         if timeout is not None:
             self.init_solver.set("timeout", max(1, int(timeout * 1000)))
         # The base case of k-induction: the first k states of every run from Init. The steps are
@@ -130,13 +151,13 @@ class Prover:
         # left out the states of runs that stop early (a 4-induction "proved" a lemma false in a
         # reachable state at depth 2 where no step is enabled).
         reached = [z3.And(*self.init_steps[:i], z3.Not(fn(self.ops, v))) for i, v in enumerate(self.init_vars)]
-        answer = self.init_solver.check(*self.here([z3.Or(*reached)]))
+        answer = checked(self.init_solver, *self.here([z3.Or(*reached)]))
         if answer == z3.unsat:
             return "holds"
         return "fails" if answer == z3.sat else f"unknown: {self.init_solver.reason_unknown()}"
 
     def _fresh(self) -> z3.Solver:
-        solver = z3.Solver(ctx=self.ctx)
+        solver = quiet_solver(z3.Solver(ctx=self.ctx))
         if self.timeout is not None:
             solver.set("timeout", max(1, int(self.timeout * 1000)))
         solver.add(*self.base_here)
@@ -166,7 +187,7 @@ class Prover:
             # in 120 s over every step, and each step but one took 0.0-0.3 s (docs/proofs.md). Sound
             # either way: Next is the disjunction of the steps.
             answer, model = self._ask(before + last, part, small, SPLIT_BUDGET if self.k == 1 else None)
-            if answer == z3.unknown and self.k == 1 and not interrupted(self.solver):
+            if answer == z3.unknown and self.k == 1:
                 for act in range(len(self.labels[0])):
                     answer, model = self._ask(before + last + [self.acts[0] == act], part, small, None)
                     if answer != z3.unsat:
@@ -185,23 +206,18 @@ class Prover:
         if small:
             bound = z3.Bool("small", self.ctx)
             solver.add(z3.Implies(bound, *self.here([_small(self.states[0])])))
-            answer = solver.check(bound)
+            answer = checked(solver, bound)
             if answer == z3.sat:
                 return answer, self._model(solver)
-            if answer == z3.unknown and interrupted(solver):
-                return answer, None  # asked again without small values, the Ctrl-C would be lost
-        answer = solver.check()
+        answer = checked(solver)
         return answer, (self._model(solver) if answer == z3.sat else None)
 
     def _small_again(self) -> Any:
         """A model of the last query with every int of every state at most ``SMALL``, or None."""
         solver = self.solver
         solver.set("rlimit", 0)  # 0: no resource limit
-        answer = solver.check(*self.here([_small(v) for v in self.states]))
-        if answer == z3.sat:
+        if checked(solver, *self.here([_small(v) for v in self.states])) == z3.sat:
             return self._model(solver)
-        if answer == z3.unknown and interrupted(solver):
-            raise KeyboardInterrupt  # the user's Ctrl-C, not a CTI too large to replay
         return None
 
     def explicit_for(self, value: Callable[[Any], Any]) -> Any:
@@ -287,8 +303,8 @@ def prove(
         return _induction(sym, result, dict(zip(names, props, strict=True)), dict(lemmas or {}), houdini=houdini,
                           k=k, prover=(make_prover or Prover)(sym, k=k, timeout=timeout), progress=progress,
                           start=start)
-    except KeyboardInterrupt:  # between two solver calls (inside one, z3 answers unknown: ``_unknown``)
-        return _unknown(result, "interrupted from keyboard", start)
+    except KeyboardInterrupt:  # inside a solver call (``checked``) or between two
+        return _unknown(result, "interrupted (Ctrl-C)", start)
 
 
 def _induction(sym: Any, result: SymbolicResult, targets: dict[str, Callable], candidates: dict[str, Callable], *,
@@ -365,8 +381,8 @@ def base_case_failure(name: str, k: int) -> str:
 
 
 def _unknown(result: SymbolicResult, reason: str, start: float) -> SymbolicResult:
-    # Ctrl-C inside a solver call reaches z3 first, which stops and answers unknown ("interrupted
-    # from keyboard"): the user's interrupt (exit 130), not the solver's limit (exit 5).
+    # A Ctrl-C (``prove``'s KeyboardInterrupt) is the user's interrupt (exit 130), not the solver's
+    # limit (exit 5); so is z3's own "interrupted from keyboard", should a solver not be quiet.
     result.verdict = "interrupted" if "interrupted" in reason else "unknown"
     result.reason = reason
     result.elapsed = time.monotonic() - start
