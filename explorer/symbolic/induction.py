@@ -232,9 +232,10 @@ class Prover:
             explicit = self.explicit_for(value)
         except ValueError as exc:
             # Past its budget the small-values query can answer unknown and the unconstrained one a
-            # CTI too large for the explicit model to tabulate (which one depends on the solver's
-            # history in the process, so a Spark worker and the driver may differ): ask the same
-            # query again for small values in every state, without the budget.
+            # CTI too large for the explicit model to tabulate (which one once depended on the
+            # solver's history in the process; a prover's own context and names make it the same
+            # in every process now): ask the same query again for small values in every state,
+            # without the budget.
             model = self._small_again()
             if model is None:
                 raise EncodingError(f"the counterexample to induction is too large to replay ({exc}), and the "
