@@ -139,7 +139,7 @@ def bmc_with_lemmas(sym: Any, lemmas: Mapping[str, Callable], *, depth: int, hou
     progress.message(f"bmc: proving the {len(lemmas)} lemmas inductive at these bounds (one query each)")
     start = time.monotonic()
     try:
-        # A Ctrl-C inside a query is a KeyboardInterrupt (``induction.checked``), never an unknown
+        # A Ctrl-C inside a query is a KeyboardInterrupt (``induction.check``), never an unknown
         # answer: taken for a lemma without an answer, the run went on with the next lemma (or, with
         # --houdini, dropped this one and unrolled) and ended with exit 5 minutes later.
         proof = prove_lemmas(sym, lemmas, houdini=houdini, timeout=timeout, progress=progress, prover=prover)

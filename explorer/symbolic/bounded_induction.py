@@ -32,7 +32,7 @@ from typing import Any
 import z3
 from isrcheck.explorer.progress import Progress
 from isrcheck.explorer.symbolic.bmc import PREPROCESS
-from isrcheck.explorer.symbolic.induction import Prover, checked, own_names, prove, quiet_solver
+from isrcheck.explorer.symbolic.induction import Prover, check, own_names, prove
 from isrcheck.explorer.symbolic.ops import BoundedZ3Ops
 from isrcheck.explorer.symbolic.relation import transition
 from isrcheck.explorer.symbolic.result import SymbolicResult
@@ -78,7 +78,7 @@ class BoundedProver(Prover):
     def _fresh(self, base: bool = True) -> z3.Solver:
         # As BMC's: the relation is functional, so solve-eqs substitutes the next state away
         # before bit-blasting (the scratch induction measured 0.01-4 s a query this way).
-        solver = quiet_solver(z3.Then(*PREPROCESS, ctx=self.ctx).solver() if self.width else z3.Solver(ctx=self.ctx))
+        solver = z3.Then(*PREPROCESS, ctx=self.ctx).solver() if self.width else z3.Solver(ctx=self.ctx)
         if self.timeout is not None:
             solver.set("timeout", max(1, int(self.timeout * 1000)))
         if base:
@@ -103,7 +103,7 @@ class BoundedProver(Prover):
         values are small already: no first query for small ones)."""
         self.solver = solver = self._fresh()
         solver.add(*self.here([*assumed, self.ops.not_(part)]))
-        answer = checked(solver)
+        answer = check(solver, timeout=self.timeout)
         return answer, (self._model(solver) if answer == z3.sat else None)
 
     def explicit_for(self, value: Callable[[Any], Any]) -> Any:

@@ -35,16 +35,15 @@ whatever ran before; with the fresh names of the prover's ``ops`` counted from 0
 other hashes, in each later proof), its answer and its z3 resource count are the same in every
 process, and the same on a Spark executor as on the driver.
 
-A Ctrl-C is Python's, never z3's (``checked``): z3's own handler made a check answer unknown,
-and with assumptions (the small-values query) its reason was "canceled", as for a time or resource
-limit, so the query was asked again (without small values, or step by step) and the interrupt was
-lost. ``prove`` returns "interrupted" then.
+A Ctrl-C inside a solver call makes z3 answer unknown; ``check`` tells it from the solver's limits
+(with assumptions, the small-values query, z3 gives the same reason, "canceled", for both) and
+raises KeyboardInterrupt: taken for a limit, the query was asked again (without small values, or
+step by step) and the interrupt was lost. ``prove`` returns "interrupted" then.
 """
 
 from __future__ import annotations
 
 import itertools
-import threading
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -72,28 +71,36 @@ def own_names(ops: Any) -> Any:
     return ops
 
 
-def quiet_solver(solver: Any) -> Any:
-    """``solver`` with z3's own Ctrl-C handler off, for ``checked``."""
-    solver.set("ctrl_c", False)
-    return solver
+def check(solver: Any, *assumptions: Any, timeout: float | None = None, budget: int | None = None) -> Any:
+    """``solver.check(*assumptions)``, a Ctrl-C inside it raising KeyboardInterrupt. ``timeout``
+    (seconds) and ``budget`` (z3 resource units) are the limits the solver was given, if any.
+
+    Inside a check, Ctrl-C reaches z3's handler, which stops the check and answers unknown: with the
+    reason "interrupted from keyboard" without assumptions, but "canceled" with them (the small-values
+    query), the reason its time limit (with assumptions) and resource limit give too. So "canceled"
+    is a Ctrl-C unless a limit explains it: the resource count the check used reached ``budget``,
+    or its time reached ``timeout``. Taken for a limit, the query was asked again (without small
+    values, or step by step) and the interrupt was lost."""
+    started = time.monotonic()
+    before = _resources(solver)
+    answer = solver.check(*assumptions)
+    if answer != z3.unknown:
+        return answer
+    reason = solver.reason_unknown()
+    if "interrupted" in reason:
+        raise KeyboardInterrupt
+    if reason == "canceled":
+        spent = _resources(solver) - before
+        if not (budget is not None and spent >= budget) and \
+                not (timeout is not None and time.monotonic() - started >= 0.9 * timeout):
+            raise KeyboardInterrupt
+    return answer
 
 
-def checked(solver: Any, *assumptions: Any) -> Any:
-    """``solver.check(*assumptions)`` (``solver`` from ``quiet_solver``), a Ctrl-C raising
-    KeyboardInterrupt. The check runs in a thread (z3 releases the GIL) while this one waits, so the
-    signal reaches Python, which stops the solver (``interrupt``) and raises. z3's handler answered
-    unknown instead, "canceled" when the check had assumptions: the reason a time or resource limit
-    gives, so the interrupt could not be told apart from them (measured: z3 4.x, ``check(b)``)."""
-    answer: list[Any] = []
-    worker = threading.Thread(target=lambda: answer.append(solver.check(*assumptions)), daemon=True)
-    worker.start()
-    try:
-        worker.join()
-    except KeyboardInterrupt:
-        solver.ctx.interrupt()
-        worker.join()
-        raise
-    return answer[0]
+def _resources(solver: Any) -> int:
+    """z3's resource count of ``solver``'s context so far (it counts every check in the context)."""
+    stats = solver.statistics()
+    return stats.get_key_value("rlimit count") if "rlimit count" in stats.keys() else 0
 
 
 class Prover:
@@ -125,7 +132,7 @@ class Prover:
         self.ctx = z3.Context()  # this prover's own: its queries' term ids do not depend on the process's history
         self.base_here = self.here(self.base)
         self.solver = self._fresh()  # the last consecution query's solver (for reason_unknown)
-        self.init_solver = quiet_solver(z3.Solver(ctx=self.ctx))
+        self.init_solver = z3.Solver(ctx=self.ctx)
         if timeout is not None:
             self.init_solver.set("timeout", max(1, int(timeout * 1000)))
         # The base case of k-induction: the first k states of every run from Init. The steps are
@@ -151,13 +158,13 @@ class Prover:
         # left out the states of runs that stop early (a 4-induction "proved" a lemma false in a
         # reachable state at depth 2 where no step is enabled).
         reached = [z3.And(*self.init_steps[:i], z3.Not(fn(self.ops, v))) for i, v in enumerate(self.init_vars)]
-        answer = checked(self.init_solver, *self.here([z3.Or(*reached)]))
+        answer = check(self.init_solver, *self.here([z3.Or(*reached)]), timeout=self.timeout)
         if answer == z3.unsat:
             return "holds"
         return "fails" if answer == z3.sat else f"unknown: {self.init_solver.reason_unknown()}"
 
     def _fresh(self) -> z3.Solver:
-        solver = quiet_solver(z3.Solver(ctx=self.ctx))
+        solver = z3.Solver(ctx=self.ctx)
         if self.timeout is not None:
             solver.set("timeout", max(1, int(self.timeout * 1000)))
         solver.add(*self.base_here)
@@ -206,17 +213,17 @@ class Prover:
         if small:
             bound = z3.Bool("small", self.ctx)
             solver.add(z3.Implies(bound, *self.here([_small(self.states[0])])))
-            answer = checked(solver, bound)
+            answer = check(solver, bound, timeout=self.timeout, budget=budget)
             if answer == z3.sat:
                 return answer, self._model(solver)
-        answer = checked(solver)
+        answer = check(solver, timeout=self.timeout, budget=budget)
         return answer, (self._model(solver) if answer == z3.sat else None)
 
     def _small_again(self) -> Any:
         """A model of the last query with every int of every state at most ``SMALL``, or None."""
         solver = self.solver
         solver.set("rlimit", 0)  # 0: no resource limit
-        if checked(solver, *self.here([_small(v) for v in self.states])) == z3.sat:
+        if check(solver, *self.here([_small(v) for v in self.states]), timeout=self.timeout) == z3.sat:
             return self._model(solver)
         return None
 
@@ -304,7 +311,7 @@ def prove(
         return _induction(sym, result, dict(zip(names, props, strict=True)), dict(lemmas or {}), houdini=houdini,
                           k=k, prover=(make_prover or Prover)(sym, k=k, timeout=timeout), progress=progress,
                           start=start)
-    except KeyboardInterrupt:  # inside a solver call (``checked``) or between two
+    except KeyboardInterrupt:  # inside a solver call (``check``) or between two
         return _unknown(result, "interrupted (Ctrl-C)", start)
 
 
