@@ -33,7 +33,7 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
-from isrcheck.explorer.search.spark import candfiles, fast, resident
+from isrcheck.explorer.search.spark import candfiles, clock, fast, resident
 from isrcheck.explorer.search.spark.blocks import (
     FP,
     NotPlain,
@@ -85,11 +85,14 @@ def expand_partition(payload: tuple, transition: frozenset[str], partitions: int
     not written, a pickled one, goes through Spark)."""
 
     def run(index: int, items: Iterator[tuple[int, tuple]]) -> Iterator[tuple[int, tuple]]:
+        clk = clock.start("expand", cands_to[1] if cands_to else -1, index)
         ctx = load_context(payload)
+        clk.mark("context")
         if kept is not None:
             for _ in items:  # placeholders, read to the end so that PySpark reuses this worker
                 pass
             block = resident.load_states(kept[0], index, kept[1])
+            clk.mark("read kept states")
             if block is None:
                 rep = new_report()
                 rep["missing"] = 1
@@ -104,19 +107,28 @@ def expand_partition(payload: tuple, transition: frozenset[str], partitions: int
             if value[0] != STATE:
                 continue
             if compiled:
-                rep = fast.expand(ctx, value[1], decode_states(value[2]), cands, audit)
+                states = decode_states(value[2])
+                clk.mark("decode frontier")
+                rep = fast.expand(ctx, value[1], states, cands, audit)
+                clk.mark("expand (C)")
             else:
                 _, rep = expand(ctx, split_fps(value[1]), decode_states(value[2]), transition, cands, audit)
             audit = 0
             found.append(rep)
         reports.add({("expand", index): merge_reports(found)})
+        clk.mark("expand (rest)")
         blocks = fast.split(ctx, cands, partitions) if compiled else split(ctx, cands, partitions)
+        del cands
+        clk.mark("fingerprints and split")
         for j, blk in sorted(blocks.items()):
             written = candfiles.write(cands_to[0], cands_to[1], index, j, blk) if cands_to is not None else None
+            clk.mark("write candidate files")
             if written is None:
                 yield j, (CANDS, *blk)
             else:
                 yield j, (CANDS_FILE, cands_to[1], index, *written)
+            clk.mark("send")
+        clk.close()
 
     return run
 
@@ -143,8 +155,10 @@ def merge_partition(payload: tuple, level: int, always: frozenset[str], sometime
     nothing, as for ``use``."""
 
     def run(index: int, items: Iterator[tuple[int, tuple]]) -> Iterator[tuple[int, tuple]]:
+        clk = clock.start("merge" if full else "merge small", level, index)
         ctx = load_context(payload)
         mapped = resident.load(use[0], index, use[1]) if use is not None else None
+        clk.mark("context")
         if use is not None and mapped is None:
             for _ in items:  # read to the end, so that PySpark reuses this worker
                 pass
@@ -170,6 +184,7 @@ def merge_partition(payload: tuple, level: int, always: frozenset[str], sometime
                 refs.append(value[1:])
             # STATE: the previous level's states, read by the expansion; PARENTS: the previous
             # level's, copied out by ``only_parents`` in this same job
+        clk.mark("read input")
         # in source order, as the shuffle delivers no order at all (the merge's result does not depend on it)
         for level_of, source, n, size in sorted(refs, key=lambda ref: ref[1]):
             blk = candfiles.read(cands_from, level_of, source, index, n, size) if cands_from is not None else None
@@ -179,10 +194,12 @@ def merge_partition(payload: tuple, level: int, always: frozenset[str], sometime
                 reports.add({("merge", index): rep})
                 return
             blocks.append(blk)
+        clk.mark("read candidate files")
         visited = b"".join(chunk for _, chunk in sorted(chunks)) if mapped is None else mapped
         del chunks
+        clk.mark("join visited")
         try:
-            visited, parents, states, rep = merge(ctx, visited, blocks, always, sometimes, b"".join(runs), full)
+            visited, parents, states, rep = merge(ctx, visited, blocks, always, sometimes, b"".join(runs), full, clk)
         except BadBlock:
             if not refs:
                 raise  # the shuffle's blocks: the run's own bug, not a damaged file
@@ -192,13 +209,18 @@ def merge_partition(payload: tuple, level: int, always: frozenset[str], sometime
             rep["missing"] = 1
             reports.add({("merge", index): rep})
             return
+        clk.mark("merge")
         rep["cand_files"] = len(refs)
         del blocks
+        clk.mark("free candidates")
         if keep is not None and full:
             rep["kept_fps"] = int(resident.keep(keep[0], index, keep[1], visited))
+        clk.mark("keep visited")
         states_blob = encode_states(states)
+        clk.mark("encode states")
         if keep_states is not None and full:
             rep["kept_states"] = int(resident.keep_states(keep_states, index, level, parents[0], states_blob))
+        clk.mark("keep states")
         if len(states) <= send:
             rep["blocks"] = [(index, parents[0], states_blob)]
         else:
@@ -214,8 +236,11 @@ def merge_partition(payload: tuple, level: int, always: frozenset[str], sometime
             pass
         else:
             yield index, (RUN, parents[0])
+        clk.mark("report, checkpoint")
         yield index, (PARENTS, level, parents)
         yield index, (STATE, parents[0], states_blob)
+        clk.mark("send")
+        clk.close()
 
     return run
 
@@ -244,9 +269,12 @@ def rebuild_visited(after: int, upto: int):
 
 def only_parents(items: Iterator[tuple[int, tuple]]) -> Iterator[tuple[int, tuple]]:
     """mapPartitions function: a level output's parent records, for the RDD that keeps them."""
+    clk = clock.start("parents", -1, -1)
     for record in items:
         if record[1][0] == PARENTS:
             yield record
+    clk.mark("copy")
+    clk.close()
 
 
 def part_name(kind: str, index: int) -> str:
