@@ -15,6 +15,9 @@ import os
 import time
 
 PATH = os.environ.get("ISRCHECK_SPARK_CLOCK") or None
+# the worker's CPU when its last task's clock closed (a forked worker's CPU starts at 0): what it
+# spends between two tasks (PySpark reading the next task, writing the last one's final batch)
+_last_end = 0.0
 
 
 class _Off:
@@ -33,8 +36,9 @@ class Clock:
 
     def __init__(self, stage: str, level: int, index: int):
         self.head = f"{stage}\t{level}\t{index}"
-        self.last = time.process_time()
+        self.last = _last_end
         self.lines: list[str] = []
+        self.mark("before the task (fork, PySpark)")
 
     def mark(self, phase: str) -> None:
         """The CPU since the last mark (or the start) goes to ``phase``."""
@@ -43,6 +47,8 @@ class Clock:
         self.last = now
 
     def close(self) -> None:
+        global _last_end
+        _last_end = time.process_time()
         try:
             with open(PATH, "a") as fh:  # one write of a few lines: appends from processes do not interleave
                 fh.write("".join(self.lines))
