@@ -9,6 +9,8 @@ A partition of a level's output holds a handful of records, each one block (``bl
   which ``only_parents`` copies into an RDD of their own (kept on disk, read again only to walk
   a trace back), so that no later level reads or writes them again;
 - ``(i, (STATE, fingerprints, states))``: the level's new states, packed, in fingerprint order;
+  in a level's output the fingerprints are None: they are its PARENTS record's, which comes
+  before it in the same partition (``state_fps``; 16 bytes a state less through the JVM);
 - ``(i, (RUN, fingerprints))``: instead of the visited set, in the output of a small level (one
   whose frontier was expanded in the driver): its new fingerprints only. The next levels read the
   last full output and these runs together, so a small level reads the visited set once and
@@ -103,16 +105,18 @@ def expand_partition(payload: tuple, transition: frozenset[str], partitions: int
         cands: Any = fast.Candidates() if compiled else {}
         found = []
         audit = PARTITION_AUDIT  # a couple of states of every partition are audited on executors
+        fps_of = state_fps()
         for _, value in items:
-            if value[0] != STATE:
+            fps = fps_of(value)
+            if fps is None:
                 continue
             if compiled:
                 states = decode_states(value[2])
                 clk.mark("decode frontier")
-                rep = fast.expand(ctx, value[1], states, cands, audit)
+                rep = fast.expand(ctx, fps, states, cands, audit)
                 clk.mark("expand (C)")
             else:
-                _, rep = expand(ctx, split_fps(value[1]), decode_states(value[2]), transition, cands, audit)
+                _, rep = expand(ctx, split_fps(fps), decode_states(value[2]), transition, cands, audit)
             audit = 0
             found.append(rep)
         reports.add({("expand", index): merge_reports(found)})
@@ -238,7 +242,7 @@ def merge_partition(payload: tuple, level: int, always: frozenset[str], sometime
             yield index, (RUN, parents[0])
         clk.mark("report, checkpoint")
         yield index, (PARENTS, level, parents)
-        yield index, (STATE, parents[0], states_blob)
+        yield index, (STATE, None, states_blob)  # its fingerprints are the PARENTS record's (``state_fps``)
         clk.mark("send")
         clk.close()
 
@@ -360,6 +364,24 @@ def lookup_parents(level: int, keys: frozenset[bytes]):
 
 def state_pairs(items: Iterator[tuple[int, tuple]]) -> Iterator[tuple[bytes, Any]]:
     """mapPartitions function: (fingerprint, packed state) of a partition's STATE block."""
+    fps_of = state_fps()
     for _, value in items:
-        if value[0] == STATE:
-            yield from zip(split_fps(value[1]), decode_states(value[2]), strict=True)
+        fps = fps_of(value)
+        if fps is not None:
+            yield from zip(split_fps(fps), decode_states(value[2]), strict=True)
+
+
+def state_fps():
+    """A reader of one partition's records in order: for a STATE record, its fingerprints (in a
+    level's output, those of the PARENTS record before it: the same states in the same order);
+    None for any other record."""
+    last: list[bytes] = [b""]
+
+    def fps_of(value: tuple) -> bytes | None:
+        if value[0] == PARENTS:
+            last[0] = value[2][0]
+        elif value[0] == STATE:
+            return last[0] if value[1] is None else value[1]
+        return None
+
+    return fps_of
