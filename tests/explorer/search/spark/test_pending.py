@@ -29,3 +29,18 @@ def test_a_computed_only_side_stores_its_blocks_and_yields_nothing(spark):
     assert _cached_partitions(sc, pending) == 2  # but both of its blocks were computed and stored
     assert sorted(v[1] for _, v in pending.collect()) == [i * 10 for i in range(40)]
     pending.unpersist()
+
+
+def test_a_levels_state_block_takes_its_fingerprints_from_the_parents_record_before_it():
+    from isrcheck.explorer.search.spark.blocks import encode_states
+    from isrcheck.explorer.search.spark.level import PARENTS, STATE, VISITED
+    from isrcheck.explorer.search.spark.tasks import state_fps, state_pairs
+
+    fps = bytes(range(16)) + bytes(range(16, 32))
+    states = encode_states([7, 9])
+    output = [(0, (VISITED, 0, b"")), (0, (PARENTS, 5, (fps, bytes(32), bytes(8)))), (0, (STATE, None, states))]
+    assert list(state_pairs(iter(output))) == [(fps[:16], 7), (fps[16:], 9)]
+    # a driver frontier's or a checkpoint's STATE block carries its own
+    read = state_fps()
+    assert read((STATE, fps[16:], encode_states([9]))) == fps[16:]
+    assert read((PARENTS, 5, (fps, bytes(32), bytes(8)))) is None
