@@ -102,7 +102,12 @@ def read_parents(data: bytes) -> tuple[bytes, bytes, bytes]:
 
 def frontier_bytes(fps: bytes, states: bytes) -> bytes:
     """A checkpoint file of one partition's new states: fingerprints, then the states' block."""
-    return _HEADER.pack(FRONTIER_MAGIC, len(fps) // FP) + fps + states
+    return frontier_header(fps) + fps + states
+
+
+def frontier_header(fps: bytes) -> bytes:
+    """The header of ``frontier_bytes(fps, ...)``, for a writer that writes the pieces in turn."""
+    return _HEADER.pack(FRONTIER_MAGIC, len(fps) // FP)
 
 
 def read_frontier(data: bytes) -> tuple[bytes, bytes]:
@@ -111,6 +116,15 @@ def read_frontier(data: bytes) -> tuple[bytes, bytes]:
     if len(body) < n * FP:
         raise ValueError("a frontier file shorter than its fingerprints")
     return bytes(body[:n * FP]), bytes(body[n * FP:])
+
+
+def read_frontier_file(fh: Any) -> tuple[bytes, bytes]:
+    """``read_frontier`` of an open file, read in pieces (no copy of its states' block by slicing)."""
+    _, n = _header(fh.read(_HEADER.size), FRONTIER_MAGIC)
+    fps = fh.read(n * FP)
+    if len(fps) < n * FP:
+        raise ValueError("a frontier file shorter than its fingerprints")
+    return fps, fh.read()
 
 
 def _header(data: bytes, magic: bytes) -> tuple[bytes, int]:

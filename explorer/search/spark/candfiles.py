@@ -68,25 +68,29 @@ def write(folder: str, level: int, source: int, dest: int, block: tuple[bytes, b
 def read(folder: str, level: int, source: int, dest: int, n: int, size: int
          ) -> tuple[bytes, bytes, bytes, bytes] | None:
     """The CANDS block a reference (``n`` candidates, ``size`` bytes) names, or None when this
-    machine has no such file or it is not the one the reference names."""
-    try:
-        with open(path_of(folder, level, source, dest), "rb") as fh:
-            data = fh.read()
-    except OSError:
-        return None
-    if len(data) != size or size < _HEADER.size or _HEADER.unpack_from(data) != (MAGIC, n):
-        return None
+    machine has no such file or it is not the one the reference names. The fingerprints, parents
+    and actions are memory views (bytes-like, as ``steps.merge`` joins them), the states bytes."""
     at = _HEADER.size
     fps_end = at + n * _FP
     parents_end = fps_end + n * _FP
     actions_end = parents_end + n * _ACTION
+    try:
+        with open(path_of(folder, level, source, dest), "rb") as fh:
+            if os.fstat(fh.fileno()).st_size != size or size < actions_end + 6:
+                return None
+            # two reads, no slicing: the fingerprints, parents and actions are views of the first
+            # buffer, the states' block the second (what ``fast.pick`` reads): no copy of either
+            head = fh.read(actions_end)
+            states = fh.read()
+    except OSError:
+        return None
     # the states' block is marshal of a list of as many states (``blocks.encode_states``): a file
     # whose list says another count is not the one the reference names (the merge would index past it)
-    if data[actions_end:actions_end + 2] != b"M[" or size < actions_end + 6 \
-            or _COUNT.unpack_from(data, actions_end + 2)[0] != n:
+    if len(head) != actions_end or len(head) + len(states) != size or _HEADER.unpack_from(head) != (MAGIC, n) \
+            or states[:2] != b"M[" or _COUNT.unpack_from(states, 2)[0] != n:
         return None
-    states = data[actions_end:]
-    return data[at:fps_end], data[fps_end:parents_end], data[parents_end:actions_end], states
+    view = memoryview(head)
+    return view[at:fps_end], view[fps_end:parents_end], view[parents_end:actions_end], states
 
 
 def drop_level(folder: str | None, level: int) -> None:

@@ -40,6 +40,13 @@ def preload() -> None:
 
 if __name__ == "__main__":
     preload()
+    # PySpark's daemon runs gc.collect() in a reused worker after every task: a full collection
+    # walks every object the imports above made (some 40 ms of CPU a task at 3/2/2/3: docs/spark.md,
+    # "Issue 24, ninth round"). Frozen here, before the forks, the collector leaves them alone (and
+    # never writes to their pages, which forked workers then share instead of copying).
+    import gc
+
+    gc.freeze()
     from pyspark.daemon import manager
 
     manager()

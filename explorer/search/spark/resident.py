@@ -65,14 +65,15 @@ def _path(folder: str, index: int, level: int) -> str:
     return os.path.join(folder, f"{index:05d}-{level:05d}.fps")
 
 
-def _write_whole(path: str, data: Any) -> bool:
-    """``data`` at ``path`` under a temporary name, then renamed; False (and nothing left) when it
-    cannot be written. Not ``outputs.write_atomically``: these files are a cache that Spark's copy
-    backs, so they are not synced to disk (a file lost in a crash makes its level run through Spark)."""
+def _write_whole(path: str, data: Any, *more: Any) -> bool:
+    """``data`` (then ``more``, written after it: no joined copy) at ``path`` under a temporary
+    name, then renamed; False (and nothing left) when it cannot be written. Not
+    ``outputs.write_atomically``: these files are a cache that Spark's copy backs, so they are not
+    synced to disk (a file lost in a crash makes its level run through Spark)."""
     tmp = f"{path}.tmp{os.getpid()}"
     try:
         with open(tmp, "wb") as fh:
-            fh.write(data)
+            fh.writelines((data, *more))
         os.replace(tmp, path)
     except OSError:
         with contextlib.suppress(OSError):
@@ -123,12 +124,13 @@ def keep_states(folder: str, index: int, level: int, fps: bytes, states: bytes) 
     """Write partition ``index``'s new states of ``level`` (their fingerprints, and an
     ``encode_states`` block that is marshal, never a pickle); True when the file is there. Removes
     that partition's states files older than ``level - 1``. Best effort, as ``keep``."""
-    from isrcheck.explorer.search.spark.blocks import frontier_bytes
+    from isrcheck.explorer.search.spark.blocks import frontier_header
 
     if states[:1] != b"M":
         return False  # a pickled block: only Spark's copy holds it
     path = _states_path(folder, index, level)
-    if not _write_whole(path, frontier_bytes(fps, states)):
+    # ``blocks.frontier_bytes`` in three pieces: the states' block is not copied into a joined one
+    if not _write_whole(path, frontier_header(fps), fps, states):
         return False
     for old in glob.glob(os.path.join(folder, f"{index:05d}-*.states")):
         if int(os.path.basename(old).split("-")[1].split(".")[0]) < level - 1:
@@ -140,11 +142,11 @@ def keep_states(folder: str, index: int, level: int, fps: bytes, states: bytes) 
 def load_states(folder: str, index: int, level: int) -> tuple[bytes, bytes] | None:
     """Partition ``index``'s kept (fingerprints, marshal block of states) of ``level``, or None
     when this machine has no such file (or it is not one ``keep_states`` wrote)."""
-    from isrcheck.explorer.search.spark.blocks import read_frontier
+    from isrcheck.explorer.search.spark.blocks import read_frontier_file
 
     try:
         with open(_states_path(folder, index, level), "rb") as fh:
-            fps, states = read_frontier(fh.read())
+            fps, states = read_frontier_file(fh)
     except (OSError, ValueError):
         return None
     return (fps, states) if states[:1] == b"M" else None

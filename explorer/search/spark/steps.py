@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from isrcheck.explorer.search.audit import audit_successors
-from isrcheck.explorer.search.spark import fast
+from isrcheck.explorer.search.spark import clock, fast
 from isrcheck.explorer.search.spark.blocks import FP, NO_PARENT, decode_states, encode_states
 from isrcheck.explorer.search.spark.level import Context, new_report
 
@@ -264,7 +264,7 @@ def _positions(sorted_fps: Any, sorted_hi: Any, add: Any) -> Any:
 
 
 def merge(ctx: Context, visited: bytes, blocks: list[tuple[bytes, bytes, bytes, bytes]], always: frozenset[str],
-          sometimes: frozenset[str], runs: bytes = b"", full: bool = True
+          sometimes: frozenset[str], runs: bytes = b"", full: bool = True, clk: Any = clock.OFF
           ) -> tuple[bytes, tuple[bytes, bytes, bytes], list[Any], dict[str, Any]]:
     """One partition's merge: (the visited set with the new fingerprints, the new states' parent
     records (fingerprints sorted, parents, actions), their packed states in that order, the report).
@@ -290,6 +290,7 @@ def merge(ctx: Context, visited: bytes, blocks: list[tuple[bytes, bytes, bytes, 
     fps = np.frombuffer(b"".join(b[0] for b in blocks), dtype="S16")
     parents = np.frombuffer(b"".join(b[1] for b in blocks), dtype="S16")
     actions = np.frombuffer(b"".join(b[2] for b in blocks), dtype="<u4")
+    clk.mark("merge: join candidates")
     if walk:
         # the same candidates as below: sorted by (fingerprint, parent, action), the first of each
         # fingerprint kept, those the visited set holds dropped, walking both in order
@@ -308,14 +309,18 @@ def merge(ctx: Context, visited: bytes, blocks: list[tuple[bytes, bytes, bytes, 
             known |= _member(ran, unique)
         fresh = ~known
         new_fps, new_index = unique[fresh], index[fresh]
+    clk.mark("merge: sort, dedup, membership")
     if full:
         add = np.sort(np.concatenate([ran, new_fps])) if len(ran) else new_fps  # disjoint, both new to seen
         if len(add):
             visited = _joined(_inserted(seen, seen_hi, add), as_bytes)
+    clk.mark("merge: new array")
     fps_bytes = new_fps.tobytes()
     new_states = _states_of(blocks, new_index)
     rep["new"] = len(new_states)
+    clk.mark("merge: new states")
     check_new(ctx, fps_bytes, new_states, always, sometimes, rep)
+    clk.mark("merge: properties")
     return visited, (fps_bytes, parents[new_index].tobytes(), actions[new_index].tobytes()), new_states, rep
 
 

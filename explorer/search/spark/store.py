@@ -196,9 +196,11 @@ class Store:
         return merge_reports([report, self._commit(level, out, rep, full=False, mapped=False)])
 
     def _pending(self) -> list[Any]:
-        """The previous level's parent records, when this level's job is to compute them."""
+        """The previous level's parent records, when this level's job is to compute them: as a side
+        of the level's union that computes and stores them but hands none of them to the merge
+        (``computed_only``), which has no use for them."""
         pending, self.pending = self.pending, None
-        return [pending] if pending is not None else []
+        return [computed_only(self.sc, pending)] if pending is not None else []
 
     def _compute(self, job: Any, reports: Any, files: bool = False, through: bool = False
                  ) -> tuple[dict[str, Any], Any, bool]:
@@ -369,6 +371,20 @@ def driver_fps(tables: list[dict[bytes, tuple]], partitions: int) -> dict[int, b
         for fp in table:
             parts[part_of(fp, partitions)].append(fp)
     return {i: b"".join(sorted(fps)) for i, fps in enumerate(parts)}
+
+
+def computed_only(sc: Any, rdd: Any) -> Any:
+    """``rdd`` (persisted) as a side of a union whose partitions compute and store ``rdd``'s blocks
+    but yield none of its records: ``sample`` with fraction 0 asks for the parent's partition (which
+    computes and stores a persisted block whole) and returns an empty iterator without reading it
+    back. The level's merge skips the previous level's parent records anyway; through the union they
+    went from the block store through the socket to its Python worker (36 bytes a state) for nothing
+    (docs/spark.md, "Issue 24, ninth round"). Same partitioner, so the union stays co-partitioned."""
+    from pyspark import RDD
+
+    sampled = RDD(rdd._jrdd.sample(False, 0.0), sc, sc.serializer)
+    sampled.partitioner = rdd.partitioner
+    return sampled
 
 
 def co_union(sc: Any, visited: Any, *others: Any) -> Any:

@@ -9,6 +9,8 @@ A partition of a level's output holds a handful of records, each one block (``bl
   which ``only_parents`` copies into an RDD of their own (kept on disk, read again only to walk
   a trace back), so that no later level reads or writes them again;
 - ``(i, (STATE, fingerprints, states))``: the level's new states, packed, in fingerprint order;
+  in a level's output the fingerprints are None: they are its PARENTS record's, which comes
+  before it in the same partition (``state_fps``; 16 bytes a state less through the JVM);
 - ``(i, (RUN, fingerprints))``: instead of the visited set, in the output of a small level (one
   whose frontier was expanded in the driver): its new fingerprints only. The next levels read the
   last full output and these runs together, so a small level reads the visited set once and
@@ -33,7 +35,7 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
-from isrcheck.explorer.search.spark import candfiles, fast, resident
+from isrcheck.explorer.search.spark import candfiles, clock, fast, resident
 from isrcheck.explorer.search.spark.blocks import (
     FP,
     NotPlain,
@@ -85,11 +87,14 @@ def expand_partition(payload: tuple, transition: frozenset[str], partitions: int
     not written, a pickled one, goes through Spark)."""
 
     def run(index: int, items: Iterator[tuple[int, tuple]]) -> Iterator[tuple[int, tuple]]:
+        clk = clock.start("expand", cands_to[1] if cands_to else -1, index)
         ctx = load_context(payload)
+        clk.mark("context")
         if kept is not None:
             for _ in items:  # placeholders, read to the end so that PySpark reuses this worker
                 pass
             block = resident.load_states(kept[0], index, kept[1])
+            clk.mark("read kept states")
             if block is None:
                 rep = new_report()
                 rep["missing"] = 1
@@ -100,23 +105,34 @@ def expand_partition(payload: tuple, transition: frozenset[str], partitions: int
         cands: Any = fast.Candidates() if compiled else {}
         found = []
         audit = PARTITION_AUDIT  # a couple of states of every partition are audited on executors
+        fps_of = state_fps()
         for _, value in items:
-            if value[0] != STATE:
+            fps = fps_of(value)
+            if fps is None:
                 continue
             if compiled:
-                rep = fast.expand(ctx, value[1], decode_states(value[2]), cands, audit)
+                states = decode_states(value[2])
+                clk.mark("decode frontier")
+                rep = fast.expand(ctx, fps, states, cands, audit)
+                clk.mark("expand (C)")
             else:
-                _, rep = expand(ctx, split_fps(value[1]), decode_states(value[2]), transition, cands, audit)
+                _, rep = expand(ctx, split_fps(fps), decode_states(value[2]), transition, cands, audit)
             audit = 0
             found.append(rep)
         reports.add({("expand", index): merge_reports(found)})
+        clk.mark("expand (rest)")
         blocks = fast.split(ctx, cands, partitions) if compiled else split(ctx, cands, partitions)
+        del cands
+        clk.mark("fingerprints and split")
         for j, blk in sorted(blocks.items()):
             written = candfiles.write(cands_to[0], cands_to[1], index, j, blk) if cands_to is not None else None
+            clk.mark("write candidate files")
             if written is None:
                 yield j, (CANDS, *blk)
             else:
                 yield j, (CANDS_FILE, cands_to[1], index, *written)
+            clk.mark("send")
+        clk.close()
 
     return run
 
@@ -143,8 +159,10 @@ def merge_partition(payload: tuple, level: int, always: frozenset[str], sometime
     nothing, as for ``use``."""
 
     def run(index: int, items: Iterator[tuple[int, tuple]]) -> Iterator[tuple[int, tuple]]:
+        clk = clock.start("merge" if full else "merge small", level, index)
         ctx = load_context(payload)
         mapped = resident.load(use[0], index, use[1]) if use is not None else None
+        clk.mark("context")
         if use is not None and mapped is None:
             for _ in items:  # read to the end, so that PySpark reuses this worker
                 pass
@@ -170,6 +188,7 @@ def merge_partition(payload: tuple, level: int, always: frozenset[str], sometime
                 refs.append(value[1:])
             # STATE: the previous level's states, read by the expansion; PARENTS: the previous
             # level's, copied out by ``only_parents`` in this same job
+        clk.mark("read input")
         # in source order, as the shuffle delivers no order at all (the merge's result does not depend on it)
         for level_of, source, n, size in sorted(refs, key=lambda ref: ref[1]):
             blk = candfiles.read(cands_from, level_of, source, index, n, size) if cands_from is not None else None
@@ -179,10 +198,12 @@ def merge_partition(payload: tuple, level: int, always: frozenset[str], sometime
                 reports.add({("merge", index): rep})
                 return
             blocks.append(blk)
+        clk.mark("read candidate files")
         visited = b"".join(chunk for _, chunk in sorted(chunks)) if mapped is None else mapped
         del chunks
+        clk.mark("join visited")
         try:
-            visited, parents, states, rep = merge(ctx, visited, blocks, always, sometimes, b"".join(runs), full)
+            visited, parents, states, rep = merge(ctx, visited, blocks, always, sometimes, b"".join(runs), full, clk)
         except BadBlock:
             if not refs:
                 raise  # the shuffle's blocks: the run's own bug, not a damaged file
@@ -192,13 +213,18 @@ def merge_partition(payload: tuple, level: int, always: frozenset[str], sometime
             rep["missing"] = 1
             reports.add({("merge", index): rep})
             return
+        clk.mark("merge")
         rep["cand_files"] = len(refs)
         del blocks
+        clk.mark("free candidates")
         if keep is not None and full:
             rep["kept_fps"] = int(resident.keep(keep[0], index, keep[1], visited))
+        clk.mark("keep visited")
         states_blob = encode_states(states)
+        clk.mark("encode states")
         if keep_states is not None and full:
             rep["kept_states"] = int(resident.keep_states(keep_states, index, level, parents[0], states_blob))
+        clk.mark("keep states")
         if len(states) <= send:
             rep["blocks"] = [(index, parents[0], states_blob)]
         else:
@@ -214,8 +240,11 @@ def merge_partition(payload: tuple, level: int, always: frozenset[str], sometime
             pass
         else:
             yield index, (RUN, parents[0])
+        clk.mark("report, checkpoint")
         yield index, (PARENTS, level, parents)
-        yield index, (STATE, parents[0], states_blob)
+        yield index, (STATE, None, states_blob)  # its fingerprints are the PARENTS record's (``state_fps``)
+        clk.mark("send")
+        clk.close()
 
     return run
 
@@ -244,9 +273,12 @@ def rebuild_visited(after: int, upto: int):
 
 def only_parents(items: Iterator[tuple[int, tuple]]) -> Iterator[tuple[int, tuple]]:
     """mapPartitions function: a level output's parent records, for the RDD that keeps them."""
+    clk = clock.start("parents", -1, -1)
     for record in items:
         if record[1][0] == PARENTS:
             yield record
+    clk.mark("copy")
+    clk.close()
 
 
 def part_name(kind: str, index: int) -> str:
@@ -332,6 +364,24 @@ def lookup_parents(level: int, keys: frozenset[bytes]):
 
 def state_pairs(items: Iterator[tuple[int, tuple]]) -> Iterator[tuple[bytes, Any]]:
     """mapPartitions function: (fingerprint, packed state) of a partition's STATE block."""
+    fps_of = state_fps()
     for _, value in items:
-        if value[0] == STATE:
-            yield from zip(split_fps(value[1]), decode_states(value[2]), strict=True)
+        fps = fps_of(value)
+        if fps is not None:
+            yield from zip(split_fps(fps), decode_states(value[2]), strict=True)
+
+
+def state_fps():
+    """A reader of one partition's records in order: for a STATE record, its fingerprints (in a
+    level's output, those of the PARENTS record before it: the same states in the same order);
+    None for any other record."""
+    last: list[bytes] = [b""]
+
+    def fps_of(value: tuple) -> bytes | None:
+        if value[0] == PARENTS:
+            last[0] = value[2][0]
+        elif value[0] == STATE:
+            return last[0] if value[1] is None else value[1]
+        return None
+
+    return fps_of

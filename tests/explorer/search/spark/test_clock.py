@@ -1,0 +1,41 @@
+"""The tasks' per-phase CPU clock (spark/clock.py): off, nothing is written; on, one line per phase,
+which bench/bench_spark_clock.py sums (docs/spark.md, "Issue 24, ninth round")."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from isrcheck.explorer.search.spark import clock
+
+from tests.fixtures.paths import ROOT
+
+
+def test_off_the_clock_writes_nothing(tmp_path, monkeypatch):
+    monkeypatch.setattr(clock, "PATH", None)
+    clk = clock.start("merge", 9, 1)
+    assert clk is clock.OFF
+    clk.mark("merge")
+    clk.close()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_on_each_phase_is_a_line_and_the_bench_sums_them(tmp_path, monkeypatch):
+    path = tmp_path / "clock.tsv"
+    monkeypatch.setattr(clock, "PATH", str(path))
+    for index in (0, 1):
+        clk = clock.start("expand", 12, index)
+        sum(i * i for i in range(20_000))  # some CPU to count
+        clk.mark("expand (C)")
+        clk.mark("send")
+        clk.close()
+    lines = [line.split("\t") for line in path.read_text().splitlines()]
+    phases = ("before the task (fork, PySpark)", "expand (C)", "send")
+    assert [(s, lv, i, ph) for s, lv, i, ph, _, _ in lines] == [
+        ("expand", "12", str(i), ph) for i in (0, 1) for ph in phases]
+    assert all(float(seconds) >= 0 for *_, seconds, _ in lines)
+    out = subprocess.run([sys.executable, str(ROOT / "bench" / "bench_spark_clock.py"), str(path)],
+                         capture_output=True, text=True, check=True).stdout
+    assert out.startswith("expand: ") and "in 2 tasks, 1 worker processes" in out
+    total = sum(float(seconds) for *_, seconds, _ in lines)
+    assert f"all marked: {total:.2f} s" in out
