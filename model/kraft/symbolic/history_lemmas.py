@@ -22,6 +22,7 @@ from isrcheck.model.kraft.config import KraftConfig
 from isrcheck.model.kraft.fields import AP_ACCEPTED, LEADER, NIL, RUNNING, STARTING_REGISTERED
 
 from .. import functions, rules
+from .history_lemmas_3 import HISTORY_3_MEANING, history_3_lemmas
 from .steps import Cur
 from .vars import KraftVars, Sizes
 
@@ -295,6 +296,7 @@ def history_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
     }
     for name, fn in lemmas.items():
         fn.__doc__ = HISTORY_MEANING[name]
+    lemmas.update(history_3_lemmas(c, z))
     if z.epochs is None:  # the unbounded encoding keeps no history: only the lemmas that read none
         return {name: fn for name, fn in lemmas.items() if name in NO_HISTORY}
     return lemmas
@@ -305,6 +307,7 @@ NO_HISTORY = ("OwnEpochAddsByRequest", "HwWithinLog")
 
 
 HISTORY_MEANING = {
+    **HISTORY_3_MEANING,
     "EpochStartKept": "(history) a leader's epoch start and broker epoch are what the history holds for its leader "
                       "epoch, begun by it",
     "EpochsBegunIssued": "(history) leader epoch 1 has begun, none past the controller's (nor 0); a begun epoch "

@@ -41,6 +41,7 @@ from isrcheck.model.kraft.fields import (
 
 from .. import functions, rules
 from . import history_lemmas as history_module
+from . import history_lemmas_3
 from .steps import Cur
 from .vars import KraftVars, Sizes
 
@@ -1045,3 +1046,7 @@ EPOCH_HISTORY_CANDIDATES = history_module.EPOCH_HISTORY_CANDIDATES
 # With the commit's leader epoch (h.hwe): inductive with the 84, 94 in all (history_lemmas.py).
 EPOCH_HISTORY_2_LEMMAS = history_module.EPOCH_HISTORY_2_LEMMAS
 EPOCH_HISTORY_2_CANDIDATES = history_module.EPOCH_HISTORY_2_CANDIDATES
+# Where each broker's HW last grew (h.hwat) and what a follower that lost records keeps: inductive with the 94,
+# 99 in all (history_lemmas_3.py; docs/kraft.md, "The `epoch-history-3` set").
+EPOCH_HISTORY_3_LEMMAS = history_lemmas_3.EPOCH_HISTORY_3_LEMMAS
+EPOCH_HISTORY_3_CANDIDATES = history_lemmas_3.EPOCH_HISTORY_3_CANDIDATES
