@@ -184,9 +184,11 @@ def history_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
     def named_leader_holds_committed(o: Any, v: KraftVars) -> Any:
         parts = []
         for f in R:
+            # A record the broker can still read (at or past its metadata offset, since its registration),
+            # the only way it begins that epoch.
             named = o.exists(0, v.mlen, lambda k, f=f: o.and_(
-                o.sel(v.m_leader, k) == f, o.sel(v.m_le, k) > v.h.hwe, o.not_(began(o, v, o.sel(v.m_le, k)))),
-                z.records)
+                o.sel(v.m_leader, k) == f, k >= v.h.reg[f], k >= v.b[f].md_off, o.sel(v.m_le, k) > v.b[f].md_le,
+                o.sel(v.m_le, k) > v.h.hwe, o.not_(began(o, v, o.sel(v.m_le, k)))), z.records)
             parts.append(o.implies(o.and_(v.b[f].status == RUNNING, named), v.b[f].llen >= v.true_hw))
         return o.and_(*parts)
 
@@ -345,8 +347,9 @@ HISTORY_MEANING = {
                              "and in an earlier one only at a leader epoch named before the registration",
     "CommitterHoldsCommitted": "(history) a leader still at the leader epoch at which the committed offset last grew "
                                "has its HW at that offset and holds the committed records",
-    "NamedLeaderHoldsCommitted": "(history) a running broker that a metadata record names leader of a leader epoch "
-                                 "newer than the last commit's, not begun yet, holds the committed records",
+    "NamedLeaderHoldsCommitted": "(history) a running broker that a metadata record it can still read names leader "
+                                 "of a leader epoch newer than the last commit's and its metadata's, not begun yet, "
+                                 "holds the committed records",
     "AddedHoldsEpochStart": "(history) a broker an AlterPartition record added to the ISR, since its registration, "
                             "holds its leader epoch's start unless it lost records at that epoch or a newer one",
     "StaleSeenWithinNewerStart": "(history) ZombieSeenWithinNewerStart for a follower a leader recorded in an earlier "

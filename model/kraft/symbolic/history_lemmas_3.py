@@ -26,6 +26,7 @@ from isrcheck.model.kraft.config import KraftConfig
 from isrcheck.model.kraft.fields import LEADER, NIL, RUNNING, STARTING_REGISTERED
 
 from .. import functions, rules
+from .steps import Cur
 from .vars import KraftVars, Sizes
 
 Lemma = Callable[[Any, KraftVars], Any]
@@ -120,6 +121,49 @@ def history_3_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
                                                   v.b[f].status == RUNNING, named), commit <= v.b[f].llen))
         return o.and_(*parts)
 
+    def readded_since_registration(o: Any, v: KraftVars) -> Any:
+        cur = Cur(o, v)
+        parts = []
+        for f in R:
+            added = o.exists(1, v.mlen, lambda k, f=f: o.and_(k >= v.h.reg[f], o.sel(v.m_isr[f], k),
+                                                              o.not_(o.sel(v.m_isr[f], k - 1))), z.records)
+            parts.append(o.implies(o.and_(v.h.reg[f] >= 1, o.or_(cur.isr[f], cur.elr[f])), added))
+        return o.and_(*parts)
+
+    def copied_since_registration(o: Any, v: KraftVars) -> Any:
+        h = v.h
+        parts = []
+        for f in R:
+            x = v.b[f]
+            low = o.sel(v.m_le, h.reg[f] - 1)  # the leader epoch current at the registration
+
+            def copied(i: Any, x: Any = x, low: Any = low) -> Any:
+                r = o.sel(x.lep, i)
+                return o.exists(1, z.epochs, lambda e: o.and_(e >= low, e <= x.md_le, began(o, v, e),
+                                                              o.or_(r == e, o.sel(h.es, e) > i)), z.epochs)
+            parts.append(o.implies(o.and_(h.reg[f] >= 1, x.has_md), o.forall(0, x.llen, copied, z.log)))
+        return o.and_(*parts)
+
+    def seen_within_or_newer_start(o: Any, v: KraftVars) -> Any:
+        h = v.h
+        parts = []
+        for b in R:
+            x = v.b[b]
+            for f in R:
+                if f == b:
+                    continue
+                y = v.b[f]
+                seen = o.and_(x.role == LEADER, x.fleo[f] != NIL, x.fep[f] == y.cbe, y.status == RUNNING)
+                kept = o.exists(1, z.epochs, lambda e, x=x, y=y, f=f: o.and_(
+                    e > x.md_le, e <= h.lost[f], began(o, v, e), o.sel(h.es, e) <= y.llen), z.epochs)
+                parts.append(o.implies(seen, o.or_(x.fleo[f] <= y.llen, kept)))
+        return o.and_(*parts)
+
+    def commit_read_by_members(o: Any, v: KraftVars) -> Any:
+        cur = Cur(o, v)
+        return o.and_(*(o.implies(o.and_(v.b[f].status == RUNNING, o.or_(cur.isr[f], cur.elr[f])),
+                                  o.and_(v.b[f].has_md, v.b[f].md_le >= v.h.hwe)) for f in R))
+
     lemmas = {
         "LossKeptWhere": loss_kept_where,
         "LossBeforeBegin": loss_before_begin,
@@ -129,6 +173,10 @@ def history_3_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
         "HwWithinLaterStarts": hw_within_later_starts,
         "NamedLeaderCoversHw": named_leader_covers_hw,
         "ZombieCommitCoversNamed": zombie_commit_covers_named,
+        "ReaddedSinceRegistration": readded_since_registration,
+        "CopiedSinceRegistration": copied_since_registration,
+        "SeenWithinOrNewerStart": seen_within_or_newer_start,
+        "CommitReadByMembers": commit_read_by_members,
     }
     for name, fn in lemmas.items():
         fn.__doc__ = HISTORY_3_MEANING[name]
@@ -154,10 +202,25 @@ HISTORY_3_MEANING = {
                            "not begun, newer than the one at which a running broker's HW last grew, holds that HW",
     "ZombieCommitCoversNamed": "(history) the HW a leader would compute now is within the log of every running "
                                "broker that a record it can still read names leader of a newer epoch not begun",
+    "ReaddedSinceRegistration": "(history) a broker registered again is in the ISR or ELR only after a metadata "
+                                "record since its registration added it to the ISR",
+    "CopiedSinceRegistration": "(history) every record in the log of a broker registered again was copied since, "
+                               "from the leader of an epoch from the one current at its registration to its "
+                               "metadata's: a record of that epoch, or one below that epoch's start",
+    "SeenWithinOrNewerStart": "(history) a leader's recorded log end of a running follower (current incarnation) "
+                              "is within the follower's log, or the follower lost records at a newer leader epoch "
+                              "whose start is within its log",
+    "CommitReadByMembers": "(history) every running member of the controller's ISR or ELR has read the leader "
+                           "epoch at which the committed offset last grew, or a newer one",
 }
 
 # Inductive with the 94 (the proved sets through epoch-history-2), 99 in all, in the bounded encoding at
 # K11-fixed's bounds (docs/kraft.md, "The `epoch-history-3` set").
 EPOCH_HISTORY_3_LEMMAS = ("LossKeptWhere", "LossBeforeBegin", "HwAtBegun", "HwFromEpochLeader", "LostWithinLeader")
-# Preserved by every step with the 99 and every candidate assumed, not inductive yet without the older candidates.
-EPOCH_HISTORY_3_CANDIDATES = ("HwWithinLaterStarts", "NamedLeaderCoversHw", "ZombieCommitCoversNamed")
+# With the 99 and the candidates of the sets before (leader-completeness-candidates, epoch-history-candidates,
+# epoch-history-2-candidates), inductive together at K11-fixed's bounds: LeaderCompleteness is proved with them
+# (docs/kraft.md, "The `epoch-history-3` set").
+EPOCH_HISTORY_3_LEMMAS_2 = (
+    "HwWithinLaterStarts", "NamedLeaderCoversHw", "ZombieCommitCoversNamed", "ReaddedSinceRegistration",
+    "CopiedSinceRegistration", "SeenWithinOrNewerStart", "CommitReadByMembers",
+)

@@ -1049,4 +1049,5 @@ EPOCH_HISTORY_2_CANDIDATES = history_module.EPOCH_HISTORY_2_CANDIDATES
 # Where each broker's HW last grew (h.hwat) and what a follower that lost records keeps: inductive with the 94,
 # 99 in all (history_lemmas_3.py; docs/kraft.md, "The `epoch-history-3` set").
 EPOCH_HISTORY_3_LEMMAS = history_lemmas_3.EPOCH_HISTORY_3_LEMMAS
-EPOCH_HISTORY_3_CANDIDATES = history_lemmas_3.EPOCH_HISTORY_3_CANDIDATES
+# The seven that, with the 99 and the candidates above, make LeaderCompleteness inductive (history_lemmas_3.py).
+EPOCH_HISTORY_3_LEMMAS_2 = history_lemmas_3.EPOCH_HISTORY_3_LEMMAS_2
