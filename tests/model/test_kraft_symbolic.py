@@ -282,10 +282,13 @@ def test_history_lemmas_hold_on_symbolic_walks():
     from isrcheck.model.kraft.symbolic.history_lemmas import (
         EPOCH_HISTORY_2_CANDIDATES,
         EPOCH_HISTORY_2_LEMMAS,
+        EPOCH_HISTORY_CANDIDATES,
         EPOCH_HISTORY_LEMMAS,
     )
+    from isrcheck.model.kraft.symbolic.history_lemmas_3 import EPOCH_HISTORY_3_LEMMAS, EPOCH_HISTORY_3_LEMMAS_2
     ops = ConcreteOps()
-    names = [*EPOCH_HISTORY_LEMMAS, *EPOCH_HISTORY_2_LEMMAS, *EPOCH_HISTORY_2_CANDIDATES]
+    names = [*EPOCH_HISTORY_LEMMAS, *EPOCH_HISTORY_2_LEMMAS, *EPOCH_HISTORY_2_CANDIDATES, *EPOCH_HISTORY_CANDIDATES,
+             *EPOCH_HISTORY_3_LEMMAS, *EPOCH_HISTORY_3_LEMMAS_2]
     for options, seed in ((ANCHOR, 3), ({**ANCHOR, "max_fencings": 3}, 4)):
         model = kraft("kraft-kip966", **options)
         sym = make_symbolic(model)
@@ -294,6 +297,10 @@ def test_history_lemmas_hold_on_symbolic_walks():
         assert any(v.h.es[2] != -1 for v in states) and any(max(v.h.lost) > 0 for v in states)
         assert any(max(v.h.reg) > 0 for v in states)
         assert any(v.h.hwe >= 2 for v in states)  # a commit at a leader epoch past the first
+        # a follower's HW taken at a leader epoch past the first (h.hwat), and one registered again in the ISR
+        assert any(x.hw >= 1 and at >= 2 and x.role != LEADER for v in states
+                   for x, at in zip(v.b, v.h.hwat, strict=True))
+        assert any(v.h.reg[f] >= 1 and v.m_isr[f][v.mlen - 1] for v in states for f in range(3))
         assert all(sym.type_ok(ops, v) for v in states)
         assert [n for n in names if not all(lemmas[n](ops, v) for v in states)] == []
         sample = states[::50]
@@ -323,8 +330,11 @@ def test_history_is_typed_and_ignored_by_decoding():
     bad = v.copy()
     bad.h.lostk[0] = v.mlen + 1  # where a loss happened: within the metadata log
     assert not sym.type_ok(ops, bad)
+    bad = v.copy()
+    bad.h.hwat[1] = -1  # the leader epoch at which a HW last grew: not negative
+    assert not sym.type_ok(ops, bad)
     other = v.copy()
-    other.h.lost[1], other.h.reg[2], other.h.hwe, other.h.lostk[0] = 3, 1, 2, 1
+    other.h.lost[1], other.h.reg[2], other.h.hwe, other.h.lostk[0], other.h.hwat[2] = 3, 1, 2, 1, 2
     assert sym.decode(ops, lambda x: x, other) == sym.decode(ops, lambda x: x, v) == model.init_states()[0]
 
 
