@@ -379,9 +379,10 @@ EPOCH_HISTORY_LEMMAS = (
     "LostUnderAnother", "RegisteredReadsAfter", "ReaddedSeenAgain", "BegunNotAhead", "SeenWithinUnlessLost",
     "ZombieSeenWithinNewerStart", "OwnEpochAddsByRequest",
 )
-# Not inductive yet with the sets above: what a zombie leader's commit needs next (docs/kraft.md names the
-# counterexamples to induction left). HwWithinLog reads no history and holds in every reachable state at
-# K11-fixed's bounds (BFS); ZombieCommitBounded holds on the symbolic walks.
+# Not inductive with the sets above alone: what a zombie leader's commit needs; inductive with epoch-history-3 and
+# epoch-history-3-2 and the other candidate sets (docs/kraft.md, "The `epoch-history-3` sets"). HwWithinLog reads
+# no history and holds in every reachable state at K11-fixed's bounds (BFS); ZombieCommitBounded holds on the
+# symbolic walks.
 EPOCH_HISTORY_CANDIDATES = ("ZombieCommitBounded", "HwWithinLog")
 # Over the commit's history (h.hwe: the leader epoch at which the true HW last grew), where each loss happened
 # (h.lostk) and the rest: inductive with
@@ -392,6 +393,6 @@ EPOCH_HISTORY_2_LEMMAS = (
     "CommitterHoldsCommitted", "AddedHoldsEpochStart", "StaleSeenWithinNewerStart", "AddedInBegunEpoch",
     "AddedKeepsEpochStart",
 )
-# Not inductive yet: what LeaderCompleteness needs of the epochs begun after a commit (docs/kraft.md names the
-# counterexamples to induction left).
+# What LeaderCompleteness needs of the epochs begun after a commit: inductive with epoch-history-3 and
+# epoch-history-3-2 and the other candidate sets (docs/kraft.md, "The `epoch-history-3` sets").
 EPOCH_HISTORY_2_CANDIDATES = ("CommitWithinLaterStarts", "NamedLeaderHoldsCommitted")

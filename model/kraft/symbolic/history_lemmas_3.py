@@ -1,7 +1,7 @@
 """Lemmas over the KRaft symbolic state's history toward LeaderCompleteness, third round: where a
 broker's high watermark came from (``h.hwat``: the leader epoch at which it last grew) and what a
 follower that lost records under its leader still shares with it (docs/kraft.md, "The
-`epoch-history-3` set").
+`epoch-history-3` sets").
 
 The counterexamples to induction of the round before were an older leader epoch begun late (a
 zombie's or a slow broker's election read after a newer commit) against a high watermark that
@@ -9,7 +9,9 @@ zombie's or a slow broker's election read after a newer commit) against a high w
 grew dates it: every leader epoch begun after it begins at a log end covering that HW
 (``HwWithinLaterStarts``), because a broker named leader of an epoch not begun yet holds it
 (``NamedLeaderCoversHw``) and a zombie leader's commit is within the log of every such broker
-(``ZombieCommitCoversNamed``).
+(``ZombieCommitCoversNamed``). With the sets before and their candidates, ``EPOCH_HISTORY_3_LEMMAS_2``
+makes LeaderCompleteness inductive at K11-fixed's bounds: 113 lemmas, proved together by
+``prove --bounded`` (tests/model/test_kraft_symbolic.py runs the command).
 
 Modelled: the bounded encoding's history only (``vars.History``), so these are offered with
 ``prove --bounded`` and ``bmc`` only, and are checked on the symbolic walks, not on BFS's states.
@@ -215,11 +217,11 @@ HISTORY_3_MEANING = {
 }
 
 # Inductive with the 94 (the proved sets through epoch-history-2), 99 in all, in the bounded encoding at
-# K11-fixed's bounds (docs/kraft.md, "The `epoch-history-3` set").
+# K11-fixed's bounds (docs/kraft.md, "The `epoch-history-3` sets").
 EPOCH_HISTORY_3_LEMMAS = ("LossKeptWhere", "LossBeforeBegin", "HwAtBegun", "HwFromEpochLeader", "LostWithinLeader")
 # With the 99 and the candidates of the sets before (leader-completeness-candidates, epoch-history-candidates,
 # epoch-history-2-candidates), inductive together at K11-fixed's bounds: LeaderCompleteness is proved with them
-# (docs/kraft.md, "The `epoch-history-3` set").
+# (docs/kraft.md, "The `epoch-history-3` sets").
 EPOCH_HISTORY_3_LEMMAS_2 = (
     "HwWithinLaterStarts", "NamedLeaderCoversHw", "ZombieCommitCoversNamed", "ReaddedSinceRegistration",
     "CopiedSinceRegistration", "SeenWithinOrNewerStart", "CommitReadByMembers",
