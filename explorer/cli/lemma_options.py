@@ -4,12 +4,17 @@
 One reading for both commands, so a name is refused the same way in each (an unknown lemma or set
 with the known ones, exit 2). A lemma file is Python the user wrote and chose to run, as a model
 file is (``isrcheck check path/to/model.py``); it must define ``LEMMAS = {name: fn(ops, v)}``.
+Its faults are the user's input, not the model's: a file that fails to load (an exception, a
+``sys.exit``) and a lemma that raises or returns no formula are refused (exit 2) naming the file,
+the lemma, the error and its line in the file, without a traceback, not reported as a fault of
+the model (exit 4), whose frames they would otherwise be taken for.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
+import traceback
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -57,9 +62,44 @@ def user_lemmas(path: str) -> dict[str, Any]:
     module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
     try:
         spec.loader.exec_module(module)  # type: ignore[union-attr]
-    except Exception as exc:
-        raise UserError(f"lemma file {path!r} failed to load: {type(exc).__name__}: {exc}") from None
+    except (Exception, SystemExit) as exc:  # a sys.exit() in the file too: it would end the run with its status
+        raise UserError(f"lemma file {path!r} failed to load: {_error(exc, file)}; fix the file") from None
     lemmas = getattr(module, "LEMMAS", None)
     if not isinstance(lemmas, dict) or not all(callable(f) for f in lemmas.values()):
         raise UserError(f"lemma file {path!r} must define LEMMAS = {{name: fn(ops, v) -> formula}}")
-    return lemmas
+    return {name: _guarded(path, name, fn) for name, fn in lemmas.items()}
+
+
+def _guarded(path: str, name: str, fn: Callable) -> Callable:
+    """``fn`` refusing the run (``UserError``) when it raises or returns no formula: the lemma is the
+    user's input, and its exception, uncaught, read as a fault of the model (exit 4)."""
+
+    def lemma(ops: Any, v: Any) -> Any:
+        import z3
+
+        try:
+            formula = fn(ops, v)
+        except Exception as exc:
+            raise UserError(f"lemma {name!r} of lemma file {path!r} raised {_error(exc, Path(path))}; fix the "
+                            "lemma, or leave the file out") from None
+        if not isinstance(formula, bool) and not z3.is_bool(formula):
+            raise UserError(f"lemma {name!r} of lemma file {path!r} returned {type(formula).__name__} "
+                            f"{formula!r:.80}, not a formula; it must return a Boolean z3 term (ops.and_, "
+                            "ops.implies, a comparison, ...)")
+        return formula
+
+    lemma.__name__ = lemma.__qualname__ = getattr(fn, "__name__", name)
+    lemma.__doc__ = fn.__doc__
+    return lemma
+
+
+def _error(exc: BaseException, file: Path) -> str:
+    """``exc`` in words, with the line of ``file`` it was raised at (the innermost frame there)."""
+    text = f"{type(exc).__name__}: {exc}"
+    if isinstance(exc, SyntaxError):
+        return text  # its text names the line already
+    target = file.resolve()
+    here = [f for f in traceback.extract_tb(exc.__traceback__) if Path(f.filename).resolve() == target]
+    if here:
+        text += f" (line {here[-1].lineno}: {here[-1].line})"
+    return text

@@ -8,7 +8,8 @@
 Exit status: 0 no violation within the depth (with lemmas, also: at any length, every target inductive)
 / proved; 1 a violation (for ``prove``: a target false in an initial state, or in a run shorter than k,
 k-induction's base case); 2 bad input (for ``bmc``: a lemma named that is not proved, without
---houdini); 4 the symbolic encoding disagrees with the explicit model; 5 the solver stopped without
+--houdini; a ``--lemmas`` file that fails to load, or whose lemma raises or returns no formula);
+4 the symbolic encoding disagrees with the explicit model; 5 the solver stopped without
 an answer (time limit, unknown); 8 not proved: a counterexample to induction, whose first state may be unreachable (so
 not a violation); 130 interrupted.
 """

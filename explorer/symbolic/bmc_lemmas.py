@@ -113,7 +113,6 @@ def _not_inductive(prover: BoundedProver, assumed: Mapping[str, Callable], name:
     if init == "fails":
         return "false initially"
     if init != "holds":
-        _interrupted(init)
         return f"no answer to its initiation ({init})"
     answer, model = prover.consecution(dict(assumed), name, fn, after=dict(after) if after else None)
     if answer == z3.unsat:
@@ -121,18 +120,7 @@ def _not_inductive(prover: BoundedProver, assumed: Mapping[str, Callable], name:
     if answer == z3.sat:
         step = prover.labels[0][z3_value(model)(prover.acts[0])]
         return f"a counterexample to induction (broken by {step})"
-    reason = prover.solver.reason_unknown()
-    _interrupted(reason)
-    return f"no answer to its consecution ({reason})"
-
-
-def _interrupted(reason: str) -> None:
-    """Ctrl-C inside a solver call reaches z3 first, which stops and answers unknown ("interrupted
-    from keyboard"): the user's interrupt, not a lemma without an answer. Taken for one, the run
-    went on with the next lemma (or, with --houdini, dropped this one and unrolled) and ended with
-    exit 5 minutes later."""
-    if "interrupted" in reason:
-        raise KeyboardInterrupt
+    return f"no answer to its consecution ({prover.solver.reason_unknown()})"
 
 
 def bmc_with_lemmas(sym: Any, lemmas: Mapping[str, Callable], *, depth: int, houdini: bool = False,
@@ -151,6 +139,9 @@ def bmc_with_lemmas(sym: Any, lemmas: Mapping[str, Callable], *, depth: int, hou
     progress.message(f"bmc: proving the {len(lemmas)} lemmas inductive at these bounds (one query each)")
     start = time.monotonic()
     try:
+        # A Ctrl-C inside a query is a KeyboardInterrupt (``induction.check``), never an unknown
+        # answer: taken for a lemma without an answer, the run went on with the next lemma (or, with
+        # --houdini, dropped this one and unrolled) and ended with exit 5 minutes later.
         proof = prove_lemmas(sym, lemmas, houdini=houdini, timeout=timeout, progress=progress, prover=prover)
     except KeyboardInterrupt:
         return _interrupted_result(names, "while proving the lemmas", time.monotonic() - start)

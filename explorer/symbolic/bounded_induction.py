@@ -32,7 +32,7 @@ from typing import Any
 import z3
 from isrcheck.explorer.progress import Progress
 from isrcheck.explorer.symbolic.bmc import PREPROCESS
-from isrcheck.explorer.symbolic.induction import Prover, prove
+from isrcheck.explorer.symbolic.induction import Prover, check, own_names, prove
 from isrcheck.explorer.symbolic.ops import BoundedZ3Ops
 from isrcheck.explorer.symbolic.relation import transition
 from isrcheck.explorer.symbolic.result import SymbolicResult
@@ -46,7 +46,7 @@ class BoundedProver(Prover):
             raise ValueError("BoundedProver needs the bounded symbolic model (built with unbounded=False)")
         self.sym = sym
         self.width = getattr(sym, "int_bits", None)
-        self.ops = BoundedZ3Ops(width=self.width)
+        self.ops = own_names(BoundedZ3Ops(width=self.width))
         self.k = k
         self.timeout = timeout
         self.states = [sym.variables(self.ops, f"s{i}") for i in range(k + 1)]
@@ -65,10 +65,12 @@ class BoundedProver(Prover):
             for i in range(k + 1):
                 for j in range(i + 1, k + 1):
                     self.base.append(self.ops.not_(sym.equal(self.ops, self.states[i], self.states[j], exact=False)))
+        self.ctx = z3.Context()  # its own, as ``Prover``'s: answers that do not depend on the process's history
+        self.base_here = self.here(self.base)
         self.solver = self._fresh()
         self.init_solver = self._fresh(base=False)
         self.init_vars = [sym.variables(self.ops, f"init{i}") for i in range(k)]
-        self.init_solver.add(sym.init(self.ops, self.init_vars[0]))
+        self.init_solver.add(*self.here([sym.init(self.ops, self.init_vars[0])]))
         # Each state after its own steps only (``Prover.initiation``: runs may stop early).
         self.init_steps = [transition(sym, self.ops, self.init_vars[i - 1], self.init_vars[i],
                                       self.ops.step_var(f"initact{i}"))[0] for i in range(1, k)]
@@ -76,11 +78,11 @@ class BoundedProver(Prover):
     def _fresh(self, base: bool = True) -> z3.Solver:
         # As BMC's: the relation is functional, so solve-eqs substitutes the next state away
         # before bit-blasting (the scratch induction measured 0.01-4 s a query this way).
-        solver = z3.Then(*PREPROCESS).solver() if self.width else z3.Solver()
+        solver = z3.Then(*PREPROCESS, ctx=self.ctx).solver() if self.width else z3.Solver(ctx=self.ctx)
         if self.timeout is not None:
             solver.set("timeout", max(1, int(self.timeout * 1000)))
         if base:
-            solver.add(*self.base)
+            solver.add(*self.base_here)
         return solver
 
     splits = False  # no resource budget, no query per step: each query is small already
@@ -100,10 +102,9 @@ class BoundedProver(Prover):
         """(answer, model or None) of ``assumed /\\ not part`` in a fresh, preprocessed solver (the
         values are small already: no first query for small ones)."""
         self.solver = solver = self._fresh()
-        solver.add(*assumed)
-        solver.add(self.ops.not_(part))
-        answer = solver.check()
-        return answer, (solver.model() if answer == z3.sat else None)
+        solver.add(*self.here([*assumed, self.ops.not_(part)]))
+        answer = check(solver, timeout=self.timeout)
+        return answer, (self._model(solver) if answer == z3.sat else None)
 
     def explicit_for(self, value: Callable[[Any], Any]) -> Any:
         """The bounded encoding decodes into the configuration's own explicit model."""

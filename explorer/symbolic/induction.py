@@ -23,10 +23,27 @@ CTI with small values (easier to read), then without that restriction. A CTI is 
 its first state satisfies the conjuncts but may be unreachable (the verdict is "counterexample to
 induction", the command line's exit status 8). A target false in an initial state, or in a run of
 fewer than ``k`` states (k-induction's base case), is a real violation: verdict "violation".
+
+Each prover asks its queries in a z3 context of its own (``Prover.ctx``), the formulas built in
+z3's shared main context translated into it. In the shared context a term's id is the order in
+which the process first built it, and z3's search (quantifier instantiation, case splits) follows
+those ids: the same query answered differently after other proofs in the process (4-induction's
+base case on kip320 answered "(incomplete quantifiers)" in 1 run of 15 after unrelated terms were
+built, and "fails" alone). Translated into a fresh context, a query's terms get the same ids
+whatever ran before; with the fresh names of the prover's ``ops`` counted from 0 for it alone
+(``own_names``: a count shared by the process gave the quantified offsets other names, and so
+other hashes, in each later proof), its answer and its z3 resource count are the same in every
+process, and the same on a Spark executor as on the driver.
+
+A Ctrl-C inside a solver call makes z3 answer unknown; ``check`` tells it from the solver's limits
+(with assumptions, the small-values query, z3 gives the same reason, "canceled", for both) and
+raises KeyboardInterrupt: taken for a limit, the query was asked again (without small values, or
+step by step) and the interrupt was lost. ``prove`` returns "interrupted" then.
 """
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -45,6 +62,47 @@ SMALL = 4  # "small values" first: every int of a CTI state at most this
 SPLIT_BUDGET = 30_000_000
 
 
+def own_names(ops: Any) -> Any:
+    """``ops`` with its fresh names (quantified offsets, witnesses, choices) numbered from 0 for this
+    prover alone, not by a count shared by the whole process: the same proof builds the same names
+    whatever ran before. Sound: a prover's queries hold only terms its own ``ops`` built (the
+    states, steps and conjuncts are all evaluated with it), so no two of its fresh names clash."""
+    ops._ids = itertools.count()
+    return ops
+
+
+def check(solver: Any, *assumptions: Any, timeout: float | None = None, budget: int | None = None) -> Any:
+    """``solver.check(*assumptions)``, a Ctrl-C inside it raising KeyboardInterrupt. ``timeout``
+    (seconds) and ``budget`` (z3 resource units) are the limits the solver was given, if any.
+
+    Inside a check, Ctrl-C reaches z3's handler, which stops the check and answers unknown: with the
+    reason "interrupted from keyboard" without assumptions, but "canceled" with them (the small-values
+    query), the reason its time limit (with assumptions) and resource limit give too. So "canceled"
+    is a Ctrl-C unless a limit explains it: the resource count the check used reached ``budget``,
+    or its time reached ``timeout``. Taken for a limit, the query was asked again (without small
+    values, or step by step) and the interrupt was lost."""
+    started = time.monotonic()
+    before = _resources(solver)
+    answer = solver.check(*assumptions)
+    if answer != z3.unknown:
+        return answer
+    reason = solver.reason_unknown()
+    if "interrupted" in reason:
+        raise KeyboardInterrupt
+    if reason == "canceled":
+        spent = _resources(solver) - before
+        if not (budget is not None and spent >= budget) and \
+                not (timeout is not None and time.monotonic() - started >= 0.9 * timeout):
+            raise KeyboardInterrupt
+    return answer
+
+
+def _resources(solver: Any) -> int:
+    """z3's resource count of ``solver``'s context so far (it counts every check in the context)."""
+    stats = solver.statistics()
+    return stats.get_key_value("rlimit count") if "rlimit count" in stats.keys() else 0
+
+
 class Prover:
     """Induction queries over one unbounded encoding, ``k`` steps deep."""
 
@@ -56,7 +114,7 @@ class Prover:
 
     def __init__(self, sym: Any, *, k: int = 1, timeout: float | None = None) -> None:
         self.sym = sym
-        self.ops = UnboundedZ3Ops()
+        self.ops = own_names(UnboundedZ3Ops())
         self.k = k
         self.states = [sym.variables(self.ops, f"s{i}") for i in range(k + 1)]
         self.acts = [z3.Int(f"act{i}") for i in range(k)]
@@ -71,17 +129,27 @@ class Prover:
         for v in self.states:
             if type_ok is not None:
                 self.base.append(type_ok(self.ops, v))
+        self.ctx = z3.Context()  # this prover's own: its queries' term ids do not depend on the process's history
+        self.base_here = self.here(self.base)
         self.solver = self._fresh()  # the last consecution query's solver (for reason_unknown)
-        self.init_solver = z3.Solver()
+        self.init_solver = z3.Solver(ctx=self.ctx)
         if timeout is not None:
             self.init_solver.set("timeout", max(1, int(timeout * 1000)))
         # The base case of k-induction: the first k states of every run from Init. The steps are
         # not asserted here but per state (``initiation``): a run may stop (no step enabled)
         # before k - 1 steps, and its states must be checked too.
         self.init_vars = [sym.variables(self.ops, f"init{i}") for i in range(k)]
-        self.init_solver.add(sym.init(self.ops, self.init_vars[0]))
+        self.init_solver.add(*self.here([sym.init(self.ops, self.init_vars[0])]))
         self.init_steps = [transition(sym, self.ops, self.init_vars[i - 1], self.init_vars[i])[0]
                            for i in range(1, k)]
+
+    def here(self, formulas: Sequence[Any]) -> list:
+        """``formulas`` (built in z3's main context) translated into this prover's context."""
+        return [z3.BoolVal(f, self.ctx) if isinstance(f, bool) else f.translate(self.ctx) for f in formulas]
+
+    def _model(self, solver: Any) -> Any:
+        """``solver``'s model, back in the main context, where the states' terms are evaluated."""
+        return solver.model().translate(z3.main_ctx())
 
     def initiation(self, name: str, fn: Callable) -> str:
         """"holds" or "fails" or "unknown: reason" for ``Init => fn`` (for k-induction: ``fn``
@@ -90,16 +158,16 @@ class Prover:
         # left out the states of runs that stop early (a 4-induction "proved" a lemma false in a
         # reachable state at depth 2 where no step is enabled).
         reached = [z3.And(*self.init_steps[:i], z3.Not(fn(self.ops, v))) for i, v in enumerate(self.init_vars)]
-        answer = self.init_solver.check(z3.Or(*reached))
+        answer = check(self.init_solver, *self.here([z3.Or(*reached)]), timeout=self.timeout)
         if answer == z3.unsat:
             return "holds"
         return "fails" if answer == z3.sat else f"unknown: {self.init_solver.reason_unknown()}"
 
     def _fresh(self) -> z3.Solver:
-        solver = z3.Solver()
+        solver = z3.Solver(ctx=self.ctx)
         if self.timeout is not None:
             solver.set("timeout", max(1, int(self.timeout * 1000)))
-        solver.add(*self.base)
+        solver.add(*self.base_here)
         return solver
 
     def consecution(self, assumed: dict[str, Callable], name: str, fn: Callable, small: bool = True,
@@ -141,23 +209,22 @@ class Prover:
         self.solver = solver = self._fresh()
         if budget is not None:
             solver.set("rlimit", budget)
-        solver.add(*assumed)
-        solver.add(z3.Not(part))
+        solver.add(*self.here([*assumed, z3.Not(part)]))
         if small:
-            bound = z3.Bool("small")
-            solver.add(z3.Implies(bound, _small(self.states[0])))
-            answer = solver.check(bound)
+            bound = z3.Bool("small", self.ctx)
+            solver.add(z3.Implies(bound, *self.here([_small(self.states[0])])))
+            answer = check(solver, bound, timeout=self.timeout, budget=budget)
             if answer == z3.sat:
-                return answer, solver.model()
-        answer = solver.check()
-        return answer, (solver.model() if answer == z3.sat else None)
+                return answer, self._model(solver)
+        answer = check(solver, timeout=self.timeout, budget=budget)
+        return answer, (self._model(solver) if answer == z3.sat else None)
 
     def _small_again(self) -> Any:
         """A model of the last query with every int of every state at most ``SMALL``, or None."""
         solver = self.solver
         solver.set("rlimit", 0)  # 0: no resource limit
-        if solver.check(*[_small(v) for v in self.states]) == z3.sat:
-            return solver.model()
+        if check(solver, *self.here([_small(v) for v in self.states]), timeout=self.timeout) == z3.sat:
+            return self._model(solver)
         return None
 
     def explicit_for(self, value: Callable[[Any], Any]) -> Any:
@@ -172,9 +239,10 @@ class Prover:
             explicit = self.explicit_for(value)
         except ValueError as exc:
             # Past its budget the small-values query can answer unknown and the unconstrained one a
-            # CTI too large for the explicit model to tabulate (which one depends on the solver's
-            # history in the process, so a Spark worker and the driver may differ): ask the same
-            # query again for small values in every state, without the budget.
+            # CTI too large for the explicit model to tabulate (which one once depended on the
+            # solver's history in the process; a prover's own context and names make it the same
+            # in every process now): ask the same query again for small values in every state,
+            # without the budget.
             model = self._small_again()
             if model is None:
                 raise EncodingError(f"the counterexample to induction is too large to replay ({exc}), and the "
@@ -233,14 +301,23 @@ def prove(
     point (pass ``sym.lemmas()`` for the model's built-in templates); targets are never dropped.
     ``make_prover(sym, k=, timeout=)``: whose queries (default ``Prover``, the unbounded encoding;
     ``isrcheck.explorer.symbolic.bounded_induction.BoundedProver`` the configuration's bounds).
+    A Ctrl-C ends the proof with the verdict "interrupted", inside a solver call or between two.
     """
     progress = progress or Silent()
     start = time.monotonic()
     names, props = select_symbolic(sym, properties)
-    targets = dict(zip(names, props, strict=True))
-    candidates = dict(lemmas or {})
-    prover = (make_prover or Prover)(sym, k=k, timeout=timeout)
     result = SymbolicResult("prove", "proved", names, depth=k)
+    try:
+        return _induction(sym, result, dict(zip(names, props, strict=True)), dict(lemmas or {}), houdini=houdini,
+                          k=k, prover=(make_prover or Prover)(sym, k=k, timeout=timeout), progress=progress,
+                          start=start)
+    except KeyboardInterrupt:  # inside a solver call (``check``) or between two
+        return _unknown(result, "interrupted (Ctrl-C)", start)
+
+
+def _induction(sym: Any, result: SymbolicResult, targets: dict[str, Callable], candidates: dict[str, Callable], *,
+               houdini: bool, k: int, prover: Prover, progress: Progress, start: float) -> SymbolicResult:
+    """``prove``'s loop: each conjunct's initiation and consecution, Houdini's rounds, to a verdict."""
     current = {**candidates, **targets}
     dropped: list[str] = []
     while True:
@@ -312,8 +389,8 @@ def base_case_failure(name: str, k: int) -> str:
 
 
 def _unknown(result: SymbolicResult, reason: str, start: float) -> SymbolicResult:
-    # Ctrl-C inside a solver call reaches z3 first, which stops and answers unknown ("interrupted
-    # from keyboard"): the user's interrupt (exit 130), not the solver's limit (exit 5).
+    # A Ctrl-C (``prove``'s KeyboardInterrupt) is the user's interrupt (exit 130), not the solver's
+    # limit (exit 5); so is z3's own "interrupted from keyboard", should a solver not be quiet.
     result.verdict = "interrupted" if "interrupted" in reason else "unknown"
     result.reason = reason
     result.elapsed = time.monotonic() - start

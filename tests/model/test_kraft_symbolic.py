@@ -176,16 +176,18 @@ def test_every_kraft_lemma_has_a_meaning(capsys):
     the history (vars.History, kept in the bounded encoding only) are offered with --bounded only."""
     from isrcheck.model.kraft.symbolic.history_lemmas import HISTORY_MEANING, NO_HISTORY
     from isrcheck.model.kraft.symbolic.lemmas import MEANING, STRUCTURAL_LEMMAS
-    over_history = set(HISTORY_MEANING) - set(NO_HISTORY)
+    from isrcheck.model.kraft.symbolic.target_lemmas import TARGET_MEANING, TARGET_NO_HISTORY
+    meaning = {**MEANING, **TARGET_MEANING}  # target_lemmas.py's too
+    over_history = set(HISTORY_MEANING) - set(NO_HISTORY) | set(TARGET_MEANING) - set(TARGET_NO_HISTORY)
     sym = make_symbolic(kraft("kraft-kip966", **SMALL))
-    assert set(sym.lemmas()) == set(MEANING) and set(STRUCTURAL_LEMMAS) <= set(sym.lemmas())
+    assert set(sym.lemmas()) == set(meaning) and set(STRUCTURAL_LEMMAS) <= set(sym.lemmas())
     unbounded = make_symbolic(kraft("kraft-kip966", **SMALL), unbounded=True)
-    assert set(unbounded.lemmas()) == set(MEANING) - over_history
+    assert set(unbounded.lemmas()) == set(meaning) - over_history
     assert main(["prove", "classic", "--generation", "kraft-kip966", "--list-lemmas", "--bounded"]) == 0
     lemma_lines = capsys.readouterr().out.split("\n\n")[0]  # the named sets follow a blank line
     listed = dict(line.split("  ", 1) for line in lemma_lines.splitlines())
-    assert set(listed) == set(MEANING)
-    assert all(listed[name] == MEANING[name].strip().splitlines()[0] for name in MEANING)
+    assert set(listed) == set(meaning)
+    assert all(listed[name] == meaning[name].strip().splitlines()[0] for name in meaning)
 
 
 def test_history_lemmas_refused_without_bounded(capsys):

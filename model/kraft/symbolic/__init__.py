@@ -24,6 +24,7 @@ from isrcheck.explorer.symbolic.lemma_sets import named_sets
 
 from ..fields import STARTING
 from . import lemmas as lemma_module
+from . import target_lemmas as target_module
 from . import vars as kv
 from .history import with_history
 from .lemmas import kraft_lemmas
@@ -156,17 +157,18 @@ class KraftSymbolic:
         return ops.and_(*parts)
 
     def lemmas(self) -> dict[str, Callable[[Any, kv.KraftVars], Any]]:
-        """The family's candidate lemmas (``lemmas.py``), by name."""
-        return kraft_lemmas(self.config, self.z)
+        """The family's candidate lemmas (``lemmas.py``, ``target_lemmas.py``), by name."""
+        return {**kraft_lemmas(self.config, self.z), **target_module.target_lemmas(self.config, self.z)}
 
     def lemma_sets(self) -> dict[str, tuple[str, ...]]:
         """The proved sets at the end of ``lemmas.py`` (``structural``, ``metadata``, ``history``,
-        ``bounded-inductive``, ...), by ``prove --lemma-set``."""
-        return named_sets(lemma_module.__dict__)
+        ``bounded-inductive``, ...) and those of ``target_lemmas.py`` (``targets``, ...), by
+        ``prove --lemma-set``."""
+        return {**named_sets(lemma_module.__dict__), **named_sets(target_module.__dict__)}
 
     def lemma_hint(self, missing: Sequence[str]) -> str | None:
         """Why a named set's lemmas are missing: the unbounded encoding keeps no history."""
-        if self.unbounded and set(missing) & set(lemma_module.MEANING):
+        if self.unbounded and set(missing) & {*lemma_module.MEANING, *target_module.TARGET_MEANING}:
             return "they read the history the bounded encoding keeps: add --bounded"
         return None
 

@@ -35,10 +35,14 @@ LEMMA_ARGS = [x for n in CONTROLLER_LEMMAS for x in ("--lemma", n)]
 K9 = ["bmc", "classic", "--acks", "1", "--invariant", "AckedRecordNotLost", "--depth", "8", "--quiet"]
 
 
-def interrupted_run(args: list[str], cue: str, timeout: float) -> tuple[int, str, str]:
+def interrupted_run(args: list[str], cue: str, timeout: float, setup: str = "") -> tuple[int, str, str]:
     """(exit status, stdout, stderr) of ``isrcheck *args`` sent SIGINT one second after a stderr line
-    containing ``cue``: the point after which the run is inside a solver call that lasts seconds."""
-    proc = subprocess.Popen([sys.executable, "-m", "isrcheck", *args], stdout=subprocess.PIPE,
+    containing ``cue``: the point after which the run is inside a solver call that lasts seconds.
+    ``setup``: Python run in that process before the command (to reach a path quickly)."""
+    command = [sys.executable, "-m", "isrcheck"] if not setup else [
+        sys.executable, "-c", f"{setup}\nimport sys\nfrom isrcheck.explorer.cli.main import main\n"
+                              "raise SystemExit(main(sys.argv[1:]))"]
+    proc = subprocess.Popen([*command, *args], stdout=subprocess.PIPE, cwd=ROOT,
                             stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
     try:
         for line in proc.stderr:
@@ -185,3 +189,20 @@ def test_ctrl_c_inside_a_prove_query_is_interrupted_not_unknown():
                                         "--bounded", "--json"], "NoFactors: formula built", 60)
     data = json.loads(out)
     assert status == 130 and data["verdict"] == "interrupted", (data["reason"], err)
+
+
+def test_ctrl_c_in_unbounded_proves_per_step_retries_is_interrupted():
+    """Unbounded ``prove`` asks a consecution query over every step within a resource budget, then,
+    past it, once per step, each with small values first (an assumption): a Ctrl-C inside one made
+    z3 answer unknown with the reason "canceled", as its limits do, so it was asked again without
+    small values, the interrupt lost, and the run never ended here. It must end: exit 130, verdict
+    interrupted. The budget is cut to 1 so that the retries start at once; the lemma's query after
+    a write is the hard one. 3 s."""
+    status, out, err = interrupted_run(["prove", *KIP320[1:-1], "--invariant", "LeaderInIsr", "--lemmas",
+                                        "tests/explorer/symbolic/hard_after_a_write.py", "--json"],
+                                       "AfterAWrite: formula 3 built", 60,
+                                       setup="import isrcheck.explorer.symbolic.induction as induction\n"
+                                             "induction.SPLIT_BUDGET = 1")
+    data = json.loads(out)
+    assert status == 130 and data["verdict"] == "interrupted", (data["reason"], err)
+    assert data["reason"] == "interrupted (Ctrl-C)", data["reason"]

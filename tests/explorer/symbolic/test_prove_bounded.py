@@ -12,6 +12,8 @@ asker (``--engine spark --bounded``) giving the local result.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from typing import Any
 
 from isrcheck.explorer.cli.main import main
 from isrcheck.explorer.symbolic.bounded_induction import prove_bounded
@@ -108,6 +110,16 @@ def test_k_induction_over_distinct_states():
     assert len(set(states)) == 3
 
 
+def lemmas_with_the_depth_two_deadlock(sym: Any) -> dict[str, Callable]:
+    """The four controller lemmas and one false only in kip320's state at depth 2 where every run
+    stops (2 replicas): 4-induction's base case must drop it."""
+    lemmas = {name: sym.lemmas()[name] for name in CONTROLLER_LEMMAS}
+    lemmas["NotTheDepthTwoDeadlock"] = lambda o, v: o.not_(o.and_(  # elected no leader, twice; nothing after
+        v.nreq == 2, v.ql == -1, v.nrid == 0, *[o.not_(q) for q in v.qisr], *[e == -1 for e in v.ep],
+        *[n == 0 for n in v.length]))
+    return lemmas
+
+
 def test_k_induction_base_covers_runs_that_stop_early():
     """k-induction's base case (bounded and unbounded) covers every state reachable in fewer than
     k steps, also one where every run stops (no step enabled): kip320 at 2 replicas has such a
@@ -115,10 +127,7 @@ def test_k_induction_base_covers_runs_that_stop_early():
     base case asked only of runs of k - 1 steps (no 5 distinct states lead to it, so consecution
     never meets it)."""
     sym = make_symbolic(classic(generation="kip320", replicas=2))
-    lemmas = {name: sym.lemmas()[name] for name in CONTROLLER_LEMMAS}
-    lemmas["NotTheDepthTwoDeadlock"] = lambda o, v: o.not_(o.and_(  # elected no leader, twice; nothing after
-        v.nreq == 2, v.ql == -1, v.nrid == 0, *[o.not_(q) for q in v.qisr], *[e == -1 for e in v.ep],
-        *[n == 0 for n in v.length]))
+    lemmas = lemmas_with_the_depth_two_deadlock(sym)
     for result in (prove_bounded(sym, properties=["LeaderInIsr"], lemmas=lemmas, k=4),
                    prove(make_symbolic(sym.explicit, unbounded=True), properties=["LeaderInIsr"], lemmas=lemmas, k=4)):
         assert result.verdict == "proved" and result.lemmas == CONTROLLER_LEMMAS
