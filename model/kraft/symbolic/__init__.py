@@ -153,6 +153,7 @@ class KraftSymbolic:
         # (tests/model/test_kraft_history_type_ok.py: every step keeps the history in range).
         parts.append(h.hwe >= 0)
         parts += [ops.and_(0 <= x, x <= v.mlen) for x in h.lostk]
+        parts += [x >= 0 for x in h.hwat]  # a leader epoch, bounded below only (as h.hwe)
         return ops.and_(*parts)
 
     def lemmas(self) -> dict[str, Callable[[Any, kv.KraftVars], Any]]:

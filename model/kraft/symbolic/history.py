@@ -11,10 +11,14 @@ exactly the explicit model's and the history only records it:
   records the leader epoch its metadata is at after the step (0 where it has none) and the metadata
   log's length after the step (``lostk``: which records were appended before the loss);
 - a broker the controller registers again (its controller-side broker epoch changes) has lost
-  nothing since, and records the metadata log's length before the registration (its current record
-  then is the one at that length minus one; a registration may append one after it);
+  nothing since and its HW has not grown since (it starts at 0), and records the metadata log's
+  length before the registration (its current record then is the one at that length minus one; a
+  registration may append one after it);
 - a leader's HW advance that moves the true HW (the ghost of what is committed) records that
-  leader's leader epoch (``hwe``: the epoch at which the committed offset last grew).
+  leader's leader epoch (``hwe``: the epoch at which the committed offset last grew);
+- a broker whose HW grows (a leader's advance, a follower taking its leader's HW on a fetch)
+  records the leader epoch of its metadata after the step (``hwat``: a follower fetches only at its
+  leader's epoch, so this is the epoch of the leader whose HW it took).
 
 A history a step cannot change (the fields it reads are the very terms they were) stays the same
 term, so ``relation.transition`` adds no case for that step: BMC's partial-order reduction sees the
@@ -52,11 +56,14 @@ def history_next(o: Any, v: KraftVars, w: KraftVars, z: Sizes) -> None:
             loss = o.or_(y.llen < x.llen, changed)
             h.lost[j] = o.ite(loss, y.md_le, h.lost[j])
             h.lostk[j] = o.ite(loss, w.mlen, h.lostk[j])
+        if not same_term(x.hw, y.hw):
+            h.hwat[j] = o.ite(y.hw > x.hw, y.md_le, h.hwat[j])
         if not same_term(x.cbe, y.cbe):
             again = x.cbe != y.cbe
             h.lost[j] = o.ite(again, 0, h.lost[j])
             h.lostk[j] = o.ite(again, 0, h.lostk[j])
             h.reg[j] = o.ite(again, v.mlen, h.reg[j])
+            h.hwat[j] = o.ite(again, 0, h.hwat[j])
     if not same_term(v.true_hw, w.true_hw):
         # Only a leader's HW advance moves the true HW (``raise_hw``), to its new HW: the broker
         # whose HW changed to the new true HW is that leader.

@@ -22,6 +22,7 @@ from isrcheck.model.kraft.config import KraftConfig
 from isrcheck.model.kraft.fields import AP_ACCEPTED, LEADER, NIL, RUNNING, STARTING_REGISTERED
 
 from .. import functions, rules
+from .history_lemmas_3 import HISTORY_3_MEANING, history_3_lemmas
 from .steps import Cur
 from .vars import KraftVars, Sizes
 
@@ -183,9 +184,11 @@ def history_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
     def named_leader_holds_committed(o: Any, v: KraftVars) -> Any:
         parts = []
         for f in R:
+            # A record the broker can still read (at or past its metadata offset, since its registration),
+            # the only way it begins that epoch.
             named = o.exists(0, v.mlen, lambda k, f=f: o.and_(
-                o.sel(v.m_leader, k) == f, o.sel(v.m_le, k) > v.h.hwe, o.not_(began(o, v, o.sel(v.m_le, k)))),
-                z.records)
+                o.sel(v.m_leader, k) == f, k >= v.h.reg[f], k >= v.b[f].md_off, o.sel(v.m_le, k) > v.b[f].md_le,
+                o.sel(v.m_le, k) > v.h.hwe, o.not_(began(o, v, o.sel(v.m_le, k)))), z.records)
             parts.append(o.implies(o.and_(v.b[f].status == RUNNING, named), v.b[f].llen >= v.true_hw))
         return o.and_(*parts)
 
@@ -295,6 +298,7 @@ def history_lemmas(c: KraftConfig, z: Sizes) -> dict[str, Lemma]:
     }
     for name, fn in lemmas.items():
         fn.__doc__ = HISTORY_MEANING[name]
+    lemmas.update(history_3_lemmas(c, z))
     if z.epochs is None:  # the unbounded encoding keeps no history: only the lemmas that read none
         return {name: fn for name, fn in lemmas.items() if name in NO_HISTORY}
     return lemmas
@@ -305,6 +309,7 @@ NO_HISTORY = ("OwnEpochAddsByRequest", "HwWithinLog")
 
 
 HISTORY_MEANING = {
+    **HISTORY_3_MEANING,
     "EpochStartKept": "(history) a leader's epoch start and broker epoch are what the history holds for its leader "
                       "epoch, begun by it",
     "EpochsBegunIssued": "(history) leader epoch 1 has begun, none past the controller's (nor 0); a begun epoch "
@@ -342,8 +347,9 @@ HISTORY_MEANING = {
                              "and in an earlier one only at a leader epoch named before the registration",
     "CommitterHoldsCommitted": "(history) a leader still at the leader epoch at which the committed offset last grew "
                                "has its HW at that offset and holds the committed records",
-    "NamedLeaderHoldsCommitted": "(history) a running broker that a metadata record names leader of a leader epoch "
-                                 "newer than the last commit's, not begun yet, holds the committed records",
+    "NamedLeaderHoldsCommitted": "(history) a running broker that a metadata record it can still read names leader "
+                                 "of a leader epoch newer than the last commit's and its metadata's, not begun yet, "
+                                 "holds the committed records",
     "AddedHoldsEpochStart": "(history) a broker an AlterPartition record added to the ISR, since its registration, "
                             "holds its leader epoch's start unless it lost records at that epoch or a newer one",
     "StaleSeenWithinNewerStart": "(history) ZombieSeenWithinNewerStart for a follower a leader recorded in an earlier "
@@ -373,9 +379,10 @@ EPOCH_HISTORY_LEMMAS = (
     "LostUnderAnother", "RegisteredReadsAfter", "ReaddedSeenAgain", "BegunNotAhead", "SeenWithinUnlessLost",
     "ZombieSeenWithinNewerStart", "OwnEpochAddsByRequest",
 )
-# Not inductive yet with the sets above: what a zombie leader's commit needs next (docs/kraft.md names the
-# counterexamples to induction left). HwWithinLog reads no history and holds in every reachable state at
-# K11-fixed's bounds (BFS); ZombieCommitBounded holds on the symbolic walks.
+# Not inductive with the sets above alone: what a zombie leader's commit needs; inductive with epoch-history-3 and
+# epoch-history-3-2 and the other candidate sets (docs/kraft.md, "The `epoch-history-3` sets"). HwWithinLog reads
+# no history and holds in every reachable state at K11-fixed's bounds (BFS); ZombieCommitBounded holds on the
+# symbolic walks.
 EPOCH_HISTORY_CANDIDATES = ("ZombieCommitBounded", "HwWithinLog")
 # Over the commit's history (h.hwe: the leader epoch at which the true HW last grew), where each loss happened
 # (h.lostk) and the rest: inductive with
@@ -386,6 +393,6 @@ EPOCH_HISTORY_2_LEMMAS = (
     "CommitterHoldsCommitted", "AddedHoldsEpochStart", "StaleSeenWithinNewerStart", "AddedInBegunEpoch",
     "AddedKeepsEpochStart",
 )
-# Not inductive yet: what LeaderCompleteness needs of the epochs begun after a commit (docs/kraft.md names the
-# counterexamples to induction left).
+# What LeaderCompleteness needs of the epochs begun after a commit: inductive with epoch-history-3 and
+# epoch-history-3-2 and the other candidate sets (docs/kraft.md, "The `epoch-history-3` sets").
 EPOCH_HISTORY_2_CANDIDATES = ("CommitWithinLaterStarts", "NamedLeaderHoldsCommitted")

@@ -41,6 +41,7 @@ from isrcheck.model.kraft.fields import (
 
 from .. import functions, rules
 from . import history_lemmas as history_module
+from . import history_lemmas_3
 from .steps import Cur
 from .vars import KraftVars, Sizes
 
@@ -1035,8 +1036,8 @@ EPOCH_WRITER_LEMMAS = (
     "OneLeavesAtATime", "RequestCaughtUp", "LeaverFencedOrStopped", "RequestKeepsIsr", "FencedNeverMember",
     "NamedLeaderLeads", "ReadNotOlder", "IsrLossesCounted", "RegisteredAgainLeft", "ElrOnlyUnderMinIsr",
 )
-# True in every reachable state at K11-fixed's bounds (BFS), not inductive yet: what LeaderCompleteness needs next
-# (docs/kraft.md names the counterexample to induction left).
+# True in every reachable state at K11-fixed's bounds (BFS); inductive there together with the epoch-history sets
+# through epoch-history-3-2 and the other candidate sets, which prove LeaderCompleteness (docs/kraft.md).
 LEADER_COMPLETENESS_CANDIDATES = ("HwBoundCovered", "CommittedOnMembers", "EpochStartCoversCommitted")
 # Over the history kept in the symbolic state only (history_lemmas.py; docs/kraft.md, "History kept in the
 # symbolic state"): inductive with the 72 above in the bounded encoding at K11-fixed's bounds.
@@ -1045,3 +1046,8 @@ EPOCH_HISTORY_CANDIDATES = history_module.EPOCH_HISTORY_CANDIDATES
 # With the commit's leader epoch (h.hwe): inductive with the 84, 94 in all (history_lemmas.py).
 EPOCH_HISTORY_2_LEMMAS = history_module.EPOCH_HISTORY_2_LEMMAS
 EPOCH_HISTORY_2_CANDIDATES = history_module.EPOCH_HISTORY_2_CANDIDATES
+# Where each broker's HW last grew (h.hwat) and what a follower that lost records keeps: inductive with the 94,
+# 99 in all (history_lemmas_3.py; docs/kraft.md, "The `epoch-history-3` sets").
+EPOCH_HISTORY_3_LEMMAS = history_lemmas_3.EPOCH_HISTORY_3_LEMMAS
+# The seven that, with the 99 and the candidates above, make LeaderCompleteness inductive (history_lemmas_3.py).
+EPOCH_HISTORY_3_LEMMAS_2 = history_lemmas_3.EPOCH_HISTORY_3_LEMMAS_2

@@ -17,12 +17,13 @@ can happen), and reassignment (``replicas``, ``adding``, ``removing``: every bro
 
 History (``History``, the field ``h``), in the bounded symbolic state only: what the explicit state
 forgets and a proof by induction needs (which broker began each leader epoch at which log end, where
-each broker last lost records, where it last registered). The unbounded encoding keeps none (its
-quantified arrays over leader epochs made the unbounded proofs several times slower, and the lemmas
-over the history are proved in the bounded encoding). The explicit model keeps none of it: ``decode``
-ignores it, ``encode`` gives the initial history (right for the initial state only), and the
-relation sets it from the step's two states (``history.py``), so the relation on the real fields is
-the explicit model's whatever the history holds.
+each broker last lost records, where it last registered, at which leader epoch its HW last grew).
+The unbounded encoding keeps none (its quantified arrays over leader epochs made the unbounded
+proofs several times slower, and the lemmas over the history are proved in the bounded encoding).
+The explicit model keeps none of it: ``decode`` ignores it, ``encode`` gives the initial history
+(right for the initial state only), and the relation sets it from the step's two states
+(``history.py``), so the relation on the real fields is the explicit model's whatever the history
+holds.
 
 Arrays are z3 arrays without bounds (proofs), fixed-size lists under the configuration's bounds
 (bounded model checking) or tuples (concrete evaluation), per the ``Ops`` backend.
@@ -157,10 +158,11 @@ class History:
     reg: list  # per broker: the metadata log's length when it last registered; 0: never registered again
     hwe: Any = 0  # the leader epoch of the leader whose HW advance last moved the true HW (0: none yet)
     lostk: list = field(default_factory=list)  # per broker: the metadata log's length after its last loss (0: none)
+    hwat: list = field(default_factory=list)  # per broker: its leader epoch when its HW last grew (0: never)
 
     def copy(self) -> History:
         return History(self.es, self.esb, self.esl, self.esx, list(self.lost), list(self.reg), self.hwe,
-                       list(self.lostk))
+                       list(self.lostk), list(self.hwat))
 
 
 _GLOBAL_LISTS = ("m_isr", "m_elr", "m_lk", "sent", "acked", "nacked")
@@ -224,7 +226,8 @@ def make_vars(ops: Any, name: str, z: Sizes) -> KraftVars:
             es=ops.int_array(f"{name}.h_es", z.epochs), esb=ops.int_array(f"{name}.h_esb", z.epochs),
             esl=ops.int_array(f"{name}.h_esl", z.epochs), esx=ops.int_array(f"{name}.h_esx", z.epochs),
             lost=[ops.int_var(f"{name}.h_lost{j}") for j in r], reg=[ops.int_var(f"{name}.h_reg{j}") for j in r],
-            hwe=ops.int_var(f"{name}.h_hwe"), lostk=[ops.int_var(f"{name}.h_lostk{j}") for j in r]))
+            hwe=ops.int_var(f"{name}.h_hwe"), lostk=[ops.int_var(f"{name}.h_lostk{j}") for j in r],
+            hwat=[ops.int_var(f"{name}.h_hwat{j}") for j in r]))
 
 
 def no_history() -> History:
@@ -291,7 +294,7 @@ def initial_history(s: tuple, lay: Any, z: Sizes) -> History:
             es[e], esb[e], esl[e] = s[o + EPOCH_START], s[o + BROKER_EPOCH], b
     # The initial true HW is 0 in every configuration the symbolic form accepts: no advance yet.
     return History(es=tuple(es), esb=tuple(esb), esl=tuple(esl), esx=(0,) * size, lost=[0] * z.n, reg=[0] * z.n,
-                   hwe=0, lostk=[0] * z.n)
+                   hwe=0, lostk=[0] * z.n, hwat=[0] * z.n)
 
 
 class DecodeError(ValueError):
@@ -397,5 +400,5 @@ def equal(ops: Any, v: KraftVars, w: KraftVars, exact: bool = True, z: Sizes | N
     parts += [p == q for p, q in zip(v.h.lost + v.h.reg, w.h.lost + w.h.reg, strict=True)]
     if z is not None and z.epochs is not None:
         parts.append(v.h.hwe == w.h.hwe)
-        parts += [p == q for p, q in zip(v.h.lostk, w.h.lostk, strict=True)]
+        parts += [p == q for p, q in zip(v.h.lostk + v.h.hwat, w.h.lostk + w.h.hwat, strict=True)]
     return ops.and_(*parts)
