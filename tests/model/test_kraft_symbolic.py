@@ -26,7 +26,6 @@ from isrcheck.model.kraft.symbolic import KraftSymbolic
 from isrcheck.model.kraft.symbolic.derived import KraftReader
 from isrcheck.model.symbolic import make_symbolic
 
-from tests.fixtures.paths import ROOT
 from tests.fixtures.states import reachable
 
 ANCHOR = {"replicas": 3, "min_insync_replicas": 2, "max_records": 1, "init_isr_size": 2, "max_fencings": 1,
@@ -355,23 +354,3 @@ def test_history_unchanged_by_steps_that_record_nothing():
     changed = {label for label, _, nxt in found} - set(kept)
     assert {"FenceBroker", "UnfenceBroker", "SendAlterPartitionRequest"} <= set(kept) - changed
     assert {"ReceiveBrokerRegRequest", "Shutdown", "Fetch"} <= changed - set(kept)
-
-
-@pytest.mark.slow
-def test_leader_completeness_is_proved_with_the_113_lemmas(capsys):
-    """LeaderCompleteness is inductive at K11-fixed's bounds with the 72 lemmas of the five proved sets, the
-    epoch-history sets (epoch-history, epoch-history-2, epoch-history-3 and epoch-history-3-2 over where each
-    broker's HW last grew) and the earlier rounds' candidates, 113 in all, which the same command proves inductive
-    together (docs/kraft.md, "The `epoch-history-3` sets": the command there, verbatim; minutes under load). It
-    took the place of the 94-lemma proof (MetadataLogMatching as the target), whose lemmas it proves too."""
-    argv = ("prove classic --generation kraft-kip966 --replicas 3 --min-insync-replicas 2 --max-records 1 "
-            "--init-isr-size 2 --max-fencings 1 --max-crashes 1 --stops lossy --invariant LeaderCompleteness "
-            "--bounded --lemma-set structural --lemma-set metadata --lemma-set history --lemma-set bounded-inductive "
-            "--lemma-set epoch-writer --lemma-set epoch-history --lemma-set epoch-history-2 "
-            "--lemma-set epoch-history-3 --lemma-set epoch-history-3-2 --lemma-set leader-completeness-candidates "
-            "--lemma-set epoch-history-candidates --lemma-set epoch-history-2-candidates --quiet").split()
-    status = main(argv)
-    out = capsys.readouterr().out
-    assert status == 0, out
-    assert out.startswith("Proved for these bounds: LeaderCompleteness") and "113 lemmas" in out, out
-    assert "isrcheck " + " ".join(argv) in (ROOT / "docs" / "kraft.md").read_text()
