@@ -91,10 +91,11 @@ def test_candidate_completeness_follows_from_committed_on_members():
     fns = {**sym.lemmas(), **sym.properties()}
     solver = prover._fresh(base=False)
     target = fns["LeaderCandidateCompleteness"](ops, v)
-    solver.add(sym.type_ok(ops, v), fns["CommittedOnMembers"](ops, v), ops.not_(target))
+    # The prover's solvers are in its own z3 context: the formulas, built in the main one, go in translated.
+    solver.add(*prover.here([sym.type_ok(ops, v), fns["CommittedOnMembers"](ops, v), ops.not_(target)]))
     assert solver.check() == z3.unsat
     solver = prover._fresh(base=False)  # not a tautology: without it, a state breaks the target
-    solver.add(sym.type_ok(ops, v), ops.not_(target))
+    solver.add(*prover.here([sym.type_ok(ops, v), ops.not_(target)]))
     assert solver.check() == z3.sat
 
 
