@@ -71,15 +71,16 @@ def user_lemmas(path: str) -> dict[str, Any]:
 
 
 def _guarded(path: str, name: str, fn: Callable) -> Callable:
-    """``fn`` refusing the run (``UserError``) when it raises or returns no formula: the lemma is the
-    user's input, and its exception, uncaught, read as a fault of the model (exit 4)."""
+    """``fn`` refusing the run (``UserError``) when it raises (``sys.exit`` included) or returns no
+    formula: the lemma is the user's input, and its exception, uncaught, read as a fault of the
+    model (exit 4), its ``sys.exit(1)`` as a violation."""
 
     def lemma(ops: Any, v: Any) -> Any:
         import z3
 
         try:
             formula = fn(ops, v)
-        except Exception as exc:
+        except (Exception, SystemExit) as exc:  # as at load: a sys.exit(1) would read as a violation
             raise UserError(f"lemma {name!r} of lemma file {path!r} raised {_error(exc, Path(path))}; fix the "
                             "lemma, or leave the file out") from None
         if not isinstance(formula, bool) and not z3.is_bool(formula):

@@ -25,6 +25,7 @@ from typing import Any
 import z3
 from isrcheck.explorer.progress import Progress, Silent
 from isrcheck.explorer.result import Step, Trace, Violation
+from isrcheck.explorer.symbolic.induction import check
 from isrcheck.explorer.symbolic.ops import BoundedZ3Ops
 from isrcheck.explorer.symbolic.por import footprints, independent_pairs, ordering
 from isrcheck.explorer.symbolic.relation import transition, z3_value
@@ -135,7 +136,9 @@ def bmc(
             else:
                 fails_here = z3.Bool(f"violated@{k}")
                 solver.add(z3.Implies(fails_here, bad))
-                answer = solver.check(fails_here)
+                # Under an assumption z3 answers a Ctrl-C "canceled", its time limit's reason too:
+                # ``check`` tells them apart (a KeyboardInterrupt, below), else it read as "unknown".
+                answer = check(solver, fails_here, timeout=timeout)
             took = time.monotonic() - t0
             result.stats.setdefault("solver_seconds", []).append(round(took, 3))
             # CPU as well as wall: on a shared machine the wall time of a length is mostly waiting.

@@ -33,7 +33,9 @@ built, and "fails" alone). Translated into a fresh context, a query's terms get 
 whatever ran before; with the fresh names of the prover's ``ops`` counted from 0 for it alone
 (``own_names``: a count shared by the process gave the quantified offsets other names, and so
 other hashes, in each later proof), its answer and its z3 resource count are the same in every
-process, and the same on a Spark executor as on the driver.
+process, and the same on a Spark executor as on the driver (not yet after every history: a
+pytest process that ran three other proof test files first gives the same query other term ids in
+the prover's context, docs/symbolic.md).
 
 A Ctrl-C inside a solver call makes z3 answer unknown; ``check`` tells it from the solver's limits
 (with assumptions, the small-values query, z3 gives the same reason, "canceled", for both) and

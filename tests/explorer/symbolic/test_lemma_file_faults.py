@@ -50,3 +50,14 @@ def test_a_lemma_that_returns_no_formula_is_bad_input(tmp_path, capsys):
     lemmas.write_text("LEMMAS = {'Forgot': lambda ops, v: None}\n")
     status, err = run(capsys, "bmc", str(lemmas))
     assert status == 2 and "lemma 'Forgot' of lemma file" in err and "returned NoneType None, not a formula" in err, err
+
+
+@pytest.mark.parametrize("command", list(COMMANDS))
+def test_a_lemma_that_exits_is_bad_input_not_a_violation(tmp_path, capsys, command):
+    # sys.exit(1) inside a lemma ended the run with status 1, which means a violation (the load
+    # was guarded against SystemExit, the call was not)
+    lemmas = tmp_path / "mine.py"
+    lemmas.write_text("import sys\n\n\ndef quits(ops, v):\n    sys.exit(1)\n\n\nLEMMAS = {'Quits': quits}\n")
+    status, err = run(capsys, command, str(lemmas))
+    assert status == 2, err
+    assert f"lemma 'Quits' of lemma file '{lemmas}' raised SystemExit: 1 (line 5: sys.exit(1))" in err, err
