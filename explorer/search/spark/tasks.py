@@ -99,6 +99,7 @@ def expand_partition(payload: tuple, transition: frozenset[str], partitions: int
                 rep = new_report()
                 rep["missing"] = 1
                 reports.add({("expand", index): rep})
+                clk.close()  # a task that ends early is counted too (and the next one starts its clock here)
                 return
             items = iter([(index, (STATE, *block))])
         compiled = fast.applies(ctx, transition)  # the whole loop in C (``fast``), same results
@@ -169,6 +170,7 @@ def merge_partition(payload: tuple, level: int, always: frozenset[str], sometime
             rep = new_report()
             rep["missing"] = 1
             reports.add({("merge", index): rep})
+            clk.close()
             return
         chunks: list[tuple[int, bytes]] = []
         runs: list[bytes] = []
@@ -196,6 +198,7 @@ def merge_partition(payload: tuple, level: int, always: frozenset[str], sometime
                 rep = new_report()
                 rep["missing"] = 1
                 reports.add({("merge", index): rep})
+                clk.close()
                 return
             blocks.append(blk)
         clk.mark("read candidate files")
@@ -212,6 +215,7 @@ def merge_partition(payload: tuple, level: int, always: frozenset[str], sometime
             rep = new_report()
             rep["missing"] = 1
             reports.add({("merge", index): rep})
+            clk.close()
             return
         clk.mark("merge")
         rep["cand_files"] = len(refs)

@@ -69,3 +69,29 @@ def test_the_bench_refuses_a_missing_file_and_a_line_cut_short_with_exit_2(tmp_p
     bad = _bench(str(cut))
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
     assert "line 2" in bad.stderr and "not a line of the clock" in bad.stderr
+
+
+class _Reports:
+    def __init__(self):
+        self.added: list[dict] = []
+
+    def add(self, value: dict) -> None:
+        self.added.append(value)
+
+
+def test_a_task_that_finds_its_file_missing_still_writes_its_clock(tmp_path, monkeypatch):
+    # an expansion without its kept states file and a merge without its kept array end early (the
+    # level runs again through Spark): their CPU is counted, and not charged to the next task
+    from isrcheck.explorer.search.spark import tasks
+
+    path = tmp_path / "clock.tsv"
+    monkeypatch.setattr(clock, "PATH", str(path))
+    monkeypatch.setattr(tasks, "load_context", lambda payload: None)
+    reports = _Reports()
+    run = tasks.expand_partition(None, frozenset(), 2, reports, kept=(str(tmp_path), 3))
+    assert list(run(0, iter([]))) == []
+    run = tasks.merge_partition(None, 4, frozenset(), frozenset(), reports, use=(str(tmp_path), 3))
+    assert list(run(1, iter([]))) == []
+    assert [next(iter(r.values()))["missing"] for r in reports.added] == [1, 1]
+    lines = [line.split("\t")[:4] for line in path.read_text().splitlines()]
+    assert ["expand", "-1", "0", clock.FIRST] in lines and ["merge", "4", "1", clock.FIRST] in lines
