@@ -377,15 +377,23 @@ def state_pairs(items: Iterator[tuple[int, tuple]]) -> Iterator[tuple[bytes, Any
 
 def state_fps():
     """A reader of one partition's records in order: for a STATE record, its fingerprints (in a
-    level's output, those of the PARENTS record before it: the same states in the same order);
-    None for any other record."""
-    last: list[bytes] = [b""]
+    level's output, those of the PARENTS record just before it: the same states in the same order);
+    None for any other record. A STATE record without fingerprints that does not come just after a
+    PARENTS record is the run's own bug (``merge_partition`` yields the two in turn): ValueError,
+    never the fingerprints of another block, which would pair states with other states' keys
+    whenever the counts happen to agree."""
+    last: list[bytes | None] = [None]
 
     def fps_of(value: tuple) -> bytes | None:
+        before, last[0] = last[0], None
         if value[0] == PARENTS:
             last[0] = value[2][0]
         elif value[0] == STATE:
-            return last[0] if value[1] is None else value[1]
+            if value[1] is not None:
+                return value[1]
+            if before is None:
+                raise ValueError("a level's STATE block without its PARENTS record just before it")
+            return before
         return None
 
     return fps_of
