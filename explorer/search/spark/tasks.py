@@ -10,7 +10,7 @@ A partition of a level's output holds a handful of records, each one block (``bl
   a trace back), so that no later level reads or writes them again;
 - ``(i, (STATE, fingerprints, states))``: the level's new states, packed, in fingerprint order;
   in a level's output the fingerprints are None: they are its PARENTS record's, which comes
-  before it in the same partition (``state_fps``; 16 bytes a state less through the JVM);
+  just before it in the same partition (``state_fps``; 16 bytes a state less through the JVM);
 - ``(i, (RUN, fingerprints))``: instead of the visited set, in the output of a small level (one
   whose frontier was expanded in the driver): its new fingerprints only. The next levels read the
   last full output and these runs together, so a small level reads the visited set once and
