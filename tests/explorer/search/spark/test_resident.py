@@ -65,6 +65,25 @@ def test_kept_states_read_back_and_only_the_two_newest_stay(tmp_path):
     assert resident.load_states(folder, 3, 6) is None  # not one keep_states wrote: missing
 
 
+def test_a_kept_states_file_whose_count_is_damaged_is_missing_without_a_big_allocation(tmp_path):
+    # a header that says 2^32 - 1 fingerprints over a file of a few bytes: treated as missing (the
+    # level runs again from Spark's copy), not a read that first allocates 64 GB (a MemoryError
+    # that failed the task and, retried, the run)
+    import tracemalloc
+
+    from isrcheck.explorer.search.spark.blocks import _HEADER, FRONTIER_MAGIC
+
+    folder = str(tmp_path)
+    (tmp_path / "00000-00003.states").write_bytes(_HEADER.pack(FRONTIER_MAGIC, 2**32 - 1) + bytes(32) + b"M[")
+    tracemalloc.start()
+    try:
+        assert resident.load_states(folder, 0, 3) is None
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 1 << 20, peak
+
+
 def _kept_folder_root():
     from pyspark import SparkFiles
 
