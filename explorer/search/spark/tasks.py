@@ -95,13 +95,18 @@ def expand_partition(payload: tuple, transition: frozenset[str], partitions: int
                 pass
             block = resident.load_states(kept[0], index, kept[1])
             clk.mark("read kept states")
-            if block is None:
+            # decoded here, not in the loop: a file damaged after it was written whole (its states'
+            # block cut short, or not as many states as fingerprints) is missing too, as candidates
+            # files are (``candfiles``), instead of failing the task, its retries and so the run
+            states = _decoded(block)
+            clk.mark("decode frontier")
+            if states is None:
                 rep = new_report()
                 rep["missing"] = 1
                 reports.add({("expand", index): rep})
                 clk.close()  # a task that ends early is counted too (and the next one starts its clock here)
                 return
-            items = iter([(index, (STATE, *block))])
+            items = iter([(index, (STATE, block[0], states))])
         compiled = fast.applies(ctx, transition)  # the whole loop in C (``fast``), same results
         cands: Any = fast.Candidates() if compiled else {}
         found = []
@@ -111,13 +116,13 @@ def expand_partition(payload: tuple, transition: frozenset[str], partitions: int
             fps = fps_of(value)
             if fps is None:
                 continue
+            states = value[2] if kept is not None else decode_states(value[2])  # a kept file's: decoded above
+            clk.mark("decode frontier")
             if compiled:
-                states = decode_states(value[2])
-                clk.mark("decode frontier")
                 rep = fast.expand(ctx, fps, states, cands, audit)
                 clk.mark("expand (C)")
             else:
-                _, rep = expand(ctx, split_fps(fps), decode_states(value[2]), transition, cands, audit)
+                _, rep = expand(ctx, split_fps(fps), states, transition, cands, audit)
             audit = 0
             found.append(rep)
         reports.add({("expand", index): merge_reports(found)})
@@ -136,6 +141,18 @@ def expand_partition(payload: tuple, transition: frozenset[str], partitions: int
         clk.close()
 
     return run
+
+
+def _decoded(block: tuple[bytes, bytes] | None) -> list[Any] | None:
+    """The states of a kept states file's (fingerprints, states' block), or None when there is no
+    file or its block does not decode to one state a fingerprint."""
+    if block is None:
+        return None
+    try:
+        states = decode_states(block[1])
+    except (EOFError, ValueError, TypeError):  # what marshal raises on bytes it did not write
+        return None
+    return states if isinstance(states, list) and len(states) * FP == len(block[0]) else None
 
 
 def merge_partition(payload: tuple, level: int, always: frozenset[str], sometimes: frozenset[str],

@@ -140,6 +140,32 @@ def test_a_missing_states_file_runs_the_level_again(spark, monkeypatch):
 
 
 @pytest.mark.spark
+def test_a_states_file_cut_short_runs_the_level_again(spark, monkeypatch):
+    # a kept states file damaged after it was written whole (its states' block cut short) is missing
+    # as a candidates file would be, not a task that fails on every retry and ends the run
+    from isrcheck.explorer.search.spark import store
+
+    expand_partition = store.expand_partition
+
+    def cut_short(payload, transition, partitions, reports, kept=None, cands_to=None):
+        inner = expand_partition(payload, transition, partitions, reports, kept, cands_to)
+
+        def run(index, items):
+            if kept is not None:
+                path = resident._states_path(kept[0], index, kept[1])
+                if os.path.exists(path):
+                    os.truncate(path, os.path.getsize(path) - 3)
+            return inner(index, items)
+
+        return run
+
+    monkeypatch.setattr(store, "expand_partition", cut_short)
+    _, result = compare(Counters(3, 4, bug_at=6), stop_at_first=False, driver_threshold=5, partitions=2)
+    assert result.stats["levels_expanded_from_files"] > 0
+    assert result.stats["levels_run_again"] == result.stats["levels_expanded_from_files"]
+
+
+@pytest.mark.spark
 def test_full_levels_merge_kept_arrays_and_a_lost_one_is_rebuilt_from_sparks_copy(spark, monkeypatch):
     # Full levels read and write the visited set as kept files, so Spark's copy is an older level's
     # array and the parent records since (store._visited_source). Remove every kept array once,
