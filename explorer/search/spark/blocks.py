@@ -22,6 +22,7 @@ here only, by the functions that need it (executors and the driver both have it)
 from __future__ import annotations
 
 import marshal
+import os
 import pickle
 import struct
 from typing import Any
@@ -121,6 +122,10 @@ def read_frontier(data: bytes) -> tuple[bytes, bytes]:
 def read_frontier_file(fh: Any) -> tuple[bytes, bytes]:
     """``read_frontier`` of an open file, read in pieces (no copy of its states' block by slicing)."""
     _, n = _header(fh.read(_HEADER.size), FRONTIER_MAGIC)
+    # the file's size first: ``read(n * FP)`` allocates what it is asked for before it reads, so a
+    # damaged count (up to 2^32 - 1) asked for 64 GB, a MemoryError where a short file is a ValueError
+    if os.fstat(fh.fileno()).st_size - _HEADER.size < n * FP:
+        raise ValueError("a frontier file shorter than its fingerprints")
     fps = fh.read(n * FP)
     if len(fps) < n * FP:
         raise ValueError("a frontier file shorter than its fingerprints")

@@ -29,6 +29,8 @@ class _Off:
 
 
 OFF = _Off()
+# the first phase of every task's clock: one such line per task run (``bench_spark_clock`` counts them)
+FIRST = "before the task (fork, PySpark)"
 
 
 class Clock:
@@ -38,7 +40,7 @@ class Clock:
         self.head = f"{stage}\t{level}\t{index}"
         self.last = _last_end
         self.lines: list[str] = []
-        self.mark("before the task (fork, PySpark)")
+        self.mark(FIRST)
 
     def mark(self, phase: str) -> None:
         """The CPU since the last mark (or the start) goes to ``phase``."""

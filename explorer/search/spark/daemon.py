@@ -42,8 +42,11 @@ if __name__ == "__main__":
     preload()
     # PySpark's daemon runs gc.collect() in a reused worker after every task: a full collection
     # walks every object the imports above made (some 40 ms of CPU a task at 3/2/2/3: docs/spark.md,
-    # "Issue 24, ninth round"). Frozen here, before the forks, the collector leaves them alone (and
-    # never writes to their pages, which forked workers then share instead of copying).
+    # "Issue 24, ninth round"). Frozen here, before the forks, the collector leaves them alone: it
+    # no longer writes its marks into them (reference counts still do, so a page a worker touches
+    # is still copied), and never frees them, which costs nothing for imports that live as long as
+    # the worker. Only what the daemon holds now is frozen: a task's objects, the run's model
+    # unpickled in a worker included, are collected as before.
     import gc
 
     gc.freeze()

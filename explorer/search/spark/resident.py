@@ -23,10 +23,11 @@ fingerprints and the marshal block of the packed states, the bytes of a checkpoi
 file), so that the next level's expansion reads them from the file instead of streaming the whole
 cached output (the visited set's chunks, the parent records, the states) through Spark to skip to
 its STATE block (docs/spark.md, "Issue 24, sixth round"). The same rule holds: a task that finds no
-file reports ``missing``, yields no candidates, and the driver runs the level again from Spark's
-copy. Only marshal blocks are written (a pickled block stays in Spark), and a partition keeps its
-two newest states files: a task of the level that reads one may run again while the level after
-it is being merged.
+file (or a damaged one: too short for its count, or a block that does not decode to one state a
+fingerprint, ``tasks._decoded``) reports ``missing``, yields no candidates, and the driver runs
+the level again from Spark's copy. Only marshal blocks are written (a pickled block stays in
+Spark), and a partition keeps its two newest states files: a task of the level that reads one may
+run again while the level after it is being merged.
 
 Only where every executor sees the driver's disk (``local[N]``, ``local-cluster``): the folder is
 under the driver's Spark temporary directory (``SparkFiles.getRootDirectory()``), which Spark

@@ -10,7 +10,7 @@ A partition of a level's output holds a handful of records, each one block (``bl
   a trace back), so that no later level reads or writes them again;
 - ``(i, (STATE, fingerprints, states))``: the level's new states, packed, in fingerprint order;
   in a level's output the fingerprints are None: they are its PARENTS record's, which comes
-  before it in the same partition (``state_fps``; 16 bytes a state less through the JVM);
+  just before it in the same partition (``state_fps``; 16 bytes a state less through the JVM);
 - ``(i, (RUN, fingerprints))``: instead of the visited set, in the output of a small level (one
   whose frontier was expanded in the driver): its new fingerprints only. The next levels read the
   last full output and these runs together, so a small level reads the visited set once and
@@ -95,12 +95,18 @@ def expand_partition(payload: tuple, transition: frozenset[str], partitions: int
                 pass
             block = resident.load_states(kept[0], index, kept[1])
             clk.mark("read kept states")
-            if block is None:
+            # decoded here, not in the loop: a file damaged after it was written whole (its states'
+            # block cut short, or not as many states as fingerprints) is missing too, as candidates
+            # files are (``candfiles``), instead of failing the task, its retries and so the run
+            states = _decoded(block)
+            clk.mark("decode frontier")
+            if states is None:
                 rep = new_report()
                 rep["missing"] = 1
                 reports.add({("expand", index): rep})
+                clk.close()  # a task that ends early is counted too (and the next one starts its clock here)
                 return
-            items = iter([(index, (STATE, *block))])
+            items = iter([(index, (STATE, block[0], states))])
         compiled = fast.applies(ctx, transition)  # the whole loop in C (``fast``), same results
         cands: Any = fast.Candidates() if compiled else {}
         found = []
@@ -110,13 +116,13 @@ def expand_partition(payload: tuple, transition: frozenset[str], partitions: int
             fps = fps_of(value)
             if fps is None:
                 continue
+            states = value[2] if kept is not None else decode_states(value[2])  # a kept file's: decoded above
+            clk.mark("decode frontier")
             if compiled:
-                states = decode_states(value[2])
-                clk.mark("decode frontier")
                 rep = fast.expand(ctx, fps, states, cands, audit)
                 clk.mark("expand (C)")
             else:
-                _, rep = expand(ctx, split_fps(fps), decode_states(value[2]), transition, cands, audit)
+                _, rep = expand(ctx, split_fps(fps), states, transition, cands, audit)
             audit = 0
             found.append(rep)
         reports.add({("expand", index): merge_reports(found)})
@@ -135,6 +141,18 @@ def expand_partition(payload: tuple, transition: frozenset[str], partitions: int
         clk.close()
 
     return run
+
+
+def _decoded(block: tuple[bytes, bytes] | None) -> list[Any] | None:
+    """The states of a kept states file's (fingerprints, states' block), or None when there is no
+    file or its block does not decode to one state a fingerprint."""
+    if block is None:
+        return None
+    try:
+        states = decode_states(block[1])
+    except (EOFError, ValueError, TypeError):  # what marshal raises on bytes it did not write
+        return None
+    return states if isinstance(states, list) and len(states) * FP == len(block[0]) else None
 
 
 def merge_partition(payload: tuple, level: int, always: frozenset[str], sometimes: frozenset[str],
@@ -169,6 +187,7 @@ def merge_partition(payload: tuple, level: int, always: frozenset[str], sometime
             rep = new_report()
             rep["missing"] = 1
             reports.add({("merge", index): rep})
+            clk.close()
             return
         chunks: list[tuple[int, bytes]] = []
         runs: list[bytes] = []
@@ -196,6 +215,7 @@ def merge_partition(payload: tuple, level: int, always: frozenset[str], sometime
                 rep = new_report()
                 rep["missing"] = 1
                 reports.add({("merge", index): rep})
+                clk.close()
                 return
             blocks.append(blk)
         clk.mark("read candidate files")
@@ -212,6 +232,7 @@ def merge_partition(payload: tuple, level: int, always: frozenset[str], sometime
             rep = new_report()
             rep["missing"] = 1
             reports.add({("merge", index): rep})
+            clk.close()
             return
         clk.mark("merge")
         rep["cand_files"] = len(refs)
@@ -373,15 +394,23 @@ def state_pairs(items: Iterator[tuple[int, tuple]]) -> Iterator[tuple[bytes, Any
 
 def state_fps():
     """A reader of one partition's records in order: for a STATE record, its fingerprints (in a
-    level's output, those of the PARENTS record before it: the same states in the same order);
-    None for any other record."""
-    last: list[bytes] = [b""]
+    level's output, those of the PARENTS record just before it: the same states in the same order);
+    None for any other record. A STATE record without fingerprints that does not come just after a
+    PARENTS record is the run's own bug (``merge_partition`` yields the two in turn): ValueError,
+    never the fingerprints of another block, which would pair states with other states' keys
+    whenever the counts happen to agree."""
+    last: list[bytes | None] = [None]
 
     def fps_of(value: tuple) -> bytes | None:
+        before, last[0] = last[0], None
         if value[0] == PARENTS:
             last[0] = value[2][0]
         elif value[0] == STATE:
-            return last[0] if value[1] is None else value[1]
+            if value[1] is not None:
+                return value[1]
+            if before is None:
+                raise ValueError("a level's STATE block without its PARENTS record just before it")
+            return before
         return None
 
     return fps_of

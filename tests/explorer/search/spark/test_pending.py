@@ -44,3 +44,21 @@ def test_a_levels_state_block_takes_its_fingerprints_from_the_parents_record_bef
     read = state_fps()
     assert read((STATE, fps[16:], encode_states([9]))) == fps[16:]
     assert read((PARENTS, 5, (fps, bytes(32), bytes(8)))) is None
+
+
+def test_a_state_block_without_its_parents_record_just_before_it_is_refused():
+    # never the fingerprints of another block: with equal counts the states would get other keys
+    import pytest
+    from isrcheck.explorer.search.spark.blocks import encode_states
+    from isrcheck.explorer.search.spark.level import PARENTS, RUN, STATE
+    from isrcheck.explorer.search.spark.tasks import state_fps
+
+    fps = bytes(range(16))
+    parents = (PARENTS, 5, (fps, bytes(16), bytes(4)))
+    for records in ([(STATE, None, encode_states([7]))],
+                    [parents, (STATE, None, encode_states([7])), (STATE, None, encode_states([8]))],
+                    [parents, (RUN, fps), (STATE, None, encode_states([7]))]):
+        read = state_fps()
+        with pytest.raises(ValueError, match="PARENTS record just before it"):
+            for record in records:
+                read(record)

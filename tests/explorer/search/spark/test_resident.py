@@ -65,6 +65,25 @@ def test_kept_states_read_back_and_only_the_two_newest_stay(tmp_path):
     assert resident.load_states(folder, 3, 6) is None  # not one keep_states wrote: missing
 
 
+def test_a_kept_states_file_whose_count_is_damaged_is_missing_without_a_big_allocation(tmp_path):
+    # a header that says 2^32 - 1 fingerprints over a file of a few bytes: treated as missing (the
+    # level runs again from Spark's copy), not a read that first allocates 64 GB (a MemoryError
+    # that failed the task and, retried, the run)
+    import tracemalloc
+
+    from isrcheck.explorer.search.spark.blocks import _HEADER, FRONTIER_MAGIC
+
+    folder = str(tmp_path)
+    (tmp_path / "00000-00003.states").write_bytes(_HEADER.pack(FRONTIER_MAGIC, 2**32 - 1) + bytes(32) + b"M[")
+    tracemalloc.start()
+    try:
+        assert resident.load_states(folder, 0, 3) is None
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 1 << 20, peak
+
+
 def _kept_folder_root():
     from pyspark import SparkFiles
 
@@ -115,6 +134,32 @@ def test_a_missing_states_file_runs_the_level_again(spark, monkeypatch):
     monkeypatch.setattr(Store, "_commit", elsewhere)
     # 4**3 states in 10 levels, six of them with a frontier left on executors; compare() asserts
     # the same counts, verdicts and traces as the local engine's
+    _, result = compare(Counters(3, 4, bug_at=6), stop_at_first=False, driver_threshold=5, partitions=2)
+    assert result.stats["levels_expanded_from_files"] > 0
+    assert result.stats["levels_run_again"] == result.stats["levels_expanded_from_files"]
+
+
+@pytest.mark.spark
+def test_a_states_file_cut_short_runs_the_level_again(spark, monkeypatch):
+    # a kept states file damaged after it was written whole (its states' block cut short) is missing
+    # as a candidates file would be, not a task that fails on every retry and ends the run
+    from isrcheck.explorer.search.spark import store
+
+    expand_partition = store.expand_partition
+
+    def cut_short(payload, transition, partitions, reports, kept=None, cands_to=None):
+        inner = expand_partition(payload, transition, partitions, reports, kept, cands_to)
+
+        def run(index, items):
+            if kept is not None:
+                path = resident._states_path(kept[0], index, kept[1])
+                if os.path.exists(path):
+                    os.truncate(path, os.path.getsize(path) - 3)
+            return inner(index, items)
+
+        return run
+
+    monkeypatch.setattr(store, "expand_partition", cut_short)
     _, result = compare(Counters(3, 4, bug_at=6), stop_at_first=False, driver_threshold=5, partitions=2)
     assert result.stats["levels_expanded_from_files"] > 0
     assert result.stats["levels_run_again"] == result.stats["levels_expanded_from_files"]
