@@ -165,13 +165,18 @@ def run(label, make, args, sc, cores):
         local_rate = local.distinct_states / t_local
         local_workers = local.stats.get("workers") or 1
         print(f"    local engine: {t_local:.2f} s wall, {c_local:.2f} s CPU, {local_workers} worker(s)", flush=True)
-    print(f"{label:<22} {spark.distinct_states:>10,} states {len(levels):>3} levels | local {t_local:7.2f} s "
-          f"{local_rate:>9,.0f}/s | spark {t_spark:7.2f} s x{t_spark / t_local:5.2f} (CPU: driver {c_spark:.1f} s, "
+    # With --no-local there is nothing to compare with: say so rather than print nan.
+    against = "local (not run)" if args.no_local else f"local {t_local:7.2f} s {local_rate:>9,.0f}/s"
+    ratio = "" if args.no_local else f" x{t_spark / t_local:5.2f}"
+    print(f"{label:<22} {spark.distinct_states:>10,} states {len(levels):>3} levels | {against} | "
+          f"spark {t_spark:7.2f} s{ratio} (CPU: driver {c_spark:.1f} s, "
           f"JVM {j_spark:.1f} s, Python workers {w_spark:.1f} s)",
           flush=True)
+    shares = "" if args.no_local else (
+        f" = {wide_rate / cores / local_rate:.0%} of the local engine's whole rate "
+        f"({wide_rate / cores / (local_rate / local_workers):.0%} of its rate per worker)")
     print(f"    widest levels (>= half the widest): {new:,} states in {secs:.2f} s = {wide_rate:,.0f}/s, "
-          f"{wide_rate / cores:,.0f}/s per core = {wide_rate / cores / local_rate:.0%} of the local engine's whole "
-          f"rate ({wide_rate / cores / (local_rate / local_workers):.0%} of its rate per worker)", flush=True)
+          f"{wide_rate / cores:,.0f}/s per core{shares}", flush=True)
     print(f"    levels under 10,000 new states: median {fixed:.3f} s, max {max(tail, default=float('nan')):.3f} s "
           f"({len(tail)} levels); levels on kept visited arrays {spark.stats.get('levels_on_kept_arrays', 0)}"
           f", expanded from kept states {spark.stats.get('levels_expanded_from_files', 0)}"
